@@ -1,0 +1,54 @@
+// The catalogue of GPUs a user may name: specs for calibrated and uncalibrated GPUs alike,
+// with forgiving name resolution.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pm2lat/device_spec.h"
+
+namespace pm2lat {
+
+class UnknownDeviceError : public std::runtime_error {
+ public:
+  UnknownDeviceError(std::string name, std::vector<std::string> close_matches);
+  const std::string& name() const noexcept { return name_; }
+  const std::vector<std::string>& close_matches() const noexcept { return close_; }
+
+ private:
+  std::string name_;
+  std::vector<std::string> close_;
+};
+
+// Lower-cases and drops everything but letters and digits ("NVIDIA H100 80GB HBM3" ->
+// "nvidiah10080gbhbm3"): the key every spelling of a name is compared by.
+std::string device_name_key(std::string_view name);
+
+class DeviceCatalogue {
+ public:
+  DeviceCatalogue() = default;
+  explicit DeviceCatalogue(std::vector<DeviceSpec> specs);
+
+  // Reads a catalogue JSON file ({"schema": "pm2lat.devices", "version": 1, "devices": [...]}).
+  // Throws ProfileError naming the file and field on malformed input.
+  static DeviceCatalogue load(const std::filesystem::path& file);
+
+  // The spec for a forgiving name, or nullopt. Matches canonical names and aliases by
+  // device_name_key, then unique prefixes ("H100" -> "H100-SXM", the catalogue's default
+  // variant of a family comes first).
+  const DeviceSpec* find(std::string_view name) const noexcept;
+  // Like find() but throws UnknownDeviceError with the closest names.
+  const DeviceSpec& resolve(std::string_view name) const;
+
+  const std::vector<DeviceSpec>& devices() const noexcept { return specs_; }
+  void add(DeviceSpec spec);
+
+ private:
+  std::vector<DeviceSpec> specs_;
+};
+
+}  // namespace pm2lat

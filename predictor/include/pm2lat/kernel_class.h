@@ -1,0 +1,86 @@
+// What a kernel is, decoded from its name and launch geometry.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pm2lat/dtype.h"
+
+namespace pm2lat {
+
+// Coarse kind of work; one model family serves each.
+enum class KernelFamily : std::uint8_t {
+  kUnknown = 0,
+  kGemm,
+  kSplitKReduce,  // cuBLAS split-K reduction: belongs to the preceding GEMM
+  kGemv,          // cuBLAS gemv / small-k helpers
+  kElementwise,
+  kReduction,
+  kSoftmax,
+  kLayerNorm,
+  kEmbedding,
+  kCopy,
+  kMemset,
+  kConv,
+  kAttention,
+  kTritonPointwise,
+  kTritonReduction,
+  kTritonTemplate,
+  kOptimizer,
+  kCollective,
+};
+
+std::string_view to_string(KernelFamily f) noexcept;
+KernelFamily parse_kernel_family(std::string_view s) noexcept;
+
+// Which naming scheme a GEMM kernel came from (design section 5).
+enum class GemmNameScheme : std::uint8_t {
+  kNone = 0,
+  kLegacyCublas,  // {arch}_[..]{s,h,i}gemm_{BM}x{BN}[...]_{ab}: maxwell/volta/turing/ampere
+  kLegacySgemm,   // sgemm_32x32x32_NN, sgemm_128x128x8_NT_vec (pre-Maxwell style)
+  kXmma,          // sm{CC}_xmma_gemm_..._tilesize{BM}x{BN}x{BK}_stage{S}_...
+  kNvjet,         // nvjet_[sm{CC}_]{types}_{BM}x{BN}_{BK}x{S}_{CM}x{CN}_...
+  kCutlass2,      // cutlass_{arch}_{opclass}_..._{BM}x{BN}_{BK}x{S}_{ab}_align{A}
+  kCutlass3,      // cutlass::device_kernel<...GemmUniversal<..., cute::tuple<C<BM>,C<BN>,C<BK>>...>>
+  kTriton,        // triton_tem_fused_mm_*: tile not in the name
+};
+
+std::string_view to_string(GemmNameScheme s) noexcept;
+
+// A GEMM kernel configuration as its name states it. Zero = the name does not say.
+struct GemmConfig {
+  GemmNameScheme scheme = GemmNameScheme::kNone;
+  std::string arch;          // "ampere", "sm80", "sm90", "volta", ... as in the name
+  std::int32_t tile_m = 0;   // CTA tile, first dimension the name gives
+  std::int32_t tile_n = 0;
+  std::int32_t tile_k = 0;
+  std::int32_t stages = 0;
+  std::int32_t warps_m = 0, warps_n = 0, warps_k = 0;
+  std::int32_t cluster_m = 0, cluster_n = 0;
+  std::int32_t slices = 0;   // intra-CTA split-K (sliced1xS)
+  bool split_k = false;      // the kernel computes K slices reduced elsewhere
+  bool tensor_core = false;  // MMA (tensor cores) vs SIMT FMA
+  std::string layout;        // "nn", "tn", "nt", "tt" (A,B), as the name says
+  DType a = DType::kUnknown;
+  DType c = DType::kUnknown;
+  DType accumulate = DType::kUnknown;
+  std::int32_t align = 0;
+};
+
+struct KernelClass {
+  KernelFamily family = KernelFamily::kUnknown;
+  // The name reduced to what identifies the kernel configuration: argument lists and
+  // launch-specific suffixes removed, wrapper templates unwrapped
+  // (e.g. "ampere_sgemm_128x64_tn", "cutlass_80_simt_sgemm_256x128_8x4_nn_align1").
+  std::string config;
+  GemmConfig gemm;  // family == kGemm
+  // Memory-bound kernels: vector width of global accesses where the name states it.
+  std::int32_t vector_width = 0;
+  // softmax_warp_forward<..., log2_elements, ...>: rows of at most 2^log2 elements.
+  std::int32_t log2_row_elements = 0;
+  bool backward = false;  // a backward/gradient kernel (softmax_warp_backward, ...)
+  DType dtype = DType::kUnknown;  // element type the name states, if any
+};
+
+}  // namespace pm2lat

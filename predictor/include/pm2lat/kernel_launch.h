@@ -1,0 +1,37 @@
+// What the driver saw of one kernel launch: name and launch geometry.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pm2lat {
+
+struct Dim3 {
+  std::uint32_t x = 1;
+  std::uint32_t y = 1;
+  std::uint32_t z = 1;
+
+  constexpr std::uint64_t volume() const noexcept {
+    return std::uint64_t{x} * std::uint64_t{y} * std::uint64_t{z};
+  }
+  friend constexpr bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+struct KernelLaunch {
+  // The kernel's name as the source gives it: mangled (driver/CUPTI) or demangled (Kineto).
+  std::string name;
+  Dim3 grid;
+  Dim3 block;
+  Dim3 cluster;                           // 1x1x1 when no cluster was requested
+  std::uint32_t shared_mem_bytes = 0;     // static + dynamic
+  std::uint32_t registers_per_thread = 0; // 0 = unknown
+  // Integer scalar launch arguments in order, when the source could decode them (Triton
+  // element counts, ATen numel). Empty when unknown.
+  std::vector<std::int64_t> int_args;
+
+  std::uint64_t blocks() const noexcept { return grid.volume(); }
+  std::uint64_t threads_per_block() const noexcept { return block.volume(); }
+};
+
+}  // namespace pm2lat

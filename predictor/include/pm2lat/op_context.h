@@ -1,0 +1,127 @@
+// What the library call (cuBLAS, cuDNN, an ATen operator, a trace's operator row) said
+// about the work a kernel does. A kernel inherits the context of the call that launched it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pm2lat/dtype.h"
+
+namespace pm2lat {
+
+enum class OpKind : std::uint8_t {
+  kUnknown = 0,
+  kGemm,         // matrix multiply (linear, matmul, bmm, addmm, cuBLAS/cuBLASLt)
+  kConv,         // convolution (cuDNN)
+  kAttention,    // fused attention (FlashAttention, mem-efficient, cuDNN SDPA)
+  kElementwise,  // pointwise over tensors
+  kReduction,    // reductions (sum, mean, norms) other than the ones below
+  kSoftmax,
+  kLayerNorm,
+  kEmbedding,    // gather / index_select
+  kCopy,         // copies, casts, contiguous, cat
+  kMemset,
+  kCollective,   // NCCL and other communication
+};
+
+std::string_view to_string(OpKind k) noexcept;
+OpKind parse_op_kind(std::string_view s) noexcept;
+
+// GEMM with the usual convention: C[batch, m, n] = A[batch, m, k] * B[batch, k, n].
+// m, n are output dimensions and k is the reduction, whatever the data source calls them.
+struct GemmShape {
+  std::int64_t batch = 1;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  bool trans_a = false;  // column-major BLAS convention, as cuBLAS reports it
+  bool trans_b = false;
+  DType a = DType::kUnknown;
+  DType b = DType::kUnknown;
+  DType c = DType::kUnknown;
+  DType compute = DType::kUnknown;  // math/accumulate type (kTf32 when TF32 is allowed)
+  bool has_bias = false;
+  // What the library said about the algorithm it ran, when it said (cuBLASLt algo
+  // attributes). Zero = not known.
+  std::int32_t algo_tile_m = 0;
+  std::int32_t algo_tile_n = 0;
+  std::int32_t algo_stages = 0;
+  std::int32_t algo_split_k = 0;
+
+  bool valid() const noexcept { return batch > 0 && m > 0 && n > 0 && k > 0; }
+  double flops() const noexcept {
+    return 2.0 * static_cast<double>(batch) * static_cast<double>(m) *
+           static_cast<double>(n) * static_cast<double>(k);
+  }
+};
+
+struct ConvShape {
+  std::int64_t batch = 0;
+  std::int64_t in_channels = 0;
+  std::int64_t out_channels = 0;
+  std::int64_t in_h = 0, in_w = 0;
+  std::int64_t kernel_h = 0, kernel_w = 0;
+  std::int64_t stride_h = 1, stride_w = 1;
+  std::int64_t pad_h = 0, pad_w = 0;
+  std::int64_t dilation_h = 1, dilation_w = 1;
+  std::int64_t groups = 1;
+  DType dtype = DType::kUnknown;
+
+  bool valid() const noexcept {
+    return batch > 0 && in_channels > 0 && out_channels > 0 && in_h > 0 && in_w > 0 &&
+           kernel_h > 0 && kernel_w > 0 && stride_h > 0 && stride_w > 0;
+  }
+  std::int64_t out_h() const noexcept;
+  std::int64_t out_w() const noexcept;
+  double flops() const noexcept;
+};
+
+struct AttentionShape {
+  std::int64_t batch = 0;
+  std::int64_t seqlen_q = 0;
+  std::int64_t seqlen_kv = 0;
+  std::int64_t heads = 0;
+  std::int64_t kv_heads = 0;  // == heads without grouped-query attention
+  std::int64_t head_dim = 0;
+  bool causal = false;
+  bool backward = false;
+  DType dtype = DType::kUnknown;
+
+  bool valid() const noexcept {
+    return batch > 0 && seqlen_q > 0 && seqlen_kv > 0 && heads > 0 && head_dim > 0;
+  }
+  double flops() const noexcept;
+};
+
+// Memory-bound work over a [rows, cols] view: elementwise, softmax/layer-norm rows,
+// reductions, copies. Bytes are what the kernel reads and writes in global memory.
+struct VectorShape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  double bytes_read = 0;
+  double bytes_written = 0;
+  DType dtype = DType::kUnknown;
+
+  std::int64_t elements() const noexcept { return rows * cols; }
+  double bytes() const noexcept { return bytes_read + bytes_written; }
+};
+
+struct CollectiveShape {
+  double bytes = 0;       // payload per rank
+  std::int32_t ranks = 0; // 0 = unknown
+};
+
+struct OpContext {
+  OpKind kind = OpKind::kUnknown;
+  // Where the context came from: "cublasLt", "cublas", "cudnn", "aten", "neusight", ...
+  std::string source;
+  // The operator or library entry point, e.g. "aten::addmm", "cublasGemmEx", "softmax".
+  std::string name;
+  GemmShape gemm;
+  ConvShape conv;
+  AttentionShape attention;
+  VectorShape vec;
+  CollectiveShape collective;
+};
+
+}  // namespace pm2lat

@@ -1,0 +1,52 @@
+// The answer of the predictor for one (kernel, target GPU).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "pm2lat/kernel_record.h"
+
+namespace pm2lat {
+
+// Which model produced a prediction. Stable names: they appear in records and reports.
+enum class ModelKind : std::uint8_t {
+  kNone = 0,
+  kGemmWave,        // GEMM wave model of one kernel configuration
+  kMemoryBound,     // bytes over a calibrated bandwidth curve
+  kOverheadFloor,   // the calibrated launch / call floor (no device work)
+  kRoofline,        // spec roofline for kernels with no dedicated model (fallback)
+  kConv,
+  kAttention,
+  kCollective,
+  kMeasuredTable,   // interpolation in a calibrated table of whole operations
+};
+
+std::string_view to_string(ModelKind m) noexcept;
+
+namespace prediction_flags {
+inline constexpr std::uint32_t kFallback = 1u << 0;       // no dedicated model: roofline
+inline constexpr std::uint32_t kSpecScaled = 1u << 1;     // target has no profile: scaled
+inline constexpr std::uint32_t kExtrapolated = 1u << 2;   // outside the calibrated range
+inline constexpr std::uint32_t kConfigChosen = 1u << 3;   // target's kernel config chosen
+                                                          // from its profile, not the source's
+inline constexpr std::uint32_t kCommunication = 1u << 4;  // not compute: keep out of accuracy
+inline constexpr std::uint32_t kNoShape = 1u << 5;        // shape missing: geometry only
+}  // namespace prediction_flags
+
+// Comma-separated flag names, e.g. "fallback,spec_scaled"; empty for none.
+std::string flags_to_string(std::uint32_t flags);
+
+struct Prediction {
+  double us = 0;                   // predicted latency in microseconds
+  TimeBasis basis = TimeBasis::kKernel;
+  ModelKind model = ModelKind::kNone;
+  std::uint32_t flags = 0;
+  // The kernel configuration the model used on the target (e.g. "ampere_sgemm_128x64"),
+  // empty when not a GEMM/conv model.
+  std::string config;
+
+  bool has(std::uint32_t flag) const noexcept { return (flags & flag) != 0; }
+};
+
+}  // namespace pm2lat
