@@ -1,0 +1,181 @@
+// Kernel classifier: kernel name -> family and decoded configuration. Rules are ordered
+// from the most specific names to the most generic ones; the first that matches wins.
+#include "pm2lat/classifier.h"
+
+#include <array>
+#include <string>
+
+#include "classify/gemm_name_decoder.h"
+#include "classify/name_parts.h"
+
+namespace pm2lat {
+namespace {
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool any_of(std::string_view s, std::initializer_list<std::string_view> needles) {
+  for (std::string_view n : needles) {
+    if (contains(s, n)) return true;
+  }
+  return false;
+}
+
+// First element type named in template arguments ("<float", "c10::BFloat16", ...).
+DType template_dtype(std::string_view s) {
+  struct Word {
+    std::string_view text;
+    DType type;
+  };
+  static constexpr std::array<Word, 9> kWords{{
+      {"BFloat16", DType::kBf16}, {"bfloat16", DType::kBf16}, {"c10::Half", DType::kFp16},
+      {"half_t", DType::kFp16},   {"__half", DType::kFp16},   {"Float8_e4m3", DType::kFp8E4M3},
+      {"double", DType::kFp64},   {"<float", DType::kFp32},   {"float", DType::kFp32},
+  }};
+  std::size_t best = std::string_view::npos;
+  DType type = DType::kUnknown;
+  for (const auto& w : kWords) {
+    const std::size_t p = s.find(w.text);
+    if (p < best) {
+      best = p;
+      type = w.type;
+    }
+  }
+  return type;
+}
+
+// The leading integer template argument (vector width of vectorized_elementwise_kernel<4,...>).
+std::int32_t leading_int_arg(std::string_view s) {
+  const auto args = template_args(s);
+  if (args.empty()) return 0;
+  return parse_int(args.front()).value_or(0);
+}
+
+// softmax_warp_forward<in, out, acc, log2_elements, is_log, is_masked>
+std::int32_t softmax_log2_elements(std::string_view s) {
+  const auto args = template_args(s);
+  if (args.size() < 4) return 0;
+  return parse_int(args[3]).value_or(0);
+}
+
+KernelFamily triton_family(std::string_view n) {
+  if (n.substr(0, 11) == "triton_poi_") return KernelFamily::kTritonPointwise;
+  if (n.substr(0, 11) == "triton_red_" || n.substr(0, 11) == "triton_per_")
+    return KernelFamily::kTritonReduction;
+  if (n.substr(0, 11) == "triton_tem_") {
+    return contains(n, "attention") ? KernelFamily::kAttention : KernelFamily::kTritonTemplate;
+  }
+  return KernelFamily::kTritonPointwise;  // triton_for_*, old "triton__0d1d..." names
+}
+
+}  // namespace
+
+KernelClass classify_kernel(std::string_view raw_name) noexcept {
+  KernelClass cls;
+  try {
+    const std::string name = normalize_kernel_name(raw_name);
+    const std::string lname = to_lower(name);
+    const std::string_view n = name;
+    const std::string_view l = lname;
+    cls.dtype = template_dtype(n);
+    cls.backward = any_of(l, {"backward", "_bwd", "bprop", "grad"});
+
+    auto finish = [&](KernelFamily f, std::string config) {
+      cls.family = f;
+      cls.config = std::move(config);
+      return cls;
+    };
+
+    if (l.empty()) return finish(KernelFamily::kUnknown, "");
+    if (any_of(l, {"nccl", "cross_device_reduce", "all_reduce", "allreduce"}))
+      return finish(KernelFamily::kCollective, std::string(base_name(n)));
+    if (l.substr(0, 7) == "triton_") {
+      const auto f = triton_family(l);
+      if (f == KernelFamily::kTritonTemplate) {
+        cls.gemm.scheme = GemmNameScheme::kTriton;
+        cls.gemm.tensor_core = true;
+      }
+      return finish(f, name);
+    }
+    if (any_of(l, {"flash_fwd", "flash_bwd", "flashattn", "fmha", "sdpa", "paged_attention",
+                   "batchprefill", "batchdecode", "_attn_fwd", "_attn_bwd", "attention_kernel",
+                   "flashattention"}))
+      return finish(KernelFamily::kAttention, std::string(base_name(n)));
+    if (any_of(l, {"splitkreduce", "reducesplitk", "split_k_reduce"}))
+      return finish(KernelFamily::kSplitKReduce, std::string(base_name(n)));
+    if (any_of(l, {"gemv", "gemmk1_kernel", "gemmsn_", "dot_kernel"}))
+      return finish(KernelFamily::kGemv, std::string(base_name(n)));
+    if (any_of(l, {"nchwtonhwc", "nhwctonchw", "flip_filter"}))
+      return finish(KernelFamily::kCopy, std::string(base_name(n)));
+    if (any_of(l, {"bn_fw", "bn_bw", "batch_norm", "batchnorm"}))
+      return finish(KernelFamily::kReduction, std::string(base_name(n)));
+
+    const bool cudnn_conv =
+        any_of(l, {"scudnn", "cudnn_infer", "cudnn_train", "fft2d", "winograd", "convolve",
+                   "im2col", "gcgemm", "conv2d", "convolution", "wgrad_alg", "dgrad_engine",
+                   "precompute_indices", "computeboffsets", "computeoffsets", "region_transform",
+                   "cask_cudnn",
+                   "_fprop", "_dgrad", "_wgrad"});
+    if (auto g = decode_gemm_name(n)) {
+      cls.gemm = g->config;
+      return finish(g->is_conv || cudnn_conv ? KernelFamily::kConv : KernelFamily::kGemm, name);
+    }
+    if (cudnn_conv) {
+      // cuDNN's own SIMT kernels state their CTA tile too (cudnn_infer_volta_scudnn_128x64_...).
+      for (std::string_view t : split_underscore(base_name(n))) {
+        if (auto d = parse_dims(t); d.size() == 2 && d[0] >= 16 && d[1] >= 16) {
+          cls.gemm.tile_m = d[0];
+          cls.gemm.tile_n = d[1];
+          break;
+        }
+      }
+      return finish(KernelFamily::kConv, std::string(base_name(n)));
+    }
+    if (any_of(l, {"transpose", "permute"}))
+      return finish(KernelFamily::kCopy, std::string(base_name(n)));
+
+    if (contains(l, "softmax")) {
+      cls.log2_row_elements = softmax_log2_elements(n);
+      return finish(KernelFamily::kSoftmax, std::string(base_name(n)));
+    }
+    if (any_of(l, {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "rowwisemoments",
+                   "gammabetabackward", "compute_stats", "norm_kernel"}))
+      return finish(KernelFamily::kLayerNorm, std::string(base_name(n)));
+    if (any_of(l, {"multi_tensor_apply", "adamfunctor", "fused_adam", "adamw", "sgdfunctor",
+                   "fused_sgd", "optimizer"}))
+      return finish(KernelFamily::kOptimizer, std::string(base_name(n)));
+    if (any_of(l, {"embedding", "indexselect", "index_select", "embbag", "gather_kernel",
+                   "scatter_gather", "index_elementwise", "indexing_backward",
+                   "index_put", "take_along", "indexfunc", "bounds_check_indices",
+                   "offsets_range", "linearize_index", "to_dense_representation"}))
+      return finish(KernelFamily::kEmbedding, std::string(base_name(n)));
+    if (any_of(l, {"memset", "fillfunctor", "fill_kernel", "zero_"}))
+      return finish(KernelFamily::kMemset, std::string(base_name(n)));
+    if (any_of(l, {"catarraybatchedcopy", "copy_kernel", "direct_copy", "memcpy", "recat_copy",
+                   "copy_async", "contiguous", "_to_copy", "copy_device_to_device"}))
+      return finish(KernelFamily::kCopy, std::string(base_name(n)));
+    if (any_of(l, {"reduce_kernel", "reduce_", "devicereduce", "devicescan", "radixsort",
+                   "devicesegmented", "cub::", "cunn_classnll", "nll_loss", "cross_entropy",
+                   "mean_kernel", "sum_kernel", "norm_", "adaptive_average", "avg_pool",
+                   "max_pool", "pool2d", "argmax", "topk", "sort"}))
+      return finish(KernelFamily::kReduction, std::string(base_name(n)));
+    if (any_of(l, {"elementwise", "dropout", "distribution", "pointwise", "unrolled",
+                   "vectorized", "apply_kernel", "where_kernel", "clamp", "bernoulli",
+                   "fused_", "activation", "upsample", "epilogue::impl"})) {
+      cls.vector_width = contains(l, "vectorized_elementwise") ? leading_int_arg(n) : 0;
+      return finish(KernelFamily::kElementwise, std::string(base_name(n)));
+    }
+    return finish(KernelFamily::kUnknown, name);
+  } catch (...) {
+    // Classification must never take the caller down: an odd name is just unknown.
+    KernelClass unknown;
+    return unknown;
+  }
+}
+
+}  // namespace pm2lat
