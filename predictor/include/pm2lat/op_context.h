@@ -124,4 +124,8 @@ struct OpContext {
   CollectiveShape collective;
 };
 
+// The operator name as overhead tables key it: namespace dropped, lower case
+// ("aten::addmm" -> "addmm", "bmm" -> "bmm").
+std::string op_key(const OpContext& op);
+
 }  // namespace pm2lat

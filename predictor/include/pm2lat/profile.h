@@ -1,33 +1,106 @@
-// A device profile: everything calibrated about one GPU (per kernel configuration wave
-// coefficients, bandwidth curves, overhead floors) plus where it came from.
+// A device profile: everything calibrated about one GPU, and where it came from.
+//
+// Two kinds of content:
+//  - fitted model coefficients, one set per kernel configuration (GEMM wave model) or per
+//    operator and kernel (memory-bound model), plus per-operator call overheads;
+//  - the calibration points themselves (shape, kernel, launch grid, measured latency). They
+//    let the predictor choose the kernel cuBLAS picks on this GPU for a shape (nearest
+//    calibrated shape) and interpolate what the fitted model leaves unexplained.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "pm2lat/device_spec.h"
+#include "pm2lat/dtype.h"
+#include "pm2lat/kernel_launch.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/profile_error.h"
 
 namespace pm2lat {
 
 inline constexpr int kProfileSchemaVersion = 1;
+inline constexpr const char* kProfileSchemaName = "pm2lat.profile";
 
 struct Provenance {
-  std::string source;   // e.g. "neusight kernels.csv.gz (sitar-lab/NeuSight, MIT)"
+  std::string source;   // measurements the profile was built from, with licence
   std::string tool;     // "pm2lat-calibrate import 0.1.0"
   std::string created;  // ISO-8601 date
   std::map<std::string, std::string> environment;  // driver, CUDA, cuBLAS versions, clocks
   std::string notes;
 };
 
+// Host-side cost of one framework call timed with CUDA events (TimeBasis::kCall): the call
+// never measures below `floor_us`, and its kernel starts `pre_us` after the start event.
+struct CallOverhead {
+  double floor_us = 0;
+  double pre_us = 0;
+};
+
+// GEMM wave model of one kernel configuration on this GPU:
+//   kernel_us = c0 + c_wave_k * waves * k_iters + c_wave * waves + c_mem * bytes / bandwidth
+// waves = ceil(blocks / (sm_count * blocks_per_sm)); k_iters = ceil(k / split / tile_k).
+struct GemmConfigFit {
+  std::string config;           // normalised kernel name (KernelClass::config)
+  DType dtype = DType::kFp32;   // operand type the configuration was measured with
+  std::int32_t blocks_per_sm = 1;
+  std::int32_t tile_m = 0;      // tile as decoded, copied for readers of the JSON
+  std::int32_t tile_n = 0;
+  std::int32_t tile_k = 8;      // K consumed per main-loop iteration
+  bool tile_m_on_n = false;     // the kernel's tile_m runs along the output's n dimension
+  double c0 = 0;
+  double c_wave_k = 0;
+  double c_wave = 0;
+  double c_mem = 0;
+  std::int32_t points = 0;
+  double fit_mape_pct = 0;
+};
+
+// One calibration measurement of a GEMM call.
+struct GemmPoint {
+  std::string op;             // "bmm", "linear", "matmul", ... (call-overhead key)
+  std::int32_t config = -1;   // index into Profile::gemm_configs
+  std::int64_t batch = 1, m = 0, n = 0, k = 0;
+  Dim3 grid;
+  double us = 0;              // measured latency in the profile's basis
+};
+
+// Memory-bound model of one operator/kernel on this GPU:
+//   kernel_us = c0 + c_byte * bytes / bandwidth + c_row * rows / sm_count
+struct VectorFit {
+  std::string op;       // "add", "softmax", "layernorm", ... or a family name
+  std::string config;   // kernel (KernelClass::config), empty = any kernel of the op
+  double c0 = 0;
+  double c_byte = 0;
+  double c_row = 0;
+  std::int32_t points = 0;
+  double fit_mape_pct = 0;
+};
+
+struct VectorPoint {
+  std::int32_t fit = -1;  // index into Profile::vector_fits
+  std::int64_t rows = 0, cols = 0;
+  double bytes = 0;
+  double us = 0;
+};
+
 struct Profile {
   int version = kProfileSchemaVersion;
   std::string device;  // canonical catalogue name
+  TimeBasis basis = TimeBasis::kKernel;
   Provenance provenance;
-  std::string file;    // where it was loaded from (not serialised)
+  std::map<std::string, CallOverhead> call_overhead;  // by op key; "*" = any other op
+  std::vector<GemmConfigFit> gemm_configs;
+  std::vector<GemmPoint> gemm_points;
+  std::vector<VectorFit> vector_fits;
+  std::vector<VectorPoint> vector_points;
+
+  std::string file;  // where it was loaded from (not serialised)
+
+  const CallOverhead& overhead_for(const std::string& op) const;
+  int find_gemm_config(const std::string& config) const;  // -1 if absent
 };
 
 }  // namespace pm2lat

@@ -1,0 +1,144 @@
+// pm2lat-calibrate: builds device profiles from measurement tables (import) and splits
+// tables by shape for out-of-sample evaluation (split).
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include "pm2lat/calibrate/csv_table.h"
+#include "pm2lat/calibrate/neusight_table.h"
+#include "pm2lat/calibrate/profile_builder.h"
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/predictor.h"
+#include "pm2lat/profile_io.h"
+
+namespace {
+
+using namespace pm2lat;
+using namespace pm2lat::calibrate;
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+std::set<std::string> split_list(const std::string& s) {
+  std::set<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t e = s.find(',', start);
+    std::string part = s.substr(start, e == std::string::npos ? std::string::npos : e - start);
+    if (!part.empty()) out.insert(part);
+    if (e == std::string::npos) break;
+    start = e + 1;
+  }
+  return out;
+}
+
+int run_import(const std::string& data, const std::string& out_dir, const std::string& catalogue_file,
+               const std::string& devices, const std::string& source, const std::string& tag) {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load(catalogue_file);
+  const CsvTable table = CsvTable::read(data);
+  NeusightReadStats stats;
+  const auto calls = read_neusight_kernels(table, &stats);
+  const auto wanted = split_list(devices);
+  std::map<std::string, std::vector<const MeasuredCall*>> by_device;
+  for (const auto& c : calls) {
+    const DeviceSpec* spec = catalogue.find(c.device);
+    if (spec == nullptr) {
+      fmt::print(stderr, "warning: {}: GPU '{}' is not in the catalogue; its rows are skipped\n", data, c.device);
+      continue;
+    }
+    if (!wanted.empty() && !wanted.count(spec->name) && !wanted.count(c.device)) continue;
+    by_device[spec->name].push_back(&c);
+  }
+  if (by_device.empty()) {
+    fmt::print(stderr, "error: {}: no rows for the requested GPUs\n", data);
+    return 1;
+  }
+  fmt::print("{}: {} rows read ({} without latency, {} bad shapes, {} unknown ops skipped)\n", data,
+             stats.rows, stats.skipped_no_latency, stats.skipped_bad_shape, stats.skipped_unknown_op);
+  for (const auto& [device, rows] : by_device) {
+    BuildOptions opt;
+    opt.basis = TimeBasis::kCall;
+    opt.provenance.source = source;
+    opt.provenance.tool = "pm2lat-calibrate import " PM2LAT_VERSION;
+    opt.provenance.created = today();
+    opt.provenance.notes =
+        "Latencies time one PyTorch call with CUDA events (host dispatch included): basis 'call'.";
+    BuildReport rep;
+    const Profile p = build_profile(rows, catalogue.resolve(device), opt, &rep);
+    const std::string file = out_dir + "/" + device + "." + tag + ".json";
+    save_profile(p, file);
+    fmt::print("{:<16} {:>6} GEMM rows in {:>3} configs, {:>6} vector rows in {:>3} fits, {:>5} rows of "
+               "unmodelled kernels -> {}\n",
+               device, rep.gemm_rows, rep.gemm_configs, rep.vector_rows, rep.vector_fits, rep.skipped_rows,
+               file);
+  }
+  return 0;
+}
+
+int run_split(const std::string& data, double fraction, unsigned seed, const std::string& train_out,
+              const std::string& test_out) {
+  const CsvTable table = CsvTable::read(data);
+  std::vector<const std::vector<std::string>*> train, test;
+  std::set<std::string> train_keys, test_keys;
+  for (std::size_t i = 0; i < table.rows(); ++i) {
+    // The same shape goes to the same side on every GPU.
+    const std::string key = neusight_shape_key(table, i);
+    if (in_holdout(key, fraction, seed)) {
+      test.push_back(&table.row(i));
+      test_keys.insert(key);
+    } else {
+      train.push_back(&table.row(i));
+      train_keys.insert(key);
+    }
+  }
+  write_csv(train_out, table.header(), train);
+  write_csv(test_out, table.header(), test);
+  fmt::print("{}: {} rows ({} shapes) -> {}; {} rows ({} shapes) -> {}\n", data, train.size(),
+             train_keys.size(), train_out, test.size(), test_keys.size(), test_out);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pm2lat-calibrate: build device profiles for the pm2lat latency predictor"};
+  app.require_subcommand(1);
+  std::string data, out_dir = Predictor::default_profile_dir().string(), devices,
+                    catalogue = (Predictor::default_profile_dir() / "devices.json").string(),
+                    source = "sitar-lab/NeuSight kernel measurements (MIT)", tag = "neusight-fp32";
+  auto* imp = app.add_subcommand("import", "Build profiles from a NeuSight-format kernel table");
+  imp->add_option("--data", data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  imp->add_option("--out", out_dir, "directory for the profiles");
+  imp->add_option("--devices", devices, "comma-separated GPUs to import (default: all in the table)");
+  imp->add_option("--catalogue", catalogue, "device catalogue JSON");
+  imp->add_option("--source", source, "provenance text recorded in the profiles");
+  imp->add_option("--tag", tag, "profile file tag: <device>.<tag>.json");
+
+  double fraction = 0.2;
+  unsigned seed = 0;
+  std::string train_out, test_out;
+  auto* spl = app.add_subcommand("split", "Split a kernel table by shape into train and test files");
+  spl->add_option("--data", data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  spl->add_option("--fraction", fraction, "share of shapes in the test file")->check(CLI::Range(0.0, 1.0));
+  spl->add_option("--seed", seed, "hash seed");
+  spl->add_option("--train", train_out, "train output (.csv or .csv.gz)")->required();
+  spl->add_option("--test", test_out, "test output (.csv or .csv.gz)")->required();
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (imp->parsed()) return run_import(data, out_dir, catalogue, devices, source, tag);
+    if (spl->parsed()) return run_split(data, fraction, seed, train_out, test_out);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,28 @@
+// Memory-bound kernels (elementwise, softmax, layer-norm, reductions, copies, embedding
+// gathers): time is a fixed cost plus bytes over the achieved share of DRAM bandwidth, plus
+// a per-row term for kernels that give each row its own block or warp:
+//
+//   kernel_us = c0 + c_byte * bytes / bandwidth + c_row * rows / sm_count
+//
+// c_byte >= 1 is the inverse of the bandwidth efficiency the kernel reaches. Features are
+// normalised by the GPU's spec, so the same fit evaluates on a GPU of the same family.
+#pragma once
+
+#include "pm2lat/device_spec.h"
+#include "pm2lat/op_context.h"
+#include "pm2lat/profile.h"
+
+namespace pm2lat {
+
+struct MemoryBoundFeatures {
+  double bytes_term = 0;  // bytes / bandwidth, µs
+  double row_term = 0;    // rows / SMs
+};
+
+MemoryBoundFeatures memory_bound_features(const DeviceSpec& spec, double bytes,
+                                          double rows) noexcept;
+
+double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
+                              double rows) noexcept;
+
+}  // namespace pm2lat

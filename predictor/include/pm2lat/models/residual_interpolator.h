@@ -1,0 +1,47 @@
+// What the fitted model leaves unexplained, interpolated from the calibration points near a
+// shape: the distance-weighted mean log(measured / modelled) of the k nearest calibrated
+// shapes of the same kernel configuration, in log-shape space. This is PM2Lat's "light
+// interpolation" on top of the analytic model: it never replaces the model (far from any
+// point the correction fades to the neighbours' mean, and it is bounded), it only absorbs the
+// smooth shape effects no four-coefficient model captures (L2 reuse, alignment, clocks).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace pm2lat {
+
+template <std::size_t Dim>
+class ResidualInterpolator {
+ public:
+  using Point = std::array<double, Dim>;
+
+  ResidualInterpolator();
+  ResidualInterpolator(std::vector<Point> points, std::vector<double> log_residuals,
+                       std::size_t neighbours);
+  ResidualInterpolator(ResidualInterpolator&&) noexcept;
+  ResidualInterpolator& operator=(ResidualInterpolator&&) noexcept;
+  ~ResidualInterpolator();
+
+  bool empty() const noexcept;
+  std::size_t size() const noexcept;
+
+  // Multiplicative correction exp(weighted mean log residual) at `x`; 1 when empty.
+  // Allocation-free.
+  double correction(const Point& x) const noexcept;
+
+  // Index (into the points given at construction) of the nearest point, or size() if empty.
+  std::size_t nearest(const Point& x) const noexcept;
+
+ private:
+  struct Index;
+  std::unique_ptr<Index> index_;
+};
+
+extern template class ResidualInterpolator<2>;
+extern template class ResidualInterpolator<4>;
+extern template class ResidualInterpolator<5>;
+
+}  // namespace pm2lat

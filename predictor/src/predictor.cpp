@@ -1,0 +1,517 @@
+// The predictor: dispatches a kernel record to the model of its family on a target GPU,
+// choosing the target's kernel configuration when the record comes from another GPU.
+#include "pm2lat/predictor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/memory_bound_model.h"
+#include "pm2lat/models/residual_interpolator.h"
+#include "pm2lat/models/roofline_model.h"
+#include "pm2lat/profile_io.h"
+
+namespace pm2lat {
+namespace {
+
+// A configuration needs this many calibration points before its own fit is trusted for
+// a kernel seen by name; with fewer the nearest-shape choice decides.
+constexpr std::int32_t kMinConfigPoints = 3;
+// Interpolation neighbours (see ResidualInterpolator).
+constexpr std::size_t kNeighbours = 8;
+// Calls within this factor of the floor say nothing about the kernel behind them.
+constexpr double kAboveFloor = 1.5;
+// Distance penalty, in octaves, for choosing a configuration of another operand layout.
+constexpr double kLayoutPenalty = 3.0;
+
+double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
+
+std::array<double, 4> gemm_key(std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(m)),
+          log2_pos(static_cast<double>(n)), log2_pos(static_cast<double>(k))};
+}
+
+std::array<double, 2> vector_key(std::int64_t rows, std::int64_t cols) {
+  return {log2_pos(static_cast<double>(rows)), log2_pos(static_cast<double>(cols))};
+}
+
+// Layout of a configuration name's operands ("nn", "tn", ...) as a selector coordinate.
+double layout_coordinate(std::string_view layout) {
+  if (layout == "nn" || layout.empty()) return 0.0;
+  if (layout == "tn") return kLayoutPenalty;
+  if (layout == "nt") return 2 * kLayoutPenalty;
+  return 3 * kLayoutPenalty;
+}
+
+std::string_view layout_of_config(const std::string& config) {
+  // Layout tokens as the classifier reads them: "_nn", "_tn"... followed by '_' or end.
+  for (std::string_view t : {"_nn", "_tn", "_nt", "_tt", "_NN", "_TN", "_NT", "_TT"}) {
+    const std::size_t p = config.find(t);
+    if (p != std::string::npos &&
+        (p + 3 == config.size() || config[p + 3] == '_')) {
+      return std::string_view(config).substr(p + 1, 2);
+    }
+  }
+  return {};
+}
+
+std::string lower_ascii(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return s;
+}
+
+bool is_memory_bound_family(KernelFamily f) {
+  switch (f) {
+    case KernelFamily::kElementwise:
+    case KernelFamily::kReduction:
+    case KernelFamily::kSoftmax:
+    case KernelFamily::kLayerNorm:
+    case KernelFamily::kEmbedding:
+    case KernelFamily::kCopy:
+    case KernelFamily::kMemset:
+    case KernelFamily::kOptimizer:
+    case KernelFamily::kSplitKReduce:
+    case KernelFamily::kGemv:
+    case KernelFamily::kTritonPointwise:
+    case KernelFamily::kTritonReduction: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::string op_key(const OpContext& op) {
+  std::string name = op.name;
+  if (auto p = name.rfind("::"); p != std::string::npos) name = name.substr(p + 2);
+  return lower_ascii(name);
+}
+
+// Everything derived from one profile at load time: per-config point lists and the
+// interpolation indexes over them.
+struct CalibratedDevice {
+  const Profile* profile = nullptr;
+  const DeviceSpec* spec = nullptr;
+  std::vector<ResidualInterpolator<4>> gemm_kernel_residual;  // per config
+  std::vector<ResidualInterpolator<4>> gemm_call_residual;
+  std::vector<std::int32_t> gemm_points_per_config;
+  ResidualInterpolator<5> gemm_selector;     // nearest calibrated shape -> point
+  std::vector<std::size_t> selector_points;  // selector index -> gemm point
+  std::vector<ResidualInterpolator<2>> vector_kernel_residual;  // per fit
+  std::vector<ResidualInterpolator<2>> vector_call_residual;
+  std::map<std::string, std::vector<std::int32_t>> fits_by_op;
+
+  bool has_dtype(DType t) const {
+    for (const auto& c : profile->gemm_configs) {
+      if (c.dtype == t) return true;
+    }
+    return false;
+  }
+};
+
+namespace {
+
+// The call-basis prediction around a kernel time: the kernel starts pre_us after the start
+// event, and no call measures below the floor.
+double call_from_kernel(const CallOverhead& o, double kernel_us) {
+  return std::max(o.floor_us, o.pre_us + kernel_us);
+}
+
+void build_gemm_indexes(CalibratedDevice& d) {
+  const Profile& p = *d.profile;
+  const std::size_t nc = p.gemm_configs.size();
+  std::vector<std::vector<std::array<double, 4>>> kpts(nc), cpts(nc);
+  std::vector<std::vector<double>> kres(nc), cres(nc);
+  d.gemm_points_per_config.assign(nc, 0);
+  std::vector<std::array<double, 5>> sel;
+  for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
+    const GemmPoint& pt = p.gemm_points[i];
+    const GemmConfigFit& c = p.gemm_configs[static_cast<std::size_t>(pt.config)];
+    GemmShape s;
+    s.batch = pt.batch;
+    s.m = pt.m;
+    s.n = pt.n;
+    s.k = pt.k;
+    const std::int32_t split = split_k_from_grid(pt.grid, pt.batch);
+    const GemmWork w = gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split,
+                                 dtype_bytes(c.dtype));
+    const double kern = gemm_wave_kernel_us(c, *d.spec, w);
+    const auto key = gemm_key(pt.batch, pt.m, pt.n, pt.k);
+    const auto ci = static_cast<std::size_t>(pt.config);
+    ++d.gemm_points_per_config[ci];
+    if (p.basis == TimeBasis::kCall) {
+      const CallOverhead& o = p.overhead_for(pt.op);
+      cpts[ci].push_back(key);
+      cres[ci].push_back(std::log(pt.us / call_from_kernel(o, kern)));
+      if (pt.us >= kAboveFloor * o.floor_us) {
+        kpts[ci].push_back(key);
+        kres[ci].push_back(std::log(std::max(0.5, pt.us - o.pre_us) / kern));
+      }
+    } else {
+      kpts[ci].push_back(key);
+      kres[ci].push_back(std::log(pt.us / kern));
+    }
+    sel.push_back({key[0], key[1], key[2], key[3],
+                   layout_coordinate(layout_of_config(c.config))});
+    d.selector_points.push_back(i);
+  }
+  for (std::size_t c = 0; c < nc; ++c) {
+    d.gemm_kernel_residual.emplace_back(std::move(kpts[c]), std::move(kres[c]), kNeighbours);
+    d.gemm_call_residual.emplace_back(std::move(cpts[c]), std::move(cres[c]), kNeighbours);
+  }
+  d.gemm_selector = ResidualInterpolator<5>(std::move(sel), {}, 1);
+}
+
+void build_vector_indexes(CalibratedDevice& d) {
+  const Profile& p = *d.profile;
+  const std::size_t nf = p.vector_fits.size();
+  std::vector<std::vector<std::array<double, 2>>> kpts(nf), cpts(nf);
+  std::vector<std::vector<double>> kres(nf), cres(nf);
+  for (const VectorPoint& pt : p.vector_points) {
+    const auto fi = static_cast<std::size_t>(pt.fit);
+    const VectorFit& f = p.vector_fits[fi];
+    const double kern = memory_bound_kernel_us(f, *d.spec, pt.bytes, static_cast<double>(pt.rows));
+    const auto key = vector_key(pt.rows, pt.cols);
+    if (p.basis == TimeBasis::kCall) {
+      const CallOverhead& o = p.overhead_for(f.op);
+      cpts[fi].push_back(key);
+      cres[fi].push_back(std::log(pt.us / call_from_kernel(o, kern)));
+      if (pt.us >= kAboveFloor * o.floor_us) {
+        kpts[fi].push_back(key);
+        kres[fi].push_back(std::log(std::max(0.5, pt.us - o.pre_us) / kern));
+      }
+    } else {
+      kpts[fi].push_back(key);
+      kres[fi].push_back(std::log(pt.us / kern));
+    }
+  }
+  for (std::size_t f = 0; f < nf; ++f) {
+    d.vector_kernel_residual.emplace_back(std::move(kpts[f]), std::move(kres[f]), kNeighbours);
+    d.vector_call_residual.emplace_back(std::move(cpts[f]), std::move(cres[f]), kNeighbours);
+    d.fits_by_op[p.vector_fits[f].op].push_back(static_cast<std::int32_t>(f));
+  }
+}
+
+}  // namespace
+
+struct Predictor::Impl {
+  DeviceCatalogue catalogue;
+  std::vector<Profile> profiles;
+  std::vector<CalibratedDevice> calibrated;  // parallel to profiles
+  std::vector<Target> targets;
+  std::vector<std::vector<const CalibratedDevice*>> target_calibrated;  // parallel to targets
+
+  // Spec-scaling factors from the profile's GPU to the target's for one compute type.
+  struct Scale {
+    double wave_k = 1;  // per-wave K-step time: per-SM throughput ratio
+    double wave = 1;    // per-wave fixed time: clock ratio
+  };
+  static Scale scale_between(const DeviceSpec& from, const DeviceSpec& to, DType compute) {
+    Scale s;
+    const double per_sm_from = from.peak_tflops(compute) / std::max(1, from.sm_count);
+    const double per_sm_to = to.peak_tflops(compute) / std::max(1, to.sm_count);
+    if (per_sm_from > 0 && per_sm_to > 0) s.wave_k = per_sm_from / per_sm_to;
+    if (from.boost_clock_mhz > 0 && to.boost_clock_mhz > 0)
+      s.wave = from.boost_clock_mhz / to.boost_clock_mhz;
+    return s;
+  }
+
+  const CalibratedDevice* gemm_profile_for(TargetId t, DType dtype) const {
+    const auto& list = target_calibrated[t];
+    for (const auto* d : list) {
+      if (d->has_dtype(dtype)) return d;
+    }
+    // TF32 and FP32 data share the FP32 tables when no TF32 profile exists.
+    if (dtype == DType::kTf32) {
+      for (const auto* d : list) {
+        if (d->has_dtype(DType::kFp32)) return d;
+      }
+    }
+    return nullptr;
+  }
+
+  Prediction roofline(const KernelRecord& r, const KernelClass& cls, const Target& t) const;
+  Prediction gemm(const KernelRecord& r, const KernelClass& cls, TargetId t,
+                  const PredictOptions& o) const;
+  Prediction memory_bound(const KernelRecord& r, const KernelClass& cls, TargetId t,
+                          const PredictOptions& o) const;
+  bool same_gpu(const Target& t, const CalibratedDevice& d, std::string_view source) const {
+    if (t.spec_scaled || source.empty()) return !t.spec_scaled;
+    const DeviceSpec* s = catalogue.find(source);
+    return s != nullptr && s->name == d.profile->device;
+  }
+};
+
+Prediction Predictor::Impl::roofline(const KernelRecord& r, const KernelClass& cls,
+                                     const Target& t) const {
+  Prediction p;
+  p.model = ModelKind::kRoofline;
+  p.flags |= prediction_flags::kFallback;
+  p.basis = TimeBasis::kKernel;
+  double flops = 0, bytes = 0;
+  DType compute = DType::kFp32;
+  switch (r.op.kind) {
+    case OpKind::kGemm:
+      flops = r.op.gemm.flops();
+      bytes = dtype_bytes(r.op.gemm.a) *
+              static_cast<double>(r.op.gemm.batch) *
+              static_cast<double>(r.op.gemm.m * r.op.gemm.k + r.op.gemm.k * r.op.gemm.n +
+                                  r.op.gemm.m * r.op.gemm.n);
+      compute = r.op.gemm.compute != DType::kUnknown ? r.op.gemm.compute : r.op.gemm.a;
+      break;
+    case OpKind::kConv:
+      flops = r.op.conv.flops();
+      compute = r.op.conv.dtype;
+      break;
+    case OpKind::kAttention:
+      flops = r.op.attention.flops();
+      compute = r.op.attention.dtype;
+      break;
+    default:
+      bytes = r.op.vec.bytes();
+      break;
+  }
+  if (cls.gemm.tensor_core && compute == DType::kFp32) compute = DType::kTf32;
+  if (flops <= 0 && bytes <= 0) p.flags |= prediction_flags::kNoShape;
+  if (r.op.kind == OpKind::kCollective || cls.family == KernelFamily::kCollective) {
+    p.model = ModelKind::kCollective;
+    p.flags |= prediction_flags::kCommunication;
+    const double link = t.spec->nvlink_gbps > 0 ? t.spec->nvlink_gbps : t.spec->pcie_gbps;
+    p.us = kMinimumKernelUs + r.op.collective.bytes / std::max(1.0, link * 1e3);
+    return p;
+  }
+  p.us = roofline_kernel_us(*t.spec, flops, bytes, compute);
+  return p;
+}
+
+Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, TargetId tid,
+                                 const PredictOptions& o) const {
+  const Target& t = targets[tid];
+  const GemmShape& s = r.op.gemm;
+  DType dtype = s.a != DType::kUnknown ? s.a : cls.gemm.a;
+  if (dtype == DType::kUnknown) dtype = DType::kFp32;
+  if (s.compute == DType::kTf32 || (cls.gemm.tensor_core && dtype == DType::kFp32))
+    dtype = DType::kTf32;
+  const CalibratedDevice* d = gemm_profile_for(tid, dtype);
+  if (d == nullptr || !s.valid() || d->profile->gemm_configs.empty()) return roofline(r, cls, t);
+  const Profile& prof = *d->profile;
+
+  Prediction p;
+  p.model = ModelKind::kGemmWave;
+  int cfg = -1;
+  double blocks = 0;
+  std::int32_t split = 1;
+  const bool own = same_gpu(t, *d, o.source_device);
+  if (own && !cls.config.empty()) {
+    cfg = prof.find_gemm_config(cls.config);
+    if (cfg >= 0 && d->gemm_points_per_config[static_cast<std::size_t>(cfg)] < kMinConfigPoints) cfg = -1;
+    if (cfg >= 0) {
+      const GemmConfigFit& c = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+      if (r.launch.grid.volume() > 1) {
+        blocks = blocks_from_grid(r.launch.grid, s.batch);
+        split = split_k_from_grid(r.launch.grid, s.batch);
+      } else {
+        split = std::max(1, s.algo_split_k);
+        blocks = blocks_for_shape(c, s, split);
+      }
+    }
+  }
+  if (cfg < 0) {
+    // The kernel cuBLAS runs on this GPU for the nearest calibrated shape of the same layout.
+    const auto key = gemm_key(s.batch, s.m, s.n, s.k);
+    const std::string_view layout = cls.config.empty()
+                                        ? std::string_view(s.trans_a ? "tn" : "nn")
+                                        : layout_of_config(cls.config);
+    const std::size_t near = d->gemm_selector.nearest(
+        {key[0], key[1], key[2], key[3], layout_coordinate(layout)});
+    if (near >= d->selector_points.size()) return roofline(r, cls, t);
+    const GemmPoint& pt = prof.gemm_points[d->selector_points[near]];
+    cfg = pt.config;
+    split = split_k_from_grid(pt.grid, pt.batch);
+    blocks = blocks_for_shape(prof.gemm_configs[static_cast<std::size_t>(cfg)], s, split);
+    p.flags |= prediction_flags::kConfigChosen;
+  }
+  const auto ci = static_cast<std::size_t>(cfg);
+  GemmConfigFit c = prof.gemm_configs[ci];
+  if (t.spec_scaled) {
+    const Scale sc = scale_between(*d->spec, *t.spec, dtype);
+    c.c_wave_k *= sc.wave_k;
+    c.c_wave *= sc.wave;
+    p.flags |= prediction_flags::kSpecScaled;
+  }
+  const GemmWork w = gemm_work(c, s, blocks, split, dtype_bytes(c.dtype));
+  const double kern = gemm_wave_kernel_us(c, *t.spec, w);
+  const auto key = gemm_key(s.batch, s.m, s.n, s.k);
+  p.config = c.config;
+  if (o.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
+    const CallOverhead& oh = prof.overhead_for(op_key(r.op));
+    p.us = call_from_kernel(oh, kern) * d->gemm_call_residual[ci].correction(key);
+    p.basis = TimeBasis::kCall;
+  } else {
+    p.us = kern * d->gemm_kernel_residual[ci].correction(key);
+    p.basis = TimeBasis::kKernel;
+  }
+  return p;
+}
+
+Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClass& cls,
+                                         TargetId tid, const PredictOptions& o) const {
+  const Target& t = targets[tid];
+  const VectorShape& v = r.op.vec;
+  if (v.bytes() <= 0) return roofline(r, cls, t);
+  const std::string key_op = op_key(r.op);
+  const std::string family(to_string(cls.family));
+  // The most specific fit: this operator with this kernel, this operator, the family.
+  const CalibratedDevice* best_d = nullptr;
+  std::int32_t best_f = -1;
+  int best_rank = 3;
+  for (const CalibratedDevice* d : target_calibrated[tid]) {
+    for (const std::string* op : {&key_op, &family}) {
+      auto it = d->fits_by_op.find(*op);
+      if (it == d->fits_by_op.end()) continue;
+      for (std::int32_t f : it->second) {
+        const VectorFit& fit = d->profile->vector_fits[static_cast<std::size_t>(f)];
+        const int rank = (op == &key_op ? 0 : 2) + (fit.config == cls.config ? 0 : 1);
+        if (rank < best_rank ||
+            (rank == best_rank && best_d != nullptr &&
+             fit.points > best_d->profile->vector_fits[static_cast<std::size_t>(best_f)].points)) {
+          best_rank = rank;
+          best_d = d;
+          best_f = f;
+        }
+      }
+    }
+  }
+  if (best_d == nullptr) return roofline(r, cls, t);
+  const auto fi = static_cast<std::size_t>(best_f);
+  const VectorFit& fit = best_d->profile->vector_fits[fi];
+  Prediction p;
+  p.model = ModelKind::kMemoryBound;
+  p.config = fit.config;
+  if (t.spec_scaled) p.flags |= prediction_flags::kSpecScaled;
+  const double kern =
+      memory_bound_kernel_us(fit, *t.spec, v.bytes(), static_cast<double>(std::max<std::int64_t>(1, v.rows)));
+  const auto key = vector_key(v.rows, v.cols);
+  const bool specific = best_rank <= 1;  // the residual table belongs to this operator
+  if (o.basis == TimeBasis::kCall && best_d->profile->basis == TimeBasis::kCall) {
+    const CallOverhead& oh = best_d->profile->overhead_for(fit.op);
+    p.us = call_from_kernel(oh, kern) *
+           (specific ? best_d->vector_call_residual[fi].correction(key) : 1.0);
+    p.basis = TimeBasis::kCall;
+  } else {
+    p.us = kern * (specific ? best_d->vector_kernel_residual[fi].correction(key) : 1.0);
+    p.basis = TimeBasis::kKernel;
+  }
+  return p;
+}
+
+Predictor Predictor::from_directory(const std::filesystem::path& profile_dir) {
+  DeviceCatalogue catalogue = DeviceCatalogue::load(profile_dir / "devices.json");
+  return Predictor(std::move(catalogue), load_profiles(profile_dir));
+}
+
+std::filesystem::path Predictor::default_profile_dir() {
+  if (const char* env = std::getenv("PM2LAT_PROFILES"); env != nullptr && *env != '\0') return env;
+#ifdef PM2LAT_INSTALL_PROFILE_DIR
+  if (std::filesystem::exists(std::filesystem::path(PM2LAT_INSTALL_PROFILE_DIR) / "devices.json"))
+    return PM2LAT_INSTALL_PROFILE_DIR;
+#endif
+#ifdef PM2LAT_SOURCE_PROFILE_DIR
+  return PM2LAT_SOURCE_PROFILE_DIR;
+#else
+  return "profiles";
+#endif
+}
+
+Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->catalogue = std::move(catalogue);
+  impl_->profiles = std::move(profiles);
+  impl_->calibrated.resize(impl_->profiles.size());
+  for (std::size_t i = 0; i < impl_->profiles.size(); ++i) {
+    Profile& p = impl_->profiles[i];
+    const DeviceSpec* spec = impl_->catalogue.find(p.device);
+    if (spec == nullptr) {
+      throw ProfileError(p.file, "device", "'" + p.device + "' is not in the device catalogue");
+    }
+    p.device = spec->name;
+    CalibratedDevice& d = impl_->calibrated[i];
+    d.profile = &p;
+    d.spec = spec;
+    build_gemm_indexes(d);
+    build_vector_indexes(d);
+  }
+}
+
+Predictor::Predictor(Predictor&&) noexcept = default;
+Predictor& Predictor::operator=(Predictor&&) noexcept = default;
+Predictor::~Predictor() = default;
+
+TargetId Predictor::add_target(std::string_view gpu_name) {
+  const DeviceSpec& spec = impl_->catalogue.resolve(gpu_name);
+  for (std::size_t i = 0; i < impl_->targets.size(); ++i) {
+    if (impl_->targets[i].name == spec.name) return i;
+  }
+  Target t;
+  t.name = spec.name;
+  t.spec = &spec;
+  std::vector<const CalibratedDevice*> own;
+  for (const auto& d : impl_->calibrated) {
+    if (d.profile->device == spec.name) own.push_back(&d);
+  }
+  if (!own.empty()) {
+    t.profile_spec = &spec;
+  } else {
+    // No profile of its own: borrow from the most similar calibrated GPU, same compute
+    // capability first, then the closest in SM count, bandwidth and FP32/BF16 throughput.
+    const CalibratedDevice* best = nullptr;
+    double best_score = 0;
+    for (const auto& d : impl_->calibrated) {
+      const DeviceSpec& s = *d.spec;
+      double score = std::abs(std::log(static_cast<double>(s.sm_count) / spec.sm_count)) +
+                     std::abs(std::log(s.mem_bw_gbps / spec.mem_bw_gbps)) +
+                     std::abs(std::log(s.peak_tflops(DType::kBf16) / spec.peak_tflops(DType::kBf16)));
+      if (s.cc_major != spec.cc_major) score += 10;
+      else if (s.cc_minor != spec.cc_minor) score += 2;
+      if (best == nullptr || score < best_score) {
+        best = &d;
+        best_score = score;
+      }
+    }
+    if (best != nullptr) {
+      for (const auto& d : impl_->calibrated) {
+        if (d.profile->device == best->profile->device) own.push_back(&d);
+      }
+      t.profile_spec = best->spec;
+      t.spec_scaled = true;
+    }
+  }
+  for (const auto* d : own) t.profiles.push_back(d->profile);
+  impl_->targets.push_back(std::move(t));
+  impl_->target_calibrated.push_back(std::move(own));
+  return impl_->targets.size() - 1;
+}
+
+const Target& Predictor::target(TargetId id) const { return impl_->targets.at(id); }
+std::size_t Predictor::target_count() const noexcept { return impl_->targets.size(); }
+const DeviceCatalogue& Predictor::catalogue() const noexcept { return impl_->catalogue; }
+const std::vector<Profile>& Predictor::profiles() const noexcept { return impl_->profiles; }
+
+Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls, TargetId target,
+                              const PredictOptions& options) const {
+  if (target >= impl_->targets.size()) return Prediction{};
+  const bool gemm_like = cls.family == KernelFamily::kGemm ||
+                         (cls.family == KernelFamily::kTritonTemplate && record.op.kind == OpKind::kGemm) ||
+                         (cls.family == KernelFamily::kUnknown && record.op.kind == OpKind::kGemm);
+  if (gemm_like) return impl_->gemm(record, cls, target, options);
+  if (is_memory_bound_family(cls.family) ||
+      (cls.family == KernelFamily::kUnknown && record.op.vec.bytes() > 0)) {
+    return impl_->memory_bound(record, cls, target, options);
+  }
+  return impl_->roofline(record, cls, impl_->targets[target]);
+}
+
+}  // namespace pm2lat

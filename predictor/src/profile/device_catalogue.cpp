@@ -1,0 +1,174 @@
+#include "pm2lat/device_catalogue.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "profile/json_fields.h"
+
+namespace pm2lat {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Edit distance between two keys, for "did you mean" suggestions.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+UnknownDeviceError::UnknownDeviceError(std::string name, std::vector<std::string> close)
+    : std::runtime_error("unknown GPU '" + name + "'" +
+                         (close.empty() ? std::string() : "; did you mean: " + join(close)) +
+                         " (`pm2lat devices` lists every known GPU)"),
+      name_(std::move(name)),
+      close_(std::move(close)) {}
+
+std::string device_name_key(std::string_view name) {
+  std::string key;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') key.push_back(static_cast<char>(c - 'A' + 'a'));
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) key.push_back(c);
+  }
+  return key;
+}
+
+double DeviceSpec::peak_tflops(DType compute) const noexcept {
+  auto first = [](std::initializer_list<double> v) {
+    for (double x : v) {
+      if (x > 0) return x;
+    }
+    return 0.0;
+  };
+  switch (compute) {
+    case DType::kFp64: return first({fp64_tflops, fp32_tflops / 32});
+    case DType::kTf32: return first({tf32_tflops, fp32_tflops});
+    case DType::kFp16: return first({fp16_tflops, fp32_tflops});
+    case DType::kBf16: return first({bf16_tflops, fp16_tflops, fp32_tflops});
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2: return first({fp8_tflops, bf16_tflops, fp16_tflops, fp32_tflops});
+    case DType::kFp4E2M1: return first({fp4_tflops, fp8_tflops, bf16_tflops, fp32_tflops});
+    case DType::kInt8: return first({int8_tops, fp16_tflops, fp32_tflops});
+    default: return fp32_tflops;
+  }
+}
+
+DeviceCatalogue::DeviceCatalogue(std::vector<DeviceSpec> specs) : specs_(std::move(specs)) {}
+
+void DeviceCatalogue::add(DeviceSpec spec) { specs_.push_back(std::move(spec)); }
+
+const DeviceSpec* DeviceCatalogue::find(std::string_view name) const noexcept {
+  const std::string key = device_name_key(name);
+  if (key.empty()) return nullptr;
+  for (const auto& s : specs_) {
+    if (device_name_key(s.name) == key) return &s;
+    for (const auto& a : s.aliases) {
+      if (device_name_key(a) == key) return &s;
+    }
+  }
+  // A unique-enough prefix: the first catalogue entry whose name starts with the key
+  // ("h100" -> "H100-SXM": entries of a family are listed default variant first). The key
+  // must name a whole model ("a10" must not match "A100"), so the next character of the
+  // catalogue key must not be a digit.
+  for (const auto& s : specs_) {
+    const std::string sk = device_name_key(s.name);
+    if (sk.size() > key.size() && sk.compare(0, key.size(), key) == 0 &&
+        !(sk[key.size()] >= '0' && sk[key.size()] <= '9')) {
+      return &s;
+    }
+  }
+  // "nvidia" / "tesla" / "geforce" prefixes and memory suffixes: strip and retry once.
+  for (std::string_view prefix : {"nvidia", "tesla", "geforce"}) {
+    if (key.rfind(prefix, 0) == 0 && key.size() > prefix.size()) {
+      return find(key.substr(prefix.size()));
+    }
+  }
+  return nullptr;
+}
+
+const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
+  if (const DeviceSpec* s = find(name)) return *s;
+  const std::string key = device_name_key(name);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& s : specs_) {
+    std::size_t best = edit_distance(key, device_name_key(s.name));
+    for (const auto& a : s.aliases) best = std::min(best, edit_distance(key, device_name_key(a)));
+    scored.emplace_back(best, s.name);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> close;
+  for (const auto& [d, n] : scored) {
+    if (close.size() >= 3 || d > std::max<std::size_t>(3, key.size() / 2)) break;
+    close.push_back(n);
+  }
+  throw UnknownDeviceError(std::string(name), std::move(close));
+}
+
+DeviceCatalogue DeviceCatalogue::load(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ProfileError(file.string(), "", "cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const auto root_json = json_fields::parse_text(text.str(), file.string());
+  const json_fields::Reader root(root_json, file.string(), "");
+  json_fields::check_schema(root, "pm2lat.devices", 1);
+  const auto devices = root.child("devices");
+  std::vector<DeviceSpec> specs;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto d = devices.at(i);
+    DeviceSpec s;
+    s.name = d.child("name").string();
+    if (d.has("aliases")) {
+      for (std::size_t a = 0; a < d.child("aliases").size(); ++a) {
+        s.aliases.push_back(d.child("aliases").at(a).string());
+      }
+    }
+    s.arch = d.string("arch", "");
+    const std::string cc = d.child("compute_capability").string();
+    const auto dot = cc.find('.');
+    if (dot == std::string::npos) d.child("compute_capability").fail("expected 'major.minor'");
+    try {
+      s.cc_major = std::stoi(cc.substr(0, dot));
+      s.cc_minor = std::stoi(cc.substr(dot + 1));
+    } catch (const std::exception&) {
+      d.child("compute_capability").fail("expected 'major.minor'");
+    }
+    s.sm_count = static_cast<int>(d.child("sm_count").integer());
+    if (s.sm_count <= 0) d.child("sm_count").fail("must be positive");
+    s.boost_clock_mhz = d.child("boost_clock_mhz").non_negative();
+    s.mem_bw_gbps = d.child("mem_bw_gbps").non_negative();
+    if (s.mem_bw_gbps <= 0) d.child("mem_bw_gbps").fail("must be positive");
+    s.mem_gb = d.number("mem_gb", 0);
+    s.l2_mb = d.number("l2_mb", 0);
+    s.smem_per_sm_bytes = static_cast<std::uint32_t>(d.number("smem_per_sm_kb", 0) * 1024);
+    s.fp32_tflops = d.child("fp32_tflops").non_negative();
+    if (s.fp32_tflops <= 0) d.child("fp32_tflops").fail("must be positive");
+    s.fp64_tflops = d.number("fp64_tflops", 0);
+    s.tf32_tflops = d.number("tf32_tflops", 0);
+    s.fp16_tflops = d.number("fp16_tflops", 0);
+    s.bf16_tflops = d.number("bf16_tflops", 0);
+    s.fp8_tflops = d.number("fp8_tflops", 0);
+    s.fp4_tflops = d.number("fp4_tflops", 0);
+    s.int8_tops = d.number("int8_tops", 0);
+    s.nvlink_gbps = d.number("nvlink_gbps", 0);
+    s.pcie_gbps = d.number("pcie_gbps", 0);
+    specs.push_back(std::move(s));
+  }
+  return DeviceCatalogue(std::move(specs));
+}
+
+}  // namespace pm2lat

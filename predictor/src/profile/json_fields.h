@@ -1,0 +1,113 @@
+// Typed access to JSON fields that reports the file and the dotted field path on error.
+// Shared by the profile and device-catalogue readers.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pm2lat/profile_error.h"
+
+namespace pm2lat::json_fields {
+
+using nlohmann::json;
+
+class Reader {
+ public:
+  Reader(const json& j, std::string file, std::string path)
+      : j_(j), file_(std::move(file)), path_(std::move(path)) {}
+
+  const json& value() const { return j_; }
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return file_; }
+
+  [[noreturn]] void fail(const std::string& what) const { throw ProfileError(file_, path_, what); }
+
+  bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
+
+  Reader child(const char* key) const {
+    if (!j_.is_object()) fail("expected an object");
+    auto it = j_.find(key);
+    const std::string p = path_.empty() ? key : path_ + "." + key;
+    if (it == j_.end()) throw ProfileError(file_, p, "missing");
+    return Reader(*it, file_, p);
+  }
+  Reader at(std::size_t i) const {
+    return Reader(j_.at(i), file_, path_ + "[" + std::to_string(i) + "]");
+  }
+
+  const json& array() const {
+    if (!j_.is_array()) fail("expected an array");
+    return j_;
+  }
+  std::size_t size() const { return array().size(); }
+
+  double number() const {
+    if (!j_.is_number()) fail("expected a number");
+    const double v = j_.get<double>();
+    if (!std::isfinite(v)) fail("not a finite number");
+    return v;
+  }
+  double non_negative() const {
+    const double v = number();
+    if (v < 0) fail("must not be negative");
+    return v;
+  }
+  std::int64_t integer() const {
+    if (!j_.is_number_integer()) fail("expected an integer");
+    return j_.get<std::int64_t>();
+  }
+  std::string string() const {
+    if (!j_.is_string()) fail("expected a string");
+    return j_.get<std::string>();
+  }
+  bool boolean() const {
+    if (!j_.is_boolean()) fail("expected true or false");
+    return j_.get<bool>();
+  }
+
+  double number(const char* key, double fallback) const {
+    return has(key) ? child(key).number() : fallback;
+  }
+  std::int64_t integer(const char* key, std::int64_t fallback) const {
+    return has(key) ? child(key).integer() : fallback;
+  }
+  std::string string(const char* key, const std::string& fallback) const {
+    return has(key) ? child(key).string() : fallback;
+  }
+  bool boolean(const char* key, bool fallback) const {
+    return has(key) ? child(key).boolean() : fallback;
+  }
+
+ private:
+  const json& j_;
+  std::string file_;
+  std::string path_;
+};
+
+// Parses text as JSON, turning syntax errors into a ProfileError at the root.
+inline json parse_text(const std::string& text, const std::string& file) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ProfileError(file, "", std::string("not valid JSON: ") + e.what());
+  }
+}
+
+// Checks {"schema": expected_schema, "version": expected_version}.
+inline void check_schema(const Reader& root, const char* expected_schema, int expected_version) {
+  if (!root.value().is_object()) root.fail("expected a JSON object at the top level");
+  const std::string schema = root.child("schema").string();
+  if (schema != expected_schema) {
+    root.child("schema").fail("is '" + schema + "', expected '" + expected_schema + "'");
+  }
+  const auto version = root.child("version").integer();
+  if (version != expected_version) {
+    root.child("version").fail("is " + std::to_string(version) + ", this build reads version " +
+                               std::to_string(expected_version));
+  }
+}
+
+}  // namespace pm2lat::json_fields

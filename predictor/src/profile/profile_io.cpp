@@ -1,0 +1,293 @@
+// Profile JSON. Calibration points are stored column-wise (one array per field) to keep
+// shipped profiles small and quick to load.
+#include "pm2lat/profile_io.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "profile/json_fields.h"
+
+namespace pm2lat {
+namespace {
+
+using json_fields::json;
+using json_fields::Reader;
+
+Provenance read_provenance(const Reader& r) {
+  Provenance p;
+  p.source = r.string("source", "");
+  p.tool = r.string("tool", "");
+  p.created = r.string("created", "");
+  p.notes = r.string("notes", "");
+  if (r.has("environment")) {
+    const Reader env = r.child("environment");
+    if (!env.value().is_object()) env.fail("expected an object");
+    for (const auto& [k, v] : env.value().items()) {
+      if (!v.is_string()) env.child(k.c_str()).fail("expected a string");
+      p.environment[k] = v.get<std::string>();
+    }
+  }
+  return p;
+}
+
+GemmConfigFit read_gemm_config(const Reader& r) {
+  GemmConfigFit c;
+  c.config = r.child("config").string();
+  if (c.config.empty()) r.child("config").fail("must not be empty");
+  const std::string dtype = r.string("dtype", "fp32");
+  c.dtype = parse_dtype(dtype);
+  if (c.dtype == DType::kUnknown) r.child("dtype").fail("unknown element type '" + dtype + "'");
+  c.blocks_per_sm = static_cast<std::int32_t>(r.child("blocks_per_sm").integer());
+  if (c.blocks_per_sm < 1 || c.blocks_per_sm > 64) r.child("blocks_per_sm").fail("out of range 1..64");
+  c.tile_m = static_cast<std::int32_t>(r.integer("tile_m", 0));
+  c.tile_n = static_cast<std::int32_t>(r.integer("tile_n", 0));
+  c.tile_k = static_cast<std::int32_t>(r.child("tile_k").integer());
+  if (c.tile_k < 1) r.child("tile_k").fail("must be positive");
+  c.tile_m_on_n = r.boolean("tile_m_on_n", false);
+  c.c0 = r.child("c0").number();
+  c.c_wave_k = r.child("c_wave_k").non_negative();
+  c.c_wave = r.child("c_wave").non_negative();
+  c.c_mem = r.child("c_mem").non_negative();
+  c.points = static_cast<std::int32_t>(r.integer("points", 0));
+  c.fit_mape_pct = r.number("fit_mape_pct", 0);
+  return c;
+}
+
+VectorFit read_vector_fit(const Reader& r) {
+  VectorFit v;
+  v.op = r.child("op").string();
+  v.config = r.string("config", "");
+  v.c0 = r.child("c0").number();
+  v.c_byte = r.child("c_byte").non_negative();
+  v.c_row = r.child("c_row").non_negative();
+  v.points = static_cast<std::int32_t>(r.integer("points", 0));
+  v.fit_mape_pct = r.number("fit_mape_pct", 0);
+  return v;
+}
+
+// Reads a column of a point table, checking its length against `n`.
+template <typename F>
+void read_column(const Reader& table, const char* key, std::size_t n, F&& set) {
+  const Reader col = table.child(key);
+  if (col.size() != n) {
+    col.fail("has " + std::to_string(col.size()) + " entries, expected " + std::to_string(n));
+  }
+  for (std::size_t i = 0; i < n; ++i) set(i, col.at(i));
+}
+
+std::vector<GemmPoint> read_gemm_points(const Reader& r, std::size_t n_configs) {
+  const std::size_t n = r.child("us").size();
+  std::vector<GemmPoint> pts(n);
+  std::vector<std::string> ops;
+  for (std::size_t i = 0; i < r.child("ops").size(); ++i) ops.push_back(r.child("ops").at(i).string());
+  read_column(r, "op", n, [&](std::size_t i, const Reader& v) {
+    const auto idx = v.integer();
+    if (idx < 0 || static_cast<std::size_t>(idx) >= ops.size()) v.fail("op index out of range");
+    pts[i].op = ops[static_cast<std::size_t>(idx)];
+  });
+  read_column(r, "config", n, [&](std::size_t i, const Reader& v) {
+    const auto idx = v.integer();
+    if (idx < 0 || static_cast<std::size_t>(idx) >= n_configs) v.fail("config index out of range");
+    pts[i].config = static_cast<std::int32_t>(idx);
+  });
+  auto positive = [](const Reader& v) {
+    const auto x = v.integer();
+    if (x <= 0) v.fail("must be positive");
+    return x;
+  };
+  read_column(r, "batch", n, [&](std::size_t i, const Reader& v) { pts[i].batch = positive(v); });
+  read_column(r, "m", n, [&](std::size_t i, const Reader& v) { pts[i].m = positive(v); });
+  read_column(r, "n", n, [&](std::size_t i, const Reader& v) { pts[i].n = positive(v); });
+  read_column(r, "k", n, [&](std::size_t i, const Reader& v) { pts[i].k = positive(v); });
+  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) {
+    pts[i].grid.x = static_cast<std::uint32_t>(positive(v));
+  });
+  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) {
+    pts[i].grid.y = static_cast<std::uint32_t>(positive(v));
+  });
+  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) {
+    pts[i].grid.z = static_cast<std::uint32_t>(positive(v));
+  });
+  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
+    pts[i].us = v.number();
+    if (pts[i].us <= 0) v.fail("latency must be positive");
+  });
+  return pts;
+}
+
+std::vector<VectorPoint> read_vector_points(const Reader& r, std::size_t n_fits) {
+  const std::size_t n = r.child("us").size();
+  std::vector<VectorPoint> pts(n);
+  read_column(r, "fit", n, [&](std::size_t i, const Reader& v) {
+    const auto idx = v.integer();
+    if (idx < 0 || static_cast<std::size_t>(idx) >= n_fits) v.fail("fit index out of range");
+    pts[i].fit = static_cast<std::int32_t>(idx);
+  });
+  read_column(r, "rows", n, [&](std::size_t i, const Reader& v) { pts[i].rows = v.integer(); });
+  read_column(r, "cols", n, [&](std::size_t i, const Reader& v) { pts[i].cols = v.integer(); });
+  read_column(r, "bytes", n, [&](std::size_t i, const Reader& v) { pts[i].bytes = v.non_negative(); });
+  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
+    pts[i].us = v.number();
+    if (pts[i].us <= 0) v.fail("latency must be positive");
+  });
+  return pts;
+}
+
+}  // namespace
+
+Profile parse_profile(const std::string& text, const std::string& file) {
+  const json root_json = json_fields::parse_text(text, file);
+  const Reader root(root_json, file, "");
+  json_fields::check_schema(root, kProfileSchemaName, kProfileSchemaVersion);
+  Profile p;
+  p.file = file;
+  p.device = root.child("device").string();
+  if (p.device.empty()) root.child("device").fail("must not be empty");
+  const std::string basis = root.child("basis").string();
+  if (basis == "kernel") p.basis = TimeBasis::kKernel;
+  else if (basis == "call") p.basis = TimeBasis::kCall;
+  else root.child("basis").fail("must be 'kernel' or 'call', not '" + basis + "'");
+  if (root.has("provenance")) p.provenance = read_provenance(root.child("provenance"));
+
+  if (root.has("call_overhead")) {
+    const Reader co = root.child("call_overhead");
+    if (!co.value().is_object()) co.fail("expected an object");
+    for (const auto& [op, v] : co.value().items()) {
+      (void)v;
+      const Reader e = co.child(op.c_str());
+      p.call_overhead[op] = CallOverhead{e.child("floor_us").non_negative(),
+                                         e.child("pre_us").non_negative()};
+    }
+  }
+  if (root.has("gemm")) {
+    const Reader g = root.child("gemm");
+    const Reader configs = g.child("configs");
+    for (std::size_t i = 0; i < configs.size(); ++i) p.gemm_configs.push_back(read_gemm_config(configs.at(i)));
+    if (g.has("points")) p.gemm_points = read_gemm_points(g.child("points"), p.gemm_configs.size());
+  }
+  if (root.has("vector")) {
+    const Reader v = root.child("vector");
+    const Reader fits = v.child("fits");
+    for (std::size_t i = 0; i < fits.size(); ++i) p.vector_fits.push_back(read_vector_fit(fits.at(i)));
+    if (v.has("points")) p.vector_points = read_vector_points(v.child("points"), p.vector_fits.size());
+  }
+  return p;
+}
+
+Profile load_profile(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ProfileError(file.string(), "", "cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_profile(text.str(), file.string());
+}
+
+std::string serialize_profile(const Profile& p) {
+  json root;
+  root["schema"] = kProfileSchemaName;
+  root["version"] = kProfileSchemaVersion;
+  root["device"] = p.device;
+  root["basis"] = std::string(to_string(p.basis));
+  json prov = {{"source", p.provenance.source},
+               {"tool", p.provenance.tool},
+               {"created", p.provenance.created},
+               {"notes", p.provenance.notes}};
+  prov["environment"] = json::object();
+  for (const auto& [k, v] : p.provenance.environment) prov["environment"][k] = v;
+  root["provenance"] = prov;
+  root["call_overhead"] = json::object();
+  for (const auto& [op, c] : p.call_overhead) {
+    root["call_overhead"][op] = {{"floor_us", c.floor_us}, {"pre_us", c.pre_us}};
+  }
+  if (!p.gemm_configs.empty()) {
+    json configs = json::array();
+    for (const auto& c : p.gemm_configs) {
+      configs.push_back({{"config", c.config},
+                         {"dtype", std::string(to_string(c.dtype))},
+                         {"blocks_per_sm", c.blocks_per_sm},
+                         {"tile_m", c.tile_m},
+                         {"tile_n", c.tile_n},
+                         {"tile_k", c.tile_k},
+                         {"tile_m_on_n", c.tile_m_on_n},
+                         {"c0", c.c0},
+                         {"c_wave_k", c.c_wave_k},
+                         {"c_wave", c.c_wave},
+                         {"c_mem", c.c_mem},
+                         {"points", c.points},
+                         {"fit_mape_pct", c.fit_mape_pct}});
+    }
+    std::vector<std::string> ops;
+    json op = json::array(), config = json::array(), batch = json::array(), m = json::array(),
+         n = json::array(), k = json::array(), gx = json::array(), gy = json::array(),
+         gz = json::array(), us = json::array();
+    for (const auto& pt : p.gemm_points) {
+      auto it = std::find(ops.begin(), ops.end(), pt.op);
+      if (it == ops.end()) it = ops.insert(ops.end(), pt.op);
+      op.push_back(it - ops.begin());
+      config.push_back(pt.config);
+      batch.push_back(pt.batch);
+      m.push_back(pt.m);
+      n.push_back(pt.n);
+      k.push_back(pt.k);
+      gx.push_back(pt.grid.x);
+      gy.push_back(pt.grid.y);
+      gz.push_back(pt.grid.z);
+      us.push_back(pt.us);
+    }
+    root["gemm"] = {{"configs", configs},
+                    {"points", {{"ops", ops}, {"op", op}, {"config", config}, {"batch", batch},
+                                {"m", m}, {"n", n}, {"k", k}, {"grid_x", gx}, {"grid_y", gy},
+                                {"grid_z", gz}, {"us", us}}}};
+  }
+  if (!p.vector_fits.empty()) {
+    json fits = json::array();
+    for (const auto& f : p.vector_fits) {
+      fits.push_back({{"op", f.op},
+                      {"config", f.config},
+                      {"c0", f.c0},
+                      {"c_byte", f.c_byte},
+                      {"c_row", f.c_row},
+                      {"points", f.points},
+                      {"fit_mape_pct", f.fit_mape_pct}});
+    }
+    json fit = json::array(), rows = json::array(), cols = json::array(), bytes = json::array(),
+         us = json::array();
+    for (const auto& pt : p.vector_points) {
+      fit.push_back(pt.fit);
+      rows.push_back(pt.rows);
+      cols.push_back(pt.cols);
+      bytes.push_back(pt.bytes);
+      us.push_back(pt.us);
+    }
+    root["vector"] = {{"fits", fits},
+                      {"points", {{"fit", fit}, {"rows", rows}, {"cols", cols},
+                                  {"bytes", bytes}, {"us", us}}}};
+  }
+  return root.dump();
+}
+
+void save_profile(const Profile& profile, const std::filesystem::path& file) {
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw ProfileError(file.string(), "", "cannot be written");
+  out << serialize_profile(profile) << '\n';
+  if (!out) throw ProfileError(file.string(), "", "write failed");
+}
+
+std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".json" && e.path().filename() != "devices.json") {
+      files.push_back(e.path());
+    }
+  }
+  if (ec) throw ProfileError(dir.string(), "", "cannot list profile directory: " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::vector<Profile> out;
+  for (const auto& f : files) out.push_back(load_profile(f));
+  return out;
+}
+
+}  // namespace pm2lat

@@ -1,0 +1,31 @@
+// Accuracy statistics of predicted vs measured latencies: n, MAPE, median and p90 of the
+// absolute percentage error. Shared by every evaluation harness.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace pm2lat::reports {
+
+struct ErrorSummary {
+  std::size_t n = 0;
+  double mape_pct = 0;
+  double median_ape_pct = 0;
+  double p90_ape_pct = 0;
+};
+
+class ErrorStats {
+ public:
+  void add(double predicted, double measured);
+  void add_ape(double ape_pct) { apes_.push_back(ape_pct); }
+  std::size_t size() const noexcept { return apes_.size(); }
+  ErrorSummary summary() const;
+
+ private:
+  std::vector<double> apes_;
+};
+
+// |predicted - measured| / measured * 100 (0 when measured is not positive).
+double ape_pct(double predicted, double measured) noexcept;
+
+}  // namespace pm2lat::reports
