@@ -68,16 +68,38 @@ std::string_view to_string(TimeBasis b) noexcept {
   return b == TimeBasis::kCall ? "call" : "kernel";
 }
 
+ModelKind parse_model_kind(std::string_view s) noexcept {
+  return parse_by_name(s, kModelNames, ModelKind::kNone);
+}
+
+namespace {
+constexpr std::array<std::string_view, 6> kFlagNames{
+    "fallback", "spec_scaled", "extrapolated", "config_chosen", "communication", "no_shape"};
+}  // namespace
+
 std::string flags_to_string(std::uint32_t flags) {
-  static constexpr std::array<std::string_view, 6> kNames{
-      "fallback", "spec_scaled", "extrapolated", "config_chosen", "communication", "no_shape"};
   std::string out;
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
+  for (std::size_t i = 0; i < kFlagNames.size(); ++i) {
     if ((flags & (1u << i)) == 0) continue;
     if (!out.empty()) out += ',';
-    out += kNames[i];
+    out += kFlagNames[i];
   }
   return out;
+}
+
+std::uint32_t parse_flags(std::string_view names) noexcept {
+  std::uint32_t flags = 0;
+  std::size_t start = 0;
+  while (start <= names.size()) {
+    const std::size_t e = names.find(',', start);
+    const std::string_view part = names.substr(start, e == std::string_view::npos ? names.size() - start : e - start);
+    for (std::size_t i = 0; i < kFlagNames.size(); ++i) {
+      if (part == kFlagNames[i]) flags |= 1u << i;
+    }
+    if (e == std::string_view::npos) break;
+    start = e + 1;
+  }
+  return flags;
 }
 
 std::int64_t ConvShape::out_h() const noexcept {

@@ -23,6 +23,7 @@ enum class ModelKind : std::uint8_t {
 };
 
 std::string_view to_string(ModelKind m) noexcept;
+ModelKind parse_model_kind(std::string_view s) noexcept;
 
 namespace prediction_flags {
 inline constexpr std::uint32_t kFallback = 1u << 0;       // no dedicated model: roofline
@@ -36,6 +37,8 @@ inline constexpr std::uint32_t kNoShape = 1u << 5;        // shape missing: geom
 
 // Comma-separated flag names, e.g. "fallback,spec_scaled"; empty for none.
 std::string flags_to_string(std::uint32_t flags);
+// Inverse of flags_to_string; unknown names are ignored.
+std::uint32_t parse_flags(std::string_view names) noexcept;
 
 struct Prediction {
   double us = 0;                   // predicted latency in microseconds

@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include "pm2lat/record_jsonl.h"
+
+namespace pm2lat {
+namespace {
+
+TEST(RecordJsonl, RoundTripsAGemmRecordWithPredictions) {
+  PredictedRecord pr;
+  pr.rank = 3;
+  pr.gpu = "H100-SXM";
+  pr.family = KernelFamily::kGemm;
+  pr.config = "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT";
+  KernelRecord& r = pr.record;
+  r.seq = 42;
+  r.ts_ns = 123456789;
+  r.stream = 7;
+  r.graph_id = 5;
+  r.graph_node_id = 9;
+  r.launch.name = "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT";
+  r.launch.grid = {132, 1, 1};
+  r.launch.block = {384, 1, 1};
+  r.launch.cluster = {1, 2, 1};
+  r.launch.shared_mem_bytes = 200000;
+  r.op.kind = OpKind::kGemm;
+  r.op.source = "cublasLt";
+  r.op.gemm.batch = 2;
+  r.op.gemm.m = 4096;
+  r.op.gemm.n = 1024;
+  r.op.gemm.k = 512;
+  r.op.gemm.trans_b = true;
+  r.op.gemm.a = DType::kBf16;
+  r.op.gemm.compute = DType::kFp32;
+  r.op.gemm.algo_split_k = 2;
+  r.measured_us = 12.5;
+  Prediction p;
+  p.us = 20.25;
+  p.model = ModelKind::kGemmWave;
+  p.flags = prediction_flags::kConfigChosen | prediction_flags::kSpecScaled;
+  pr.predictions.emplace_back("A100-SXM", p);
+
+  const std::string line = record_to_jsonl(pr);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  const PredictedRecord back = record_from_jsonl(line, "t:1");
+  EXPECT_EQ(back.record.seq, 42u);
+  EXPECT_EQ(back.rank, 3);
+  EXPECT_EQ(back.gpu, "H100-SXM");
+  EXPECT_EQ(back.family, KernelFamily::kGemm);
+  EXPECT_EQ(back.record.launch.grid, (Dim3{132, 1, 1}));
+  EXPECT_EQ(back.record.launch.cluster, (Dim3{1, 2, 1}));
+  EXPECT_EQ(back.record.graph_node_id, 9u);
+  EXPECT_EQ(back.record.op.kind, OpKind::kGemm);
+  EXPECT_EQ(back.record.op.gemm.m, 4096);
+  EXPECT_EQ(back.record.op.gemm.a, DType::kBf16);
+  EXPECT_TRUE(back.record.op.gemm.trans_b);
+  EXPECT_EQ(back.record.op.gemm.algo_split_k, 2);
+  ASSERT_TRUE(back.record.measured_us);
+  EXPECT_DOUBLE_EQ(*back.record.measured_us, 12.5);
+  const Prediction* q = back.prediction_for("A100-SXM");
+  ASSERT_NE(q, nullptr);
+  EXPECT_DOUBLE_EQ(q->us, 20.25);
+  EXPECT_EQ(q->model, ModelKind::kGemmWave);
+  EXPECT_EQ(q->flags, p.flags);
+}
+
+TEST(RecordJsonl, HeaderAndErrors) {
+  RecordsHeader h;
+  h.gpu = "A100-SXM";
+  h.targets = {"H100-SXM", "L4"};
+  h.rank = 1;
+  const RecordsHeader back = header_from_jsonl(header_to_jsonl(h), "t:1");
+  EXPECT_EQ(back.targets, h.targets);
+  EXPECT_EQ(back.rank, 1);
+  EXPECT_THROW(header_from_jsonl("{\"schema\":\"other\"}", "t:1"), std::runtime_error);
+  EXPECT_THROW(header_from_jsonl("{\"schema\":\"pm2lat.record\",\"version\":99}", "t:1"),
+               std::runtime_error);
+  EXPECT_THROW(record_from_jsonl("{not json", "t:2"), std::runtime_error);
+  EXPECT_THROW(record_from_jsonl("{\"grid\":[1,2]}", "t:3"), std::runtime_error);
+  // Invalid UTF-8 in a kernel name must not stop the writer.
+  PredictedRecord odd;
+  odd.record.launch.name = std::string("bad\xff\xfename");
+  EXPECT_NO_THROW((void)record_to_jsonl(odd));
+}
+
+}  // namespace
+}  // namespace pm2lat
