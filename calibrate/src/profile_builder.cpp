@@ -137,26 +137,34 @@ void estimate_overheads(const std::vector<const MeasuredCall*>& calls, const Dev
   for (const auto& [op, configs] : groups) {
     for (const auto& [config, rows] : configs) {
       if (rows.size() < kMinRowsForOverhead) continue;
-      std::vector<std::vector<double>> x;
-      std::vector<double> y;
       const KernelClass& k = classes.at(rows.front()->record.launch.name);
-      for (const auto* c : rows) {
-        const auto& rec = c->record;
-        if (rec.op.kind == OpKind::kGemm) {
-          GemmConfigFit g;
-          g.tile_m = k.gemm.tile_m;
-          g.tile_n = k.gemm.tile_n;
-          g.tile_k = k.gemm.tile_k > 0 ? k.gemm.tile_k : kDefaultTileK;
-          x.push_back(gemm_regressors(g, spec, rec));
-        } else {
-          const auto f = memory_bound_features(spec, rec.op.vec.bytes(),
-                                               static_cast<double>(rec.op.vec.rows));
-          x.push_back({1.0, f.bytes_term, f.row_term});
+      std::optional<NnlsResult> best;
+      // GEMM intercepts depend on the blocks-per-SM guess: keep the best-fitting one.
+      const std::int32_t max_bps = rows.front()->record.op.kind == OpKind::kGemm ? 4 : 1;
+      for (std::int32_t bps = 1; bps <= max_bps; ++bps) {
+        std::vector<std::vector<double>> x;
+        std::vector<double> y;
+        for (const auto* c : rows) {
+          const auto& rec = c->record;
+          if (rec.op.kind == OpKind::kGemm) {
+            GemmConfigFit g;
+            g.tile_m = k.gemm.tile_m;
+            g.tile_n = k.gemm.tile_n;
+            g.tile_k = k.gemm.tile_k > 0 ? k.gemm.tile_k : kDefaultTileK;
+            g.blocks_per_sm = bps;
+            x.push_back(gemm_regressors(g, spec, rec));
+          } else {
+            const auto f = memory_bound_features(spec, rec.op.vec.bytes(),
+                                                 static_cast<double>(rec.op.vec.rows));
+            x.push_back({1.0, f.bytes_term, f.row_term});
+          }
+          y.push_back(*rec.measured_us);
         }
-        y.push_back(*rec.measured_us);
+        auto fit = nnls_relative(x, y);
+        if (fit && (!best || fit->mape_pct < best->mape_pct)) best = std::move(fit);
       }
-      if (const auto fit = nnls_relative(x, y)) {
-        for (std::size_t i = 0; i < rows.size(); ++i) intercepts[op].push_back(fit->coef[0]);
+      if (best) {
+        for (std::size_t i = 0; i < rows.size(); ++i) intercepts[op].push_back(best->coef[0]);
       }
     }
   }

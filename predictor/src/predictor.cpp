@@ -367,7 +367,7 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
   // The most specific fit: this operator with this kernel, this operator, the family.
   const CalibratedDevice* best_d = nullptr;
   std::int32_t best_f = -1;
-  int best_rank = 3;
+  int best_rank = 4;  // worse than any match
   for (const CalibratedDevice* d : target_calibrated[tid]) {
     for (const std::string* op : {&key_op, &family}) {
       auto it = d->fits_by_op.find(*op);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pm2lat/device_spec.h"
+#include "pm2lat/profile_error.h"
 
 namespace pm2lat {
 

@@ -1,0 +1,149 @@
+#include <gtest/gtest.h>
+
+#include "pm2lat/classifier.h"
+#include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/predictor.h"
+
+namespace pm2lat {
+namespace {
+
+// A calibrated "T4" whose one GEMM config follows the wave model exactly, so predictions
+// can be checked against the model by hand.
+Profile synthetic_t4(const DeviceSpec& spec) {
+  Profile p;
+  p.device = "T4";
+  p.basis = TimeBasis::kKernel;
+  GemmConfigFit c;
+  c.config = "volta_sgemm_128x64_nn";
+  c.tile_m = 128;
+  c.tile_n = 64;
+  c.tile_k = 8;
+  c.c0 = 4;
+  c.c_wave_k = 0.5;
+  c.c_wave = 2;
+  c.tile_m_on_n = true;  // grid.x runs over n in 128-wide tiles
+  p.gemm_configs.push_back(c);
+  for (std::int64_t m : {128, 256, 512, 1024, 2048}) {
+    for (std::int64_t k : {64, 256, 1024}) {
+      GemmPoint pt;
+      pt.op = "bmm";
+      pt.config = 0;
+      pt.batch = 4;
+      pt.m = m;
+      pt.n = m;
+      pt.k = k;
+      GemmShape s;
+      s.batch = 4;
+      s.m = m;
+      s.n = m;
+      s.k = k;
+      pt.grid = {static_cast<std::uint32_t>((m + 127) / 128), static_cast<std::uint32_t>((m + 63) / 64), 4};
+      pt.us = gemm_wave_kernel_us(c, spec, gemm_work(c, s, blocks_from_grid(pt.grid, 4), 1, 4));
+      p.gemm_points.push_back(pt);
+    }
+  }
+  VectorFit v;
+  v.op = "elementwise";
+  v.c0 = 3;
+  v.c_byte = 1.25;
+  p.vector_fits.push_back(v);
+  return p;
+}
+
+class PredictorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+    const DeviceSpec t4 = cat.resolve("T4");
+    std::vector<Profile> profiles{synthetic_t4(t4)};
+    predictor_ = std::make_unique<Predictor>(std::move(cat), std::move(profiles));
+  }
+  KernelRecord gemm_record(std::int64_t m, std::int64_t k) const {
+    KernelRecord r;
+    r.launch.name = "volta_sgemm_128x64_nn";
+    r.launch.grid = {static_cast<std::uint32_t>((m + 127) / 128), static_cast<std::uint32_t>((m + 63) / 64), 4};
+    r.op.kind = OpKind::kGemm;
+    r.op.name = "bmm";
+    r.op.gemm.batch = 4;
+    r.op.gemm.m = m;
+    r.op.gemm.n = m;
+    r.op.gemm.k = k;
+    r.op.gemm.a = DType::kFp32;
+    return r;
+  }
+  std::unique_ptr<Predictor> predictor_;
+};
+
+TEST_F(PredictorTest, SameGpuUsesTheRecordsOwnConfiguration) {
+  const TargetId t4 = predictor_->add_target("Tesla T4");
+  const auto rec = gemm_record(384, 512);  // between calibrated shapes
+  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "T4"});
+  EXPECT_EQ(p.model, ModelKind::kGemmWave);
+  EXPECT_EQ(p.config, "volta_sgemm_128x64_nn");
+  EXPECT_FALSE(p.has(prediction_flags::kConfigChosen));
+  EXPECT_FALSE(p.has(prediction_flags::kSpecScaled));
+  // The calibration points follow the model exactly: residuals are zero.
+  const DeviceSpec& spec = *predictor_->target(t4).spec;
+  const auto& c = predictor_->profiles()[0].gemm_configs[0];
+  const double expect = gemm_wave_kernel_us(c, spec, gemm_work(c, rec.op.gemm, blocks_from_grid(rec.launch.grid, 4), 1, 4));
+  EXPECT_NEAR(p.us, expect, 1e-6 * expect);
+}
+
+TEST_F(PredictorTest, AnotherGpusKernelIsReplacedByTheTargetsChoice) {
+  const TargetId t4 = predictor_->add_target("T4");
+  auto rec = gemm_record(1024, 1024);
+  rec.launch.name = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas";
+  rec.launch.grid = {16, 16, 4};
+  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "H100"});
+  EXPECT_TRUE(p.has(prediction_flags::kConfigChosen));
+  EXPECT_EQ(p.config, "volta_sgemm_128x64_nn");
+  const auto own = predictor_->predict(gemm_record(1024, 1024), classify_kernel("volta_sgemm_128x64_nn"), t4,
+                                       {TimeBasis::kKernel, "T4"});
+  EXPECT_NEAR(p.us, own.us, 1e-9 * own.us);  // same kernel, same shape: the same answer
+}
+
+TEST_F(PredictorTest, UncalibratedTargetIsSpecScaled) {
+  const TargetId a10 = predictor_->add_target("A10");  // no profile: borrows the T4 one
+  EXPECT_TRUE(predictor_->target(a10).spec_scaled);
+  const auto rec = gemm_record(2048, 1024);
+  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), a10, {TimeBasis::kKernel, "T4"});
+  EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
+  const TargetId t4 = predictor_->add_target("T4");
+  const Prediction on_t4 = predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "T4"});
+  EXPECT_LT(p.us, on_t4.us);  // A10: more SMs, more FP32 throughput, more bandwidth
+}
+
+TEST_F(PredictorTest, MemoryBoundAndFallbackPaths) {
+  const TargetId t4 = predictor_->add_target("T4");
+  KernelRecord r;
+  r.launch.name = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+  r.op.kind = OpKind::kElementwise;
+  r.op.name = "aten::add";
+  r.op.vec.rows = 1024;
+  r.op.vec.cols = 1024;
+  r.op.vec.bytes_read = 8.0 * 1024 * 1024;
+  r.op.vec.bytes_written = 4.0 * 1024 * 1024;
+  const Prediction p = predictor_->predict(r, classify_kernel(r.launch.name), t4);
+  EXPECT_EQ(p.model, ModelKind::kMemoryBound);
+  const double bw = predictor_->target(t4).spec->bytes_per_us();
+  EXPECT_NEAR(p.us, 3 + 1.25 * 12.0 * 1024 * 1024 / bw, 1e-6);
+
+  KernelRecord unknown;
+  unknown.launch.name = "my_custom_kernel";
+  const Prediction f = predictor_->predict(unknown, classify_kernel(unknown.launch.name), t4);
+  EXPECT_TRUE(f.has(prediction_flags::kFallback));
+  EXPECT_TRUE(f.has(prediction_flags::kNoShape));
+  EXPECT_GT(f.us, 0);
+}
+
+TEST_F(PredictorTest, UnknownTargetNamesCloseMatches) {
+  try {
+    predictor_->add_target("T44");
+    FAIL();
+  } catch (const UnknownDeviceError& e) {
+    EXPECT_FALSE(e.close_matches().empty());
+  }
+}
+
+}  // namespace
+}  // namespace pm2lat

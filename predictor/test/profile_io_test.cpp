@@ -1,0 +1,122 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pm2lat/profile_io.h"
+
+namespace pm2lat {
+namespace {
+
+Profile sample_profile() {
+  Profile p;
+  p.device = "T4";
+  p.basis = TimeBasis::kCall;
+  p.provenance.source = "unit test";
+  p.provenance.environment["cuda"] = "13.0";
+  p.call_overhead["bmm"] = CallOverhead{30.0, 12.0};
+  GemmConfigFit c;
+  c.config = "volta_sgemm_128x64_nn";
+  c.blocks_per_sm = 2;
+  c.tile_m = 128;
+  c.tile_n = 64;
+  c.tile_k = 8;
+  c.c0 = 3;
+  c.c_wave_k = 0.7;
+  c.c_wave = 2;
+  c.c_mem = 1.1;
+  p.gemm_configs.push_back(c);
+  GemmPoint pt;
+  pt.op = "bmm";
+  pt.config = 0;
+  pt.batch = 4;
+  pt.m = 256;
+  pt.n = 512;
+  pt.k = 64;
+  pt.grid = {4, 4, 4};
+  pt.us = 80;
+  p.gemm_points.push_back(pt);
+  VectorFit v;
+  v.op = "add";
+  v.c0 = 2;
+  v.c_byte = 1.2;
+  p.vector_fits.push_back(v);
+  p.vector_points.push_back(VectorPoint{0, 128, 1024, 3 * 128 * 1024 * 4.0, 40});
+  return p;
+}
+
+TEST(ProfileIo, RoundTrip) {
+  const Profile p = sample_profile();
+  const Profile q = parse_profile(serialize_profile(p), "mem.json");
+  EXPECT_EQ(q.device, "T4");
+  EXPECT_EQ(q.basis, TimeBasis::kCall);
+  EXPECT_EQ(q.provenance.environment.at("cuda"), "13.0");
+  EXPECT_DOUBLE_EQ(q.call_overhead.at("bmm").pre_us, 12.0);
+  ASSERT_EQ(q.gemm_configs.size(), 1u);
+  EXPECT_EQ(q.gemm_configs[0].blocks_per_sm, 2);
+  EXPECT_DOUBLE_EQ(q.gemm_configs[0].c_wave_k, 0.7);
+  ASSERT_EQ(q.gemm_points.size(), 1u);
+  EXPECT_EQ(q.gemm_points[0].grid, (Dim3{4, 4, 4}));
+  EXPECT_EQ(q.gemm_points[0].op, "bmm");
+  ASSERT_EQ(q.vector_points.size(), 1u);
+  EXPECT_EQ(q.vector_points[0].cols, 1024);
+}
+
+// Each corruption must produce one ProfileError naming the file and the field.
+struct Corruption {
+  const char* what;
+  std::string from, to;
+  std::string field;
+};
+
+TEST(ProfileIo, CorruptProfilesNameFileAndField) {
+  const std::string good = serialize_profile(sample_profile());
+  const std::vector<Corruption> cases = {
+      {"wrong schema", "\"pm2lat.profile\"", "\"other.schema\"", "schema"},
+      {"wrong version", "\"version\":1", "\"version\":7", "version"},
+      {"bad basis", "\"basis\":\"call\"", "\"basis\":\"wall\"", "basis"},
+      {"negative coefficient", "\"c_wave_k\":0.7", "\"c_wave_k\":-0.7", "gemm.configs[0].c_wave_k"},
+      {"string for number", "\"blocks_per_sm\":2", "\"blocks_per_sm\":\"two\"", "gemm.configs[0].blocks_per_sm"},
+      {"config index out of range", "\"config\":[0]", "\"config\":[5]", "gemm.points.config[0]"},
+      {"column length", "\"m\":[256]", "\"m\":[256,512]", "gemm.points.m"},
+      {"zero latency", "\"us\":[80.0]", "\"us\":[0.0]", "gemm.points.us[0]"},
+      {"missing device", "\"device\":\"T4\",", "", "device"},
+  };
+  for (const auto& c : cases) {
+    std::string text = good;
+    const auto pos = text.find(c.from);
+    ASSERT_NE(pos, std::string::npos) << c.what << ": pattern not in " << text.substr(0, 300);
+    text.replace(pos, c.from.size(), c.to);
+    try {
+      parse_profile(text, "bad.json");
+      ADD_FAILURE() << c.what << ": accepted";
+    } catch (const ProfileError& e) {
+      EXPECT_EQ(e.file(), "bad.json") << c.what;
+      EXPECT_EQ(e.field(), c.field) << c.what << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
+    }
+  }
+}
+
+TEST(ProfileIo, TruncatedAndMissingFiles) {
+  const std::string good = serialize_profile(sample_profile());
+  EXPECT_THROW(parse_profile(good.substr(0, good.size() / 2), "t.json"), ProfileError);
+  EXPECT_THROW(parse_profile("", "t.json"), ProfileError);
+  EXPECT_THROW(parse_profile("[]", "t.json"), ProfileError);
+  EXPECT_THROW(load_profile("/nonexistent/profile.json"), ProfileError);
+}
+
+TEST(ProfileIo, SaveAndLoadDirectory) {
+  const auto dir = std::filesystem::temp_directory_path() / "pm2lat_profile_io_test";
+  std::filesystem::remove_all(dir);
+  save_profile(sample_profile(), dir / "T4.test.json");
+  std::ofstream(dir / "devices.json") << "{}";  // the catalogue is not a profile
+  const auto all = load_profiles(dir);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].device, "T4");
+  EXPECT_EQ(all[0].file, (dir / "T4.test.json").string());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pm2lat

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Rebuilds the shipped device profiles (calibrate/profiles/*.json) from the measurements
+# shipped in calibrate/measurements/ (see calibrate/measurements/README.md).
+#
+#   scripts/build-profiles.sh [BUILD_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/default}
+calib=$build/calibrate/pm2lat-calibrate
+[ -x "$calib" ] || { echo "error: $calib not built (cmake --build --preset default)" >&2; exit 1; }
+out=$root/calibrate/profiles
+meas=$root/calibrate/measurements
+
+"$calib" import --data "$meas/neusight/kernels.csv.gz" --out "$out" \
+  --catalogue "$out/devices.json" --tag neusight-fp32 \
+  --source "sitar-lab/NeuSight kernels.csv (commit 6945927), MIT; calibrate/measurements/neusight"

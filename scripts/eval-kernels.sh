@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Out-of-sample kernel accuracy (the figure the predictor-core goals are stated in): split the
+# shipped NeuSight table by shape (80/20, the same shape on every GPU on the same side),
+# build profiles from the 80 %, and evaluate the 20 % with `pm2lat eval kernels`.
+#
+#   scripts/eval-kernels.sh [BUILD_DIR] [JSON_OUT]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/default}
+json=${2:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/profiles"
+cp "$root/calibrate/profiles/devices.json" "$work/profiles/"
+"$build/calibrate/pm2lat-calibrate" split --data "$root/calibrate/measurements/neusight/kernels.csv.gz" \
+  --fraction 0.2 --train "$work/train.csv.gz" --test "$work/test.csv.gz"
+"$build/calibrate/pm2lat-calibrate" import --data "$work/train.csv.gz" --out "$work/profiles" \
+  --catalogue "$work/profiles/devices.json" --tag neusight-fp32 >/dev/null
+"$build/reports/pm2lat" eval kernels --data "$work/test.csv.gz" --profiles "$work/profiles" \
+  ${json:+--json "$json"}
