@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/memory_bound_model.h"
@@ -103,6 +104,7 @@ struct CalibratedDevice {
   std::vector<ResidualInterpolator<2>> vector_kernel_residual;  // per fit
   std::vector<ResidualInterpolator<2>> vector_call_residual;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
+  std::unordered_map<std::string_view, std::int32_t> config_index;  // config name -> index
 
   bool has_dtype(DType t) const {
     for (const auto& c : profile->gemm_configs) {
@@ -163,6 +165,9 @@ void build_gemm_indexes(CalibratedDevice& d) {
     d.gemm_call_residual.emplace_back(std::move(cpts[c]), std::move(cres[c]), kNeighbours);
   }
   d.gemm_selector = ResidualInterpolator<5>(std::move(sel), {}, 1);
+  for (std::size_t c = 0; c < nc; ++c) {
+    d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
+  }
 }
 
 void build_vector_indexes(CalibratedDevice& d) {
@@ -238,10 +243,14 @@ struct Predictor::Impl {
                   const PredictOptions& o) const;
   Prediction memory_bound(const KernelRecord& r, const KernelClass& cls, TargetId t,
                           const PredictOptions& o) const;
-  bool same_gpu(const Target& t, const CalibratedDevice& d, std::string_view source) const {
-    if (t.spec_scaled || source.empty()) return !t.spec_scaled;
-    const DeviceSpec* s = catalogue.find(source);
-    return s != nullptr && s->name == d.profile->device;
+  // Whether the record was observed on the GPU the profile calibrates (then its kernel is
+  // the one this GPU runs).
+  bool same_gpu(const Target& t, const CalibratedDevice& d, const PredictOptions& o) const {
+    if (t.spec_scaled) return false;
+    if (o.source_spec != nullptr) return o.source_spec == d.spec;
+    if (o.source_device.empty() || o.source_device == d.profile->device) return true;
+    const DeviceSpec* s = catalogue.find(o.source_device);
+    return s == d.spec;
   }
 };
 
@@ -304,9 +313,10 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   int cfg = -1;
   double blocks = 0;
   std::int32_t split = 1;
-  const bool own = same_gpu(t, *d, o.source_device);
+  const bool own = same_gpu(t, *d, o);
   if (own && !cls.config.empty()) {
-    cfg = prof.find_gemm_config(cls.config);
+    const auto it = d->config_index.find(cls.config);
+    cfg = it == d->config_index.end() ? -1 : it->second;
     if (cfg >= 0 && d->gemm_points_per_config[static_cast<std::size_t>(cfg)] < kMinConfigPoints) cfg = -1;
     if (cfg >= 0) {
       const GemmConfigFit& c = prof.gemm_configs[static_cast<std::size_t>(cfg)];
@@ -335,17 +345,21 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
     p.flags |= prediction_flags::kConfigChosen;
   }
   const auto ci = static_cast<std::size_t>(cfg);
-  GemmConfigFit c = prof.gemm_configs[ci];
+  const GemmConfigFit& fit = prof.gemm_configs[ci];
+  const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(fit.dtype));
+  double kern = 0;
   if (t.spec_scaled) {
+    GemmConfigFit c = fit;  // coefficients carried to the target by spec ratios
     const Scale sc = scale_between(*d->spec, *t.spec, dtype);
     c.c_wave_k *= sc.wave_k;
     c.c_wave *= sc.wave;
+    kern = gemm_wave_kernel_us(c, *t.spec, w);
     p.flags |= prediction_flags::kSpecScaled;
+  } else {
+    kern = gemm_wave_kernel_us(fit, *t.spec, w);
   }
-  const GemmWork w = gemm_work(c, s, blocks, split, dtype_bytes(c.dtype));
-  const double kern = gemm_wave_kernel_us(c, *t.spec, w);
   const auto key = gemm_key(s.batch, s.m, s.n, s.k);
-  p.config = c.config;
+  p.config = fit.config;
   if (o.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
     const CallOverhead& oh = prof.overhead_for(op_key(r.op));
     p.us = call_from_kernel(oh, kern) * d->gemm_call_residual[ci].correction(key);

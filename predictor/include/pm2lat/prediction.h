@@ -45,9 +45,10 @@ struct Prediction {
   TimeBasis basis = TimeBasis::kKernel;
   ModelKind model = ModelKind::kNone;
   std::uint32_t flags = 0;
-  // The kernel configuration the model used on the target (e.g. "ampere_sgemm_128x64"),
-  // empty when not a GEMM/conv model.
-  std::string config;
+  // The kernel configuration the model used on the target (e.g. "ampere_sgemm_128x64_tn"),
+  // empty when not a GEMM/conv model. Points into the Predictor's profiles: valid while the
+  // Predictor that made the prediction lives (copy it to keep it longer).
+  std::string_view config;
 
   bool has(std::uint32_t flag) const noexcept { return (flags & flag) != 0; }
 };

@@ -38,6 +38,9 @@ struct PredictOptions {
   // When it is not the target, the target's own kernel configuration is chosen from its
   // profile instead of the one in the record.
   std::string_view source_device;
+  // The same, already resolved (Predictor::catalogue().find): saves the name lookup on a hot
+  // path. Takes precedence over source_device when set.
+  const DeviceSpec* source_spec = nullptr;
 };
 
 class Predictor {

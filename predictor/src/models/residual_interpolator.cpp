@@ -52,7 +52,7 @@ ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
   index_->k = std::clamp<std::size_t>(neighbours, 1, kMaxNeighbours);
   if (!index_->cloud.pts.empty()) {
     index_->tree = std::make_unique<typename Index::Tree>(
-        static_cast<int>(Dim), index_->cloud, nanoflann::KDTreeSingleIndexAdaptorParams(10));
+        static_cast<int>(Dim), index_->cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
     index_->tree->buildIndex();
   }
 }

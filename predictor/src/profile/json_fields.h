@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,25 +18,35 @@ using nlohmann::json;
 class Reader {
  public:
   Reader(const json& j, std::string file, std::string path)
-      : j_(j), file_(std::move(file)), path_(std::move(path)) {}
+      : j_(j),
+        file_(std::make_shared<const std::string>(std::move(file))),
+        path_(std::make_shared<const std::string>(std::move(path))) {}
 
   const json& value() const { return j_; }
-  const std::string& path() const { return path_; }
-  const std::string& file() const { return file_; }
+  // The dotted field path ("gemm.points.m[12]"); built only when needed (errors), so that
+  // reading large point tables costs no string work per element.
+  std::string path() const {
+    return index_ == kNoIndex ? *path_ : *path_ + "[" + std::to_string(index_) + "]";
+  }
+  const std::string& file() const { return *file_; }
 
-  [[noreturn]] void fail(const std::string& what) const { throw ProfileError(file_, path_, what); }
+  [[noreturn]] void fail(const std::string& what) const { throw ProfileError(*file_, path(), what); }
 
   bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
 
   Reader child(const char* key) const {
     if (!j_.is_object()) fail("expected an object");
     auto it = j_.find(key);
-    const std::string p = path_.empty() ? key : path_ + "." + key;
-    if (it == j_.end()) throw ProfileError(file_, p, "missing");
-    return Reader(*it, file_, p);
+    const std::string base = path();
+    std::string p = base.empty() ? key : base + "." + key;
+    if (it == j_.end()) throw ProfileError(*file_, p, "missing");
+    return Reader(*it, file_, std::make_shared<const std::string>(std::move(p)), kNoIndex);
   }
   Reader at(std::size_t i) const {
-    return Reader(j_.at(i), file_, path_ + "[" + std::to_string(i) + "]");
+    if (index_ != kNoIndex) {  // nested arrays: fold this level into the path
+      return Reader(j_.at(i), file_, std::make_shared<const std::string>(path()), i);
+    }
+    return Reader(j_.at(i), file_, path_, i);
   }
 
   const json& array() const {
@@ -82,9 +93,15 @@ class Reader {
   }
 
  private:
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+  Reader(const json& j, std::shared_ptr<const std::string> file,
+         std::shared_ptr<const std::string> path, std::size_t index)
+      : j_(j), file_(std::move(file)), path_(std::move(path)), index_(index) {}
+
   const json& j_;
-  std::string file_;
-  std::string path_;
+  std::shared_ptr<const std::string> file_;
+  std::shared_ptr<const std::string> path_;  // path of this value, or of its array
+  std::size_t index_ = kNoIndex;              // index in that array, if an element
 };
 
 // Parses text as JSON, turning syntax errors into a ProfileError at the root.

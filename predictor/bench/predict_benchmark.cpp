@@ -1,0 +1,122 @@
+// Cost of one prediction per (kernel, target) with the shipped profiles: the figure behind
+// "prediction cost <= 1 µs". Classification is excluded: the runtime and replay classify
+// each distinct kernel once and cache the class.
+//
+//   build/ci/predictor/bench/pm2lat_predict_benchmark
+#include <benchmark/benchmark.h>
+
+#include <random>
+#include <vector>
+
+#include "pm2lat/classifier.h"
+#include "pm2lat/predictor.h"
+
+namespace {
+
+using namespace pm2lat;
+
+Predictor& shipped() {
+  static Predictor p = Predictor::from_directory(PM2LAT_PROFILE_DIR);
+  return p;
+}
+
+// GEMM records of varied shapes, as an A100 launch would report them.
+std::vector<KernelRecord> gemm_records(std::size_t n) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> e(6, 12);
+  std::vector<KernelRecord> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    KernelRecord r;
+    r.launch.name = "ampere_sgemm_128x64_tn";
+    r.op.kind = OpKind::kGemm;
+    r.op.name = "linear";
+    r.op.gemm.m = 1 << e(rng);
+    r.op.gemm.n = 1 << e(rng);
+    r.op.gemm.k = 1 << e(rng);
+    r.op.gemm.a = DType::kFp32;
+    r.launch.grid = {static_cast<std::uint32_t>(r.op.gemm.n / 128 + 1),
+                     static_cast<std::uint32_t>(r.op.gemm.m / 64 + 1), 1};
+    out.push_back(r);
+  }
+  return out;
+}
+
+void BM_PredictGemmSameGpu(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("A100-PCIE-40GB");
+  const auto recs = gemm_records(1024);
+  const KernelClass cls = classify_kernel(recs[0].launch.name);
+  PredictOptions o;
+  o.source_spec = p.catalogue().find("A100-PCIE-40GB");
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 1023], cls, t, o));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictGemmSameGpu);
+
+void BM_PredictGemmOtherGpu(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("T4");
+  const auto recs = gemm_records(1024);
+  const KernelClass cls = classify_kernel(recs[0].launch.name);
+  PredictOptions o;
+  o.source_spec = p.catalogue().find("A100-PCIE-40GB");  // T4's own kernel is chosen
+
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 1023], cls, t, o));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictGemmOtherGpu);
+
+void BM_PredictGemmUncalibratedGpu(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("A10");  // spec-scaled
+  const auto recs = gemm_records(1024);
+  const KernelClass cls = classify_kernel(recs[0].launch.name);
+  PredictOptions o;
+  o.source_spec = p.catalogue().find("A100-PCIE-40GB");
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 1023], cls, t, o));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictGemmUncalibratedGpu);
+
+void BM_PredictElementwise(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("V100-PCIE-32GB");
+  KernelRecord r;
+  r.launch.name =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+  r.op.kind = OpKind::kElementwise;
+  r.op.name = "aten::add";
+  r.op.vec.rows = 4096;
+  r.op.vec.cols = 1024;
+  r.op.vec.bytes_read = 2 * 4096 * 1024 * 4.0;
+  r.op.vec.bytes_written = 4096 * 1024 * 4.0;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  for (auto _ : state) {
+    r.op.vec.rows = 1 + (r.op.vec.rows * 7) % 8191;  // vary the shape
+    benchmark::DoNotOptimize(p.predict(r, cls, t));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictElementwise);
+
+void BM_Classify(benchmark::State& state) {
+  const std::string name =
+      "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_"
+      "alignc4_execute_kernel__5x_cublas";
+  for (auto _ : state) benchmark::DoNotOptimize(classify_kernel(name));
+}
+BENCHMARK(BM_Classify);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it:
+#   1. the ci preset (release build): every unit and integration test;
+#   2. the asan-ubsan preset: every test under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the tsan preset: the threaded tests under ThreadSanitizer;
+#   4. the fuzz preset: each libFuzzer target for a short run (PM2LAT_FUZZ_SECONDS, default 20).
+# Set PM2LAT_TEST_PRESETS to run a subset, e.g. "ci" or "ci asan-ubsan".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${PM2LAT_JOBS:-$(nproc)}
+presets=${PM2LAT_TEST_PRESETS:-"ci asan-ubsan tsan fuzz"}
+fuzz_seconds=${PM2LAT_FUZZ_SECONDS:-20}
+
+for preset in $presets; do
+  echo "=== $preset"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  if [ "$preset" = fuzz ]; then
+    for fuzzer in build/fuzz/*/fuzz/*_fuzzer; do
+      name=$(basename "$fuzzer" _fuzzer)
+      corpus=$(dirname "${fuzzer/build\/fuzz\//}")/corpus/$name
+      work=$(mktemp -d)
+      echo "--- $name (${fuzz_seconds}s)"
+      "$fuzzer" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$work" "$corpus" 2>&1 | tail -1
+      rm -rf "$work"
+    done
+  else
+    ctest --preset "$preset" -j "$jobs"
+  fi
+done
+echo "=== all tests passed"
