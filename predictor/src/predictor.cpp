@@ -38,25 +38,16 @@ std::array<double, 2> vector_key(std::int64_t rows, std::int64_t cols) {
   return {log2_pos(static_cast<double>(rows)), log2_pos(static_cast<double>(cols))};
 }
 
-// Layout of a configuration name's operands ("nn", "tn", ...) as a selector coordinate.
-double layout_coordinate(std::string_view layout) {
-  if (layout == "nn" || layout.empty()) return 0.0;
-  if (layout == "tn") return kLayoutPenalty;
-  if (layout == "nt") return 2 * kLayoutPenalty;
-  return 3 * kLayoutPenalty;
-}
+// Calls that multiply by a weight stored transposed (nn.Linear) and plain (batched) products
+// run different kernels for the same shape; keep them apart when choosing a configuration.
+double transposed_weight_coordinate(bool transposed) { return transposed ? kLayoutPenalty : 0.0; }
 
-std::string_view layout_of_config(const std::string& config) {
-  // Layout tokens as the classifier reads them: "_nn", "_tn"... followed by '_' or end.
-  for (std::string_view t : {"_nn", "_tn", "_nt", "_tt", "_NN", "_TN", "_NT", "_TT"}) {
-    const std::size_t p = config.find(t);
-    if (p != std::string::npos &&
-        (p + 3 == config.size() || config[p + 3] == '_')) {
-      return std::string_view(config).substr(p + 1, 2);
-    }
-  }
-  return {};
-}
+// Whether a calibration point's operator multiplies by a transposed weight.
+bool op_has_transposed_weight(const std::string& op) { return op == "linear"; }
+
+// Configurations chosen by vote among this many nearest calibrated shapes: one odd point
+// must not send a shape to a configuration calibrated far from it.
+constexpr std::size_t kSelectorVotes = 8;
 
 std::string lower_ascii(std::string s) {
   for (char& c : s) {
@@ -157,7 +148,7 @@ void build_gemm_indexes(CalibratedDevice& d) {
       kres[ci].push_back(std::log(pt.us / kern));
     }
     sel.push_back({key[0], key[1], key[2], key[3],
-                   layout_coordinate(layout_of_config(c.config))});
+                   transposed_weight_coordinate(op_has_transposed_weight(pt.op))});
     d.selector_points.push_back(i);
   }
   for (std::size_t c = 0; c < nc; ++c) {
@@ -208,6 +199,35 @@ struct Predictor::Impl {
   std::vector<CalibratedDevice> calibrated;  // parallel to profiles
   std::vector<Target> targets;
   std::vector<std::vector<const CalibratedDevice*>> target_calibrated;  // parallel to targets
+  // Where a target's memory-bound fits come from: its own profiles, or (when they have no
+  // vector fits) the most similar calibrated GPU's, evaluated with the target's spec.
+  struct VectorSource {
+    std::vector<const CalibratedDevice*> devices;
+    bool borrowed = false;
+  };
+  std::vector<VectorSource> target_vector;  // parallel to targets
+
+  // The calibrated GPU most similar to `spec` among those `accept` allows: same compute
+  // capability first, then the closest in SM count, bandwidth and throughput.
+  template <typename Accept>
+  const CalibratedDevice* most_similar(const DeviceSpec& spec, Accept&& accept) const {
+    const CalibratedDevice* best = nullptr;
+    double best_score = 0;
+    for (const auto& d : calibrated) {
+      if (!accept(d)) continue;
+      const DeviceSpec& s = *d.spec;
+      double score = std::abs(std::log(static_cast<double>(s.sm_count) / spec.sm_count)) +
+                     std::abs(std::log(s.mem_bw_gbps / spec.mem_bw_gbps)) +
+                     std::abs(std::log(s.peak_tflops(DType::kBf16) / spec.peak_tflops(DType::kBf16)));
+      if (s.cc_major != spec.cc_major) score += 10;
+      else if (s.cc_minor != spec.cc_minor) score += 2;
+      if (best == nullptr || score < best_score) {
+        best = &d;
+        best_score = score;
+      }
+    }
+    return best;
+  }
 
   // Spec-scaling factors from the profile's GPU to the target's for one compute type.
   struct Scale {
@@ -332,13 +352,27 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   if (cfg < 0) {
     // The kernel cuBLAS runs on this GPU for the nearest calibrated shape of the same layout.
     const auto key = gemm_key(s.batch, s.m, s.n, s.k);
-    const std::string_view layout = cls.config.empty()
-                                        ? std::string_view(s.trans_a ? "tn" : "nn")
-                                        : layout_of_config(cls.config);
-    const std::size_t near = d->gemm_selector.nearest(
-        {key[0], key[1], key[2], key[3], layout_coordinate(layout)});
-    if (near >= d->selector_points.size()) return roofline(r, cls, t);
-    const GemmPoint& pt = prof.gemm_points[d->selector_points[near]];
+    std::array<std::size_t, kSelectorVotes> idx{};
+    std::array<double, kSelectorVotes> dist2{};
+    const std::size_t found = d->gemm_selector.nearest_k(
+        {key[0], key[1], key[2], key[3], transposed_weight_coordinate(s.trans_b)}, kSelectorVotes,
+        idx.data(), dist2.data());
+    if (found == 0) return roofline(r, cls, t);
+    // Distance-weighted vote; the winner's nearest point gives the split-K.
+    std::array<double, kSelectorVotes> votes{};
+    for (std::size_t i = 0; i < found; ++i) {
+      const double dist = std::sqrt(dist2[i]) + 0.3;
+      const std::int32_t c = prof.gemm_points[d->selector_points[idx[i]]].config;
+      for (std::size_t j = 0; j <= i; ++j) {
+        if (prof.gemm_points[d->selector_points[idx[j]]].config == c) {
+          votes[j] += 1.0 / (dist * dist);
+          break;
+        }
+      }
+    }
+    const std::size_t winner =
+        static_cast<std::size_t>(std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) - votes.begin());
+    const GemmPoint& pt = prof.gemm_points[d->selector_points[idx[winner]]];
     cfg = pt.config;
     split = split_k_from_grid(pt.grid, pt.batch);
     blocks = blocks_for_shape(prof.gemm_configs[static_cast<std::size_t>(cfg)], s, split);
@@ -381,14 +415,17 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
   // The most specific fit: this operator with this kernel, this operator, the family.
   const CalibratedDevice* best_d = nullptr;
   std::int32_t best_f = -1;
-  int best_rank = 4;  // worse than any match
-  for (const CalibratedDevice* d : target_calibrated[tid]) {
-    for (const std::string* op : {&key_op, &family}) {
+  int best_rank = 6;  // worse than any match
+  static const std::string kGenericFamily = "elementwise";
+  const VectorSource& source = target_vector[tid];
+  for (const CalibratedDevice* d : source.devices) {
+    // This operator, then its family, then the plain elementwise bandwidth fit.
+    for (const std::string* op : {&key_op, &family, &kGenericFamily}) {
       auto it = d->fits_by_op.find(*op);
       if (it == d->fits_by_op.end()) continue;
       for (std::int32_t f : it->second) {
         const VectorFit& fit = d->profile->vector_fits[static_cast<std::size_t>(f)];
-        const int rank = (op == &key_op ? 0 : 2) + (fit.config == cls.config ? 0 : 1);
+        const int rank = (op == &key_op ? 0 : op == &family ? 2 : 4) + (fit.config == cls.config ? 0 : 1);
         if (rank < best_rank ||
             (rank == best_rank && best_d != nullptr &&
              fit.points > best_d->profile->vector_fits[static_cast<std::size_t>(best_f)].points)) {
@@ -405,7 +442,7 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
   Prediction p;
   p.model = ModelKind::kMemoryBound;
   p.config = fit.config;
-  if (t.spec_scaled) p.flags |= prediction_flags::kSpecScaled;
+  if (t.spec_scaled || source.borrowed) p.flags |= prediction_flags::kSpecScaled;
   const double kern =
       memory_bound_kernel_us(fit, *t.spec, v.bytes(), static_cast<double>(std::max<std::int64_t>(1, v.rows)));
   const auto key = vector_key(v.rows, v.cols);
@@ -478,31 +515,27 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
   }
   if (!own.empty()) {
     t.profile_spec = &spec;
-  } else {
-    // No profile of its own: borrow from the most similar calibrated GPU, same compute
-    // capability first, then the closest in SM count, bandwidth and FP32/BF16 throughput.
-    const CalibratedDevice* best = nullptr;
-    double best_score = 0;
+  } else if (const CalibratedDevice* best =
+                 impl_->most_similar(spec, [](const CalibratedDevice&) { return true; })) {
+    // No profile of its own: borrow the most similar calibrated GPU's.
     for (const auto& d : impl_->calibrated) {
-      const DeviceSpec& s = *d.spec;
-      double score = std::abs(std::log(static_cast<double>(s.sm_count) / spec.sm_count)) +
-                     std::abs(std::log(s.mem_bw_gbps / spec.mem_bw_gbps)) +
-                     std::abs(std::log(s.peak_tflops(DType::kBf16) / spec.peak_tflops(DType::kBf16)));
-      if (s.cc_major != spec.cc_major) score += 10;
-      else if (s.cc_minor != spec.cc_minor) score += 2;
-      if (best == nullptr || score < best_score) {
-        best = &d;
-        best_score = score;
-      }
+      if (d.profile->device == best->profile->device) own.push_back(&d);
     }
-    if (best != nullptr) {
-      for (const auto& d : impl_->calibrated) {
-        if (d.profile->device == best->profile->device) own.push_back(&d);
-      }
-      t.profile_spec = best->spec;
-      t.spec_scaled = true;
+    t.profile_spec = best->spec;
+    t.spec_scaled = true;
+  }
+  Impl::VectorSource vec;
+  for (const auto* d : own) {
+    if (!d->profile->vector_fits.empty()) vec.devices.push_back(d);
+  }
+  if (vec.devices.empty()) {
+    if (const CalibratedDevice* donor = impl_->most_similar(
+            spec, [](const CalibratedDevice& d) { return !d.profile->vector_fits.empty(); })) {
+      vec.devices.push_back(donor);
+      vec.borrowed = true;
     }
   }
+  impl_->target_vector.push_back(std::move(vec));
   for (const auto* d : own) t.profiles.push_back(d->profile);
   impl_->targets.push_back(std::move(t));
   impl_->target_calibrated.push_back(std::move(own));

@@ -27,14 +27,18 @@ enum class OpKind : std::uint8_t {
 std::string_view to_string(OpKind k) noexcept;
 OpKind parse_op_kind(std::string_view s) noexcept;
 
-// GEMM with the usual convention: C[batch, m, n] = A[batch, m, k] * B[batch, k, n].
+// GEMM in the row-major (PyTorch) view: C[batch, m, n] = A[batch, m, k] * B[batch, k, n].
 // m, n are output dimensions and k is the reduction, whatever the data source calls them.
+// trans_a / trans_b say that A / B are stored transposed in that view: nn.Linear's
+// y = x W^T has trans_b (the weight is stored [n, k]). A column-major cuBLAS call
+// C(M,N) = op(A)(M,K) op(B)(K,N) is the row-major C^T[N,M] = op(B)^T op(A)^T: m = N, n = M,
+// trans_a = (transb != N), trans_b = (transa != N).
 struct GemmShape {
   std::int64_t batch = 1;
   std::int64_t m = 0;
   std::int64_t n = 0;
   std::int64_t k = 0;
-  bool trans_a = false;  // column-major BLAS convention, as cuBLAS reports it
+  bool trans_a = false;
   bool trans_b = false;
   DType a = DType::kUnknown;
   DType b = DType::kUnknown;

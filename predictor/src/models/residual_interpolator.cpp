@@ -106,6 +106,17 @@ std::size_t ResidualInterpolator<Dim>::nearest(const Point& x) const noexcept {
   return result.size() == 1 ? idx : size();
 }
 
+template <std::size_t Dim>
+std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k, std::size_t* indices,
+                                                 double* squared_distances) const noexcept {
+  if (empty() || k == 0) return 0;
+  k = std::min({k, kMaxNeighbours, index_->cloud.pts.size()});
+  nanoflann::KNNResultSet<double, std::size_t> result(k);
+  result.init(indices, squared_distances);
+  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams());
+  return result.size();
+}
+
 template class ResidualInterpolator<2>;
 template class ResidualInterpolator<4>;
 template class ResidualInterpolator<5>;

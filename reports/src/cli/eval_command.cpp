@@ -6,7 +6,9 @@
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/calibrate/neusight_models.h"
 #include "pm2lat/reports/kernel_eval.h"
+#include "pm2lat/reports/model_eval.h"
 
 namespace pm2lat::cli {
 
@@ -29,6 +31,26 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     const auto result = reports::eval_kernels(predictor, calls);
     reports::print_kernel_eval(std::cout, result);
     if (!ko->json.empty()) write_text_file(ko->json, reports::kernel_eval_json(result).dump(2) + "\n");
+    return 0;
+  });
+
+  struct ModelsOptions {
+    std::string data, json;
+    bool by_class = false;
+  };
+  auto mo = std::make_shared<ModelsOptions>();
+  auto* em = eval->add_subcommand("models", "NeuSight model runs: whole-model forecasts vs measured");
+  em->add_option("--data", mo->data, "directory with index.csv and <device>/<run>.csv operator files")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  em->add_option("--json", mo->json, "write the runs and the overall line as JSON");
+  em->add_flag("--by-class", mo->by_class, "break each run down by operator class");
+  actions.emplace_back(em, [mo, &global]() {
+    Predictor predictor = Predictor::from_directory(global.profiles);
+    const auto runs = calibrate::load_model_runs(mo->data);
+    const auto result = reports::eval_models(predictor, runs);
+    reports::print_model_eval(std::cout, result, mo->by_class);
+    if (!mo->json.empty()) write_text_file(mo->json, reports::model_eval_json(result, mo->by_class).dump(2) + "\n");
     return 0;
   });
 }

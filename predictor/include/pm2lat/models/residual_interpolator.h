@@ -35,6 +35,11 @@ class ResidualInterpolator {
   // Index (into the points given at construction) of the nearest point, or size() if empty.
   std::size_t nearest(const Point& x) const noexcept;
 
+  // The up to `k` (<= 16) nearest points: indices and squared distances, nearest first.
+  // Returns how many were found. Allocation-free.
+  std::size_t nearest_k(const Point& x, std::size_t k, std::size_t* indices,
+                        double* squared_distances) const noexcept;
+
  private:
   struct Index;
   std::unique_ptr<Index> index_;
