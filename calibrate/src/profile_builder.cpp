@@ -40,7 +40,7 @@ std::vector<double> gemm_regressors(const GemmConfigFit& c, const DeviceSpec& sp
   const GemmWork w = gemm_work(c, s, blocks_from_grid(r.launch.grid, s.batch),
                                split_k_from_grid(r.launch.grid, s.batch), dtype_bytes(c.dtype));
   const GemmWaveFeatures f = gemm_wave_features(c, spec, w);
-  return {1.0, f.wave_k, f.wave, f.mem};
+  return {1.0, f.wave_k, f.wave, f.mem, f.block_k};
 }
 
 // Which way the kernel's tile_m runs: compare observed grids with both orientations.
@@ -93,6 +93,7 @@ GemmConfigFit fit_gemm_config(GemmConfigFit base, const std::vector<const GemmRo
     c.c_wave_k = fit->coef[1];
     c.c_wave = fit->coef[2];
     c.c_mem = fit->coef[3];
+    c.c_block_k = fit->coef[4];
     double err = 0;
     for (const GemmRow* r : rows) {
       const auto& rec = r->call->record;

@@ -374,8 +374,18 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
         static_cast<std::size_t>(std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) - votes.begin());
     const GemmPoint& pt = prof.gemm_points[d->selector_points[idx[winner]]];
     cfg = pt.config;
+    // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
+    // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
+    // ways (some loop over several tiles per block), and the fit saw them that way.
+    const GemmConfigFit& chosen = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+    GemmShape at_point = s;
+    at_point.batch = pt.batch;
+    at_point.m = pt.m;
+    at_point.n = pt.n;
+    at_point.k = pt.k;
     split = split_k_from_grid(pt.grid, pt.batch);
-    blocks = blocks_for_shape(prof.gemm_configs[static_cast<std::size_t>(cfg)], s, split);
+    blocks = blocks_from_grid(pt.grid, pt.batch) * blocks_for_shape(chosen, s, 1) /
+             blocks_for_shape(chosen, at_point, 1);
     p.flags |= prediction_flags::kConfigChosen;
   }
   const auto ci = static_cast<std::size_t>(cfg);
@@ -386,6 +396,7 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
     GemmConfigFit c = fit;  // coefficients carried to the target by spec ratios
     const Scale sc = scale_between(*d->spec, *t.spec, dtype);
     c.c_wave_k *= sc.wave_k;
+    c.c_block_k *= sc.wave_k;
     c.c_wave *= sc.wave;
     kern = gemm_wave_kernel_us(c, *t.spec, w);
     p.flags |= prediction_flags::kSpecScaled;

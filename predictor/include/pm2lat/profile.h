@@ -39,8 +39,9 @@ struct CallOverhead {
   double pre_us = 0;
 };
 
-// GEMM wave model of one kernel configuration on this GPU:
-//   kernel_us = c0 + c_wave_k * waves * k_iters + c_wave * waves + c_mem * bytes / bandwidth
+// GEMM wave model of one kernel configuration on this GPU (see models/gemm_wave_model.h):
+//   kernel_us = c0 + c_wave_k * waves * k_iters + c_block_k * blocks / sm_count * k_iters
+//             + c_wave * waves + c_mem * bytes / bandwidth
 // waves = ceil(blocks / (sm_count * blocks_per_sm)); k_iters = ceil(k / split / tile_k).
 struct GemmConfigFit {
   std::string config;           // normalised kernel name (KernelClass::config)
@@ -52,6 +53,7 @@ struct GemmConfigFit {
   bool tile_m_on_n = false;     // the kernel's tile_m runs along the output's n dimension
   double c0 = 0;
   double c_wave_k = 0;
+  double c_block_k = 0;
   double c_wave = 0;
   double c_mem = 0;
   std::int32_t points = 0;

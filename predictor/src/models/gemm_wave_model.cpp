@@ -50,6 +50,7 @@ GemmWaveFeatures gemm_wave_features(const GemmConfigFit& c, const DeviceSpec& sp
   const double waves = std::ceil(w.blocks / slots);
   GemmWaveFeatures f;
   f.wave_k = waves * w.k_iters;
+  f.block_k = w.blocks / static_cast<double>(std::max(1, spec.sm_count)) * w.k_iters;
   f.wave = waves;
   f.mem = w.bytes / std::max(1.0, spec.bytes_per_us());
   return f;
@@ -58,7 +59,8 @@ GemmWaveFeatures gemm_wave_features(const GemmConfigFit& c, const DeviceSpec& sp
 double gemm_wave_kernel_us(const GemmConfigFit& c, const DeviceSpec& spec,
                            const GemmWork& w) noexcept {
   const GemmWaveFeatures f = gemm_wave_features(c, spec, w);
-  return std::max(0.5, c.c0 + c.c_wave_k * f.wave_k + c.c_wave * f.wave + c.c_mem * f.mem);
+  return std::max(0.5, c.c0 + c.c_wave_k * f.wave_k + c.c_block_k * f.block_k + c.c_wave * f.wave +
+                           c.c_mem * f.mem);
 }
 
 }  // namespace pm2lat

@@ -47,6 +47,7 @@ GemmConfigFit read_gemm_config(const Reader& r) {
   c.tile_m_on_n = r.boolean("tile_m_on_n", false);
   c.c0 = r.child("c0").number();
   c.c_wave_k = r.child("c_wave_k").non_negative();
+  c.c_block_k = r.child("c_block_k").non_negative();
   c.c_wave = r.child("c_wave").non_negative();
   c.c_mem = r.child("c_mem").non_negative();
   c.points = static_cast<std::int32_t>(r.integer("points", 0));
@@ -212,6 +213,7 @@ std::string serialize_profile(const Profile& p) {
                          {"tile_m_on_n", c.tile_m_on_n},
                          {"c0", c.c0},
                          {"c_wave_k", c.c_wave_k},
+                         {"c_block_k", c.c_block_k},
                          {"c_wave", c.c_wave},
                          {"c_mem", c.c_mem},
                          {"points", c.points},

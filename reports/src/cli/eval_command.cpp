@@ -1,4 +1,5 @@
 // `pm2lat eval ...`: accuracy harnesses against measurement tables.
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -18,16 +19,35 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   eval->require_subcommand(1);
 
   struct KernelsOptions {
-    std::string data, json;
+    std::string data, json, source, target;
+    std::vector<std::string> ops;
+    bool matrix = false;
   };
   auto ko = std::make_shared<KernelsOptions>();
   auto* ek = eval->add_subcommand("kernels", "NeuSight-format kernel table: each row on its own GPU");
   ek->add_option("--data", ko->data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
   ek->add_option("--json", ko->json, "write the summary as JSON");
+  ek->add_option("--source", ko->source, "cross-GPU: present each shape as measured on this GPU ('all': every GPU)");
+  ek->add_option("--target", ko->target, "cross-GPU: predict it on this GPU ('all': every other GPU)");
+  ek->add_flag("--matrix", ko->matrix, "cross-GPU: also print the source x target MAPE matrix");
+  ek->add_option("--ops", ko->ops, "only rows of these ops (e.g. bmm,linear)")->delimiter(',');
   actions.emplace_back(ek, [ko, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto table = calibrate::CsvTable::read(ko->data);
-    const auto calls = calibrate::read_neusight_kernels(table);
+    auto calls = calibrate::read_neusight_kernels(table);
+    if (!ko->ops.empty()) {
+      std::erase_if(calls, [&](const calibrate::MeasuredCall& c) {
+        return std::find(ko->ops.begin(), ko->ops.end(), c.op) == ko->ops.end();
+      });
+    }
+    if (!ko->source.empty() || !ko->target.empty()) {
+      const auto cross = reports::eval_kernels_cross(predictor, calls, ko->source.empty() ? "all" : ko->source,
+                                                     ko->target.empty() ? "all" : ko->target);
+      reports::print_cross_eval(std::cout, cross);
+      if (ko->matrix) reports::print_cross_matrix(std::cout, cross);
+      if (!ko->json.empty()) write_text_file(ko->json, reports::cross_eval_json(cross).dump(2) + "\n");
+      return 0;
+    }
     const auto result = reports::eval_kernels(predictor, calls);
     reports::print_kernel_eval(std::cout, result);
     if (!ko->json.empty()) write_text_file(ko->json, reports::kernel_eval_json(result).dump(2) + "\n");

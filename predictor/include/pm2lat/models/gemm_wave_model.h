@@ -1,14 +1,19 @@
 // The GEMM wave model (PM2Lat's core idea): a GEMM kernel configuration runs its thread
 // blocks in waves over the SMs; each wave's time grows with the K loop. Per configuration
-// and GPU, four calibrated coefficients:
+// and GPU, five calibrated coefficients:
 //
-//   kernel_us = c0 + c_wave_k * waves * k_iters + c_wave * waves + c_mem * bytes / bandwidth
+//   kernel_us = c0 + c_wave_k * waves * k_iters + c_block_k * blocks / sm_count * k_iters
+//             + c_wave * waves + c_mem * bytes / bandwidth
 //
 //   waves   = ceil(blocks / (sm_count * blocks_per_sm))   (the tail wave counts as a wave)
 //   k_iters = ceil(k / split_k / tile_k)                   (main-loop trips per block)
 //   bytes   = element bytes * batch * (m*k + k*n + m*n)     (A, B read once, C written)
 //
-// c_wave_k is the time one full wave spends per K step, c_wave the per-wave prologue/
+// A K step of a wave costs at least the latency of one block's step (c_wave_k: a lone block
+// cannot fill an SM), and at most the SM's throughput allows for the blocks sharing it
+// (c_block_k per block and SM). Small problems measure the first, large ones the second;
+// keeping both terms is what lets a configuration calibrated on small shapes extrapolate to
+// large ones without guessing its occupancy exactly. c_wave is the per-wave prologue/
 // epilogue, c_mem the share of a pure-bandwidth pass the kernel cannot hide. The model is
 // evaluated with the spec (SM count, bandwidth) of the GPU it predicts for, so a config's
 // coefficients can be carried to a GPU of the same architecture (spec scaling).
@@ -33,7 +38,8 @@ struct GemmWork {
 // The regressors of the wave model for one launch on one GPU (what c0, c_wave_k, c_wave and
 // c_mem multiply). The calibrator fits against exactly these.
 struct GemmWaveFeatures {
-  double wave_k = 0;  // waves * k_iters
+  double wave_k = 0;   // waves * k_iters
+  double block_k = 0;  // blocks / sm_count * k_iters
   double wave = 0;    // waves
   double mem = 0;     // bytes / bandwidth, in µs
 };

@@ -44,3 +44,33 @@ void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
 nlohmann::json kernel_eval_json(const KernelEvalResult& r);
 
 }  // namespace pm2lat::reports
+
+namespace pm2lat::reports {
+
+// Cross-GPU scoring (`pm2lat eval kernels --source A --target B`): every shape measured on
+// both A and B is presented as the runtime would see it on A (A's kernel name, grid, block,
+// shape) and predicted on B with B's profile; B's row is only the ground truth.
+struct CrossGroup {
+  std::string source, target, op;
+  ErrorSummary error;
+};
+
+struct CrossEvalResult {
+  std::vector<CrossGroup> pairs;   // per (source, target, op)
+  std::vector<CrossGroup> totals;  // per (source, target), op = "all"
+  ErrorSummary overall;
+  ErrorSummary gemm;               // GEMM rows over all pairs
+};
+
+// `source` / `target`: GPU names as in the table or the catalogue; "all" = every GPU in the
+// table (pairs of distinct GPUs).
+CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
+                                   const std::string& source, const std::string& target);
+
+void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
+nlohmann::json cross_eval_json(const CrossEvalResult& r);
+
+// The source x target matrix of MAPE (GEMM rows only when `gemm_only`), for closing notes.
+void print_cross_matrix(std::ostream& out, const CrossEvalResult& r);
+
+}  // namespace pm2lat::reports

@@ -1,0 +1,58 @@
+#include "graph_registry.h"
+
+namespace pm2lat::shim {
+
+void GraphRegistry::add_captured(const LaunchSlot& slot) {
+  if (slot.graph_node == 0) return;
+  if (nodes_.size() >= kMaxNodes && nodes_.count(slot.graph_node) == 0) {
+    ++refused_;
+    return;
+  }
+  nodes_[slot.graph_node] = slot;
+  if (slot.graph != 0) graph_nodes_[slot.graph].push_back(slot.graph_node);
+}
+
+void GraphRegistry::clone(std::uint64_t original, std::uint64_t clone) {
+  auto it = nodes_.find(original);
+  if (it == nodes_.end()) return;
+  if (nodes_.size() >= kMaxNodes) {
+    ++refused_;
+    return;
+  }
+  LaunchSlot copy = it->second;
+  copy.graph_node = clone;
+  nodes_[clone] = copy;
+}
+
+void GraphRegistry::remove_node(std::uint64_t node) { nodes_.erase(node); }
+
+const LaunchSlot* GraphRegistry::node(std::uint64_t node) const {
+  auto it = nodes_.find(node);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+
+void GraphRegistry::instantiate(std::uint64_t graph, std::uint64_t exec) {
+  std::vector<LaunchSlot>& kernels = exec_kernels_[exec];
+  kernels.clear();
+  auto g = graph_nodes_.find(graph);
+  if (g == graph_nodes_.end()) return;
+  for (std::uint64_t n : g->second) {
+    if (auto it = nodes_.find(n); it != nodes_.end()) kernels.push_back(it->second);
+  }
+}
+
+void GraphRegistry::destroy_exec(std::uint64_t exec) { exec_kernels_.erase(exec); }
+
+void GraphRegistry::destroy_graph(std::uint64_t graph) {
+  auto it = graph_nodes_.find(graph);
+  if (it == graph_nodes_.end()) return;
+  for (std::uint64_t n : it->second) nodes_.erase(n);
+  graph_nodes_.erase(it);
+}
+
+const std::vector<LaunchSlot>* GraphRegistry::kernels_of_exec(std::uint64_t exec) const {
+  auto e = exec_kernels_.find(exec);
+  return e == exec_kernels_.end() ? nullptr : &e->second;
+}
+
+}  // namespace pm2lat::shim

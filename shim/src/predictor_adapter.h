@@ -1,0 +1,49 @@
+// The one place the runtime talks to the predictor: load profiles and targets, classify a
+// kernel name, predict a record for every target. Everything the shim needs from
+// predictor/ goes through here, so a change in that API touches this file only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/kernel_record.h"
+#include "pm2lat/prediction.h"
+
+namespace pm2lat::shim {
+
+class PredictorAdapter {
+ public:
+  // Loads the profiles (PM2LAT_PROFILES or the shipped ones) and resolves `targets` plus the
+  // GPU the program runs on (`source_device`, the driver's name for it). Problems (a bad
+  // profile, an unknown target) are returned in `problems`, one clear line each; the adapter
+  // then predicts for what it could load, or for nothing.
+  PredictorAdapter(const std::vector<std::string>& targets, const std::string& source_device,
+                   std::vector<std::string>* problems);
+  ~PredictorAdapter();
+
+  bool available() const noexcept;
+  // Canonical names of the targets predictions are made for: the requested ones in order, then
+  // the GPU the program runs on when the catalogue knows it.
+  const std::vector<std::string>& target_names() const noexcept { return names_; }
+  // Canonical catalogue name of the GPU the program runs on; "" when unknown.
+  const std::string& source_name() const noexcept { return source_name_; }
+
+  static KernelClass classify(std::string_view kernel_name) noexcept;
+
+  // One prediction per target, in target_names() order. Never throws: a failing model gives
+  // no prediction for that target.
+  void predict(const KernelRecord& record, const KernelClass& cls,
+               std::vector<std::pair<std::string, Prediction>>& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> names_;
+  std::string source_name_;
+};
+
+}  // namespace pm2lat::shim

@@ -1,0 +1,78 @@
+// The end-of-run summary: per kernel family and target, how many kernels, how long they
+// took, how long they would take on each target, and how far the prediction for the GPU the
+// program ran on was from the measurement; the busiest kernels; and the shim's own counters
+// (coverage, drops) so a user can tell how complete the records are.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pm2lat/record_jsonl.h"
+
+namespace pm2lat::shim {
+
+struct ShimCounters {
+  std::uint64_t launches = 0;         // kernel launches recorded (captured ones included)
+  std::uint64_t records = 0;          // kernel records emitted
+  std::uint64_t measured = 0;
+  std::uint64_t unmeasured = 0;
+  std::uint64_t unhooked = 0;         // CUPTI saw it, no hook did (coverage gap)
+  std::uint64_t runtime_only = 0;
+  std::uint64_t captured = 0;         // launches recorded into graphs
+  std::uint64_t graph_replays = 0;    // kernels emitted from graph launches
+  std::uint64_t failed_launches = 0;  // launch calls that returned an error
+  std::uint64_t dropped = 0;          // launches lost to full rings
+  std::uint64_t cupti_dropped = 0;    // records CUPTI dropped
+  std::uint64_t timing_lost = 0;      // launches whose CUPTI record never came
+  std::uint64_t passed_through = 0;   // launches before start-up / after shutdown
+  std::uint64_t library_calls = 0;    // outermost cuBLAS/cuBLASLt/cuDNN calls intercepted
+};
+
+class Summary {
+ public:
+  // `source` is the canonical name of the GPU the program ran on ("" when unknown).
+  explicit Summary(std::string source = {}) : source_(std::move(source)) {}
+
+  // `measured_ns` is exact when the duration came from CUPTI.
+  void add(const PredictedRecord& r, std::uint64_t measured_ns);
+  ShimCounters& counters() noexcept { return counters_; }
+  const ShimCounters& counters() const noexcept { return counters_; }
+
+  struct FamilyTotals {
+    std::uint64_t count = 0;
+    std::uint64_t measured_count = 0;
+    double measured_ms = 0;
+    std::map<std::string, double> predicted_ms;  // by target
+    // Kernels with both a measurement and a prediction for the source GPU.
+    std::uint64_t compared = 0;
+    double compared_measured_ms = 0;
+    double compared_predicted_ms = 0;
+    double abs_error_sum = 0;  // sum of |pred - meas| / meas
+  };
+  struct KernelTotals {
+    std::string family;
+    std::uint64_t count = 0;
+    std::uint64_t measured_count = 0;
+    std::uint64_t measured_ns = 0;
+  };
+
+  const std::map<std::string, FamilyTotals>& families() const noexcept { return families_; }
+  const std::unordered_map<std::string, KernelTotals>& kernels() const noexcept { return kernels_; }
+
+  // The summary as one JSON document ("schema":"pm2lat.summary","version":1).
+  std::string to_json(const std::string& mode, const std::vector<std::string>& targets,
+                      const std::vector<std::string>& warnings, std::size_t top_kernels = 200) const;
+  // A few lines for a terminal.
+  std::string to_text(const std::vector<std::string>& targets) const;
+
+ private:
+  std::string source_;
+  ShimCounters counters_;
+  std::map<std::string, FamilyTotals> families_;
+  std::unordered_map<std::string, KernelTotals> kernels_;
+};
+
+}  // namespace pm2lat::shim

@@ -1,0 +1,627 @@
+#include "worker.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "clock.h"
+#include "diagnostics.h"
+#include "event_timer.h"
+#include "handle_cache.h"
+#include "launch_recorder.h"
+#include "library_context.h"
+#include "string_table.h"
+#include "thread_ring.h"
+#include "thread_state.h"
+
+namespace pm2lat::shim {
+
+namespace {
+
+constexpr std::uint64_t kMs = 1'000'000;
+constexpr std::uint64_t kTimingTimeoutNs = 10'000 * kMs;  // a launch's CUPTI record is late
+constexpr std::uint64_t kOrphanGraceNs = 100 * kMs;       // a record waits for its launch slot
+constexpr std::uint64_t kGraphLaunchKeepNs = 30'000 * kMs;
+constexpr std::size_t kMaxPending = std::size_t(1) << 18;
+constexpr std::size_t kMaxExternal = std::size_t(1) << 20;
+constexpr std::size_t kMaxPredictionMemo = std::size_t(1) << 16;
+constexpr std::uint64_t kSeqKeyBit = std::uint64_t(1) << 63;  // tells by_seq_ keys apart
+constexpr std::uint64_t kDroppedLaunch = ~std::uint64_t{0};
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+template <typename T>
+std::uint64_t mix_bytes(std::uint64_t h, const T& v) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
+  return h;
+}
+
+std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id) {
+  std::uint64_t h = mix(1469598103934665603ull, name_id);
+  for (auto d : {r.launch.grid, r.launch.block, r.launch.cluster}) {
+    h = mix(h, d.x);
+    h = mix(h, d.y);
+    h = mix(h, d.z);
+  }
+  h = mix(h, r.launch.shared_mem_bytes);
+  h = mix(h, r.launch.registers_per_thread);
+  h = mix(h, static_cast<std::uint64_t>(r.op.kind));
+  if (r.op.kind == OpKind::kGemm) h = mix_bytes(h, r.op.gemm);
+  if (r.op.kind == OpKind::kConv) h = mix_bytes(h, r.op.conv);
+  for (std::int64_t a : r.launch.int_args) h = mix(h, static_cast<std::uint64_t>(a));
+  return h;
+}
+
+bool same_geometry(const LaunchSlot& s, const KernelTiming& t) {
+  for (int i = 0; i < 3; ++i) {
+    if (s.grid[i] != t.grid[i] || s.block[i] != t.block[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Worker::Worker(WorkerSetup setup) : setup_(std::move(setup)) {
+  if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
+  if (::pipe2(done_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) done_pipe_[0] = done_pipe_[1] = -1;
+}
+
+Worker::~Worker() {
+  for (int fd : {wake_pipe_[0], wake_pipe_[1], done_pipe_[0], done_pipe_[1]}) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+void Worker::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+int Worker::request_finish_from_signal() noexcept {
+  stop_.store(true, std::memory_order_release);
+  if (wake_pipe_[1] >= 0) {
+    const char c = 's';
+    [[maybe_unused]] ssize_t n = ::write(wake_pipe_[1], &c, 1);
+  }
+  return done_pipe_[0];
+}
+
+void Worker::finish(std::uint32_t timeout_ms) {
+  const int done = request_finish_from_signal();
+  if (thread_.joinable()) {
+    if (done >= 0) {
+      pollfd p{done, POLLIN, 0};
+      ::poll(&p, 1, static_cast<int>(timeout_ms));
+    }
+    if (finished_.load(std::memory_order_acquire)) {
+      thread_.join();
+    } else {
+      // The worker is stuck (a driver or CUPTI lock held by a thread that will never run
+      // again): leave it rather than hang the program's exit.
+      thread_.detach();
+    }
+  }
+}
+
+void Worker::run() {
+  ThreadState& ts = thread_state();
+  ts.internal = true;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  pthread_setname_np(pthread_self(), "pm2lat-worker");
+
+  std::vector<std::string> problems = setup_.startup_problems;
+  predictor_ = std::make_unique<PredictorAdapter>(setup_.targets, setup_.source_device, &problems);
+  summary_ = Summary(predictor_->source_name());
+  for (const auto& p : problems) Diagnostics::instance().warn_once(p, p);
+
+  if (!setup_.records_path.empty()) {
+    records_ = std::fopen(setup_.records_path.c_str(), "we");
+    if (records_ == nullptr) {
+      Diagnostics::instance().warn_once("records-open", "cannot write " + setup_.records_path + ": " +
+                                                            std::strerror(errno));
+    } else {
+      std::setvbuf(records_, nullptr, _IOFBF, std::size_t(1) << 20);
+      RecordsHeader h = setup_.header;
+      h.gpu = predictor_->source_name();
+      h.targets = predictor_->target_names();
+      std::string line = header_to_jsonl(h);
+      line.pop_back();
+      line += ",\"runtime\":{\"mode\":\"" + setup_.mode + "\",\"version\":\"" PM2LAT_VERSION "\"}}";
+      write_line(line);
+    }
+  }
+
+  std::uint32_t idle_sleep_us = 500;
+  while (!stop_.load(std::memory_order_acquire)) {
+    const std::uint64_t before = summary_.counters().launches + summary_.counters().records;
+    iteration(false);
+    const bool progress = summary_.counters().launches + summary_.counters().records != before;
+    if (progress) {
+      idle_sleep_us = 500;
+      continue;
+    }
+    pollfd p{wake_pipe_[0], POLLIN, 0};
+    ::poll(&p, wake_pipe_[0] >= 0 ? 1 : 0, static_cast<int>(idle_sleep_us / 1000 + 1));
+    idle_sleep_us = idle_sleep_us < 10'000 ? idle_sleep_us * 2 : 10'000;
+  }
+  finalise();
+}
+
+void Worker::finalise() {
+  if (setup_.cupti_activity) CuptiActivity::instance().flush(true);
+  iteration(true);
+  summary_.counters().passed_through =
+      launch_path_state().passed_through.load(std::memory_order_relaxed);
+  summary_.counters().library_calls = library_calls_made();
+  for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
+    summary_.counters().dropped += r->dropped();
+  }
+  if (setup_.cupti_activity) summary_.counters().cupti_dropped += CuptiActivity::instance().records_dropped();
+  write_summary();
+  if (records_ != nullptr) {
+    std::fclose(records_);
+    records_ = nullptr;
+  }
+  finished_.store(true, std::memory_order_release);
+  if (done_pipe_[1] >= 0) {
+    const char c = 'd';
+    [[maybe_unused]] ssize_t n = ::write(done_pipe_[1], &c, 1);
+  }
+}
+
+void Worker::iteration(bool final) {
+  ++iterations_;
+  buffers_.clear();
+  if (setup_.cupti_activity) CuptiActivity::instance().take_completed(buffers_);
+  // Rings before buffers: a launch's slot is published before its kernel can complete, so
+  // every record in these buffers has its slot drained by now (or arriving in a moment).
+  for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
+    drain_ring(r, final);
+  }
+  CuptiActivity& activity = CuptiActivity::instance();
+  for (const auto& b : buffers_) {
+    activity.parse(
+        b, [this](const KernelTiming& t) { on_timing(t, false); },
+        [this](const ExternalCorrelation& e) { on_external(e); });
+  }
+  process_orphans(final);
+  expire_pending(final);
+  RingRegistry::instance().prune([](ThreadRing* r) { EventTimer::release(r); });
+
+  const std::uint64_t now = monotonic_ns();
+  if (records_ != nullptr && now - last_flush_ns_ > setup_.flush_ms * kMs) {
+    std::fflush(records_);
+    last_flush_ns_ = now;
+  }
+  if (setup_.cupti_activity && now - last_cupti_flush_ns_ > 500 * kMs) {
+    // Complete buffers only; CUPTI's own periodic flush may be unavailable.
+    activity.flush(false);
+    last_cupti_flush_ns_ = now;
+  }
+}
+
+bool Worker::drain_ring(ThreadRing* ring, bool final) {
+  bool any = false;
+  while (LaunchSlot* s = ring->peek()) {
+    if (!handle_slot(ring, *s, final)) break;
+    ring->pop();
+    any = true;
+  }
+  return any;
+}
+
+bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
+  switch (s.kind) {
+    case SlotKind::kKernel:
+      if ((s.flags & slot_flags::kEventsTimed) != 0 && s.result == 0 &&
+          (s.flags & slot_flags::kCaptured) == 0) {
+        double us = 0;
+        EventTimer::Poll p = EventTimer::poll(ring, &s, &us);
+        for (int waited = 0; final && p == EventTimer::Poll::kPending && waited < 500; ++waited) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          p = EventTimer::poll(ring, &s, &us);
+        }
+        // Keep the slot (and its event pair) until the GPU is done with it.
+        if (p == EventTimer::Poll::kPending && !final) return false;
+        summary_.counters().launches++;
+        if (p == EventTimer::Poll::kReady) {
+          emit(&s, nullptr, us, static_cast<std::uint64_t>(us * 1000.0 + 0.5), notes::kEventsTiming);
+        } else {
+          summary_.counters().timing_lost++;
+          emit(&s, nullptr, std::nullopt, 0, notes::kUnmeasured | notes::kTimingLost);
+        }
+        return true;
+      }
+      handle_kernel_slot(s);
+      return true;
+    case SlotKind::kGraphLaunch:
+      handle_graph_launch(s);
+      return true;
+    case SlotKind::kGraphInstantiate:
+      graphs_.instantiate(s.graph, s.graph_exec);
+      return true;
+    case SlotKind::kGraphExecDestroy:
+      graphs_.destroy_exec(s.graph_exec);
+      return true;
+    case SlotKind::kGraphDestroy:
+      graphs_.destroy_graph(s.graph);
+      return true;
+    case SlotKind::kGraphNodeCloned:
+      graphs_.clone(s.graph_node, s.graph_exec);
+      return true;
+    case SlotKind::kGraphNodeDestroyed:
+      graphs_.remove_node(s.graph_node);
+      return true;
+  }
+  return true;
+}
+
+void Worker::handle_kernel_slot(const LaunchSlot& s) {
+  ShimCounters& c = summary_.counters();
+  c.launches++;
+  if (s.result != 0) {
+    c.failed_launches++;
+    return;
+  }
+  if ((s.flags & slot_flags::kCaptured) != 0) {
+    graphs_.add_captured(s);
+    c.captured++;
+    return;
+  }
+  const std::uint64_t now = monotonic_ns();
+  if (setup_.timing == TimingMode::kCupti) {
+    if ((s.flags & slot_flags::kFromCallback) != 0 && s.correlation_id != 0) {
+      by_correlation_[s.correlation_id] = Pending{s, now};
+      pending_order_.emplace_back(s.correlation_id, now);
+    } else if ((s.flags & slot_flags::kExternalCorrelation) != 0) {
+      by_seq_[s.seq] = Pending{s, now};
+      pending_order_.emplace_back(s.seq | kSeqKeyBit, now);
+    } else {
+      runtime_only_.push_back(Pending{s, now});
+    }
+    return;
+  }
+  std::uint32_t bits = notes::kUnmeasured;
+  if (setup_.predict_only) bits |= notes::kPredictOnly;
+  emit(&s, nullptr, std::nullopt, 0, bits);
+}
+
+void Worker::handle_graph_launch(const LaunchSlot& s) {
+  ShimCounters& c = summary_.counters();
+  if (s.result != 0) {
+    c.failed_launches++;
+    return;
+  }
+  const std::uint64_t now = monotonic_ns();
+  if (setup_.timing == TimingMode::kCupti) {
+    if ((s.flags & slot_flags::kFromCallback) != 0) {
+      graph_by_correlation_[s.correlation_id] = s;
+      graph_order_.emplace_back(s.correlation_id, now);
+    } else if ((s.flags & slot_flags::kExternalCorrelation) != 0) {
+      graph_by_seq_[s.seq] = s;
+      graph_order_.emplace_back(s.seq | kSeqKeyBit, now);
+    }
+    return;
+  }
+  // No per-kernel durations: each replay is the kernels recorded at capture.
+  const std::vector<LaunchSlot>* kernels = graphs_.kernels_of_exec(s.graph_exec);
+  if (kernels == nullptr) return;
+  std::uint32_t bits = notes::kGraphReplay | notes::kUnmeasured;
+  if (setup_.predict_only) bits |= notes::kPredictOnly;
+  for (const LaunchSlot& t : *kernels) {
+    LaunchSlot k = t;
+    k.seq = launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
+    k.host_ts_ns = s.host_ts_ns;
+    k.stream = s.stream;
+    c.graph_replays++;
+    emit(&k, nullptr, std::nullopt, 0, bits);
+  }
+}
+
+void Worker::on_external(const ExternalCorrelation& e) {
+  if (external_.size() >= kMaxExternal) external_.clear();
+  external_[e.correlation_id] = e.external_id;
+}
+
+void Worker::on_timing(const KernelTiming& t, bool) {
+  if (join_timing(t)) return;
+  orphans_.push_back(Orphan{t, monotonic_ns(), iterations_});
+}
+
+bool Worker::join_timing(const KernelTiming& t) {
+  const bool callbacks = setup_.metadata == MetadataSource::kCuptiCallbacks;
+  const double us = double(t.end_ns - t.start_ns) / 1000.0;
+  const std::uint64_t ns = t.end_ns - t.start_ns;
+  if (t.graph_node_id != 0) {
+    const LaunchSlot* launch = nullptr;
+    if (callbacks) {
+      if (auto it = graph_by_correlation_.find(t.correlation_id); it != graph_by_correlation_.end()) {
+        launch = &it->second;
+      }
+    } else if (auto e = external_.find(t.correlation_id); e != external_.end()) {
+      if (auto it = graph_by_seq_.find(e->second); it != graph_by_seq_.end()) launch = &it->second;
+    }
+    const LaunchSlot* tmpl = graphs_.node(t.graph_node_id);
+    if (tmpl == nullptr && launch != nullptr) {
+      // Hook mode knows nodes by handle, CUPTI by id: match the replayed kernel to its
+      // graph's capture by name and geometry, and remember the id for the next replays.
+      if (const auto* kernels = graphs_.kernels_of_exec(launch->graph_exec)) {
+        for (const LaunchSlot& k : *kernels) {
+          if (same_geometry(k, t) && t.name != nullptr &&
+              StringTable::instance().get(k.name_id) == t.name) {
+            LaunchSlot alias = k;
+            alias.graph_node = t.graph_node_id;
+            alias.graph = 0;
+            graphs_.add_captured(alias);
+            tmpl = graphs_.node(t.graph_node_id);
+            break;
+          }
+        }
+      }
+    }
+    if (tmpl == nullptr && launch == nullptr) return false;
+    summary_.counters().graph_replays++;
+    if (tmpl != nullptr) {
+      LaunchSlot k = *tmpl;
+      k.seq = launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
+      k.correlation_id = t.correlation_id;
+      emit(&k, &t, us, ns, notes::kGraphReplay);
+    } else {
+      emit(nullptr, &t, us, ns, notes::kGraphReplay);
+    }
+    return true;
+  }
+  if (callbacks) {
+    auto it = by_correlation_.find(t.correlation_id);
+    if (it == by_correlation_.end()) return false;
+    emit(&it->second.slot, &t, us, ns, 0);
+    by_correlation_.erase(it);
+    return true;
+  }
+  auto e = external_.find(t.correlation_id);
+  if (e == external_.end()) return false;
+  if (e->second == kDroppedLaunch) {
+    external_.erase(e);
+    emit(nullptr, &t, us, ns, notes::kLaunchDropped);
+    return true;
+  }
+  auto it = by_seq_.find(e->second);
+  if (it == by_seq_.end()) return false;
+  emit(&it->second.slot, &t, us, ns, 0);
+  by_seq_.erase(it);
+  external_.erase(e);
+  return true;
+}
+
+void Worker::process_orphans(bool final) {
+  const std::uint64_t now = monotonic_ns();
+  while (!orphans_.empty()) {
+    Orphan& o = orphans_.front();
+    if (!final && (iterations_ - o.iteration < 2 || now - o.arrived_ns < kOrphanGraceNs)) break;
+    const KernelTiming t = o.timing;
+    orphans_.pop_front();
+    if (join_timing(t)) continue;
+    const double us = double(t.end_ns - t.start_ns) / 1000.0;
+    const std::uint64_t ns = t.end_ns - t.start_ns;
+    // A launch only a runtime hook saw has no correlation: join it by name and geometry.
+    bool matched = false;
+    for (auto it = runtime_only_.begin(); it != runtime_only_.end(); ++it) {
+      if (same_geometry(it->slot, t) && t.name != nullptr &&
+          StringTable::instance().get(it->slot.name_id) == t.name) {
+        const LaunchSlot s = it->slot;
+        runtime_only_.erase(it);
+        emit(&s, &t, us, ns, notes::kRuntimeOnly);
+        matched = true;
+        break;
+      }
+    }
+    if (matched) continue;
+    // The coverage oracle: CUPTI ran a kernel no hook saw.
+    summary_.counters().unhooked++;
+    emit(nullptr, &t, us, ns, notes::kUnhooked);
+  }
+}
+
+void Worker::expire_pending(bool final) {
+  const std::uint64_t now = monotonic_ns();
+  while (!pending_order_.empty()) {
+    const auto [key, arrived] = pending_order_.front();
+    Pending* p = nullptr;
+    if (key & kSeqKeyBit) {
+      auto it = by_seq_.find(key & ~kSeqKeyBit);
+      if (it != by_seq_.end()) p = &it->second;
+    } else {
+      auto it = by_correlation_.find(static_cast<std::uint32_t>(key));
+      if (it != by_correlation_.end()) p = &it->second;
+    }
+    if (p == nullptr) {  // already joined
+      pending_order_.pop_front();
+      continue;
+    }
+    const bool too_many = by_seq_.size() + by_correlation_.size() > kMaxPending;
+    if (!final && !too_many && now - arrived < kTimingTimeoutNs) break;
+    summary_.counters().timing_lost++;
+    emit(&p->slot, nullptr, std::nullopt, 0, notes::kUnmeasured | notes::kTimingLost);
+    if (key & kSeqKeyBit) {
+      by_seq_.erase(key & ~kSeqKeyBit);
+    } else {
+      by_correlation_.erase(static_cast<std::uint32_t>(key));
+    }
+    pending_order_.pop_front();
+  }
+  while (!runtime_only_.empty() &&
+         (final || now - runtime_only_.front().arrived_ns > kTimingTimeoutNs)) {
+    summary_.counters().timing_lost++;
+    const LaunchSlot s = runtime_only_.front().slot;
+    runtime_only_.pop_front();
+    emit(&s, nullptr, std::nullopt, 0, notes::kRuntimeOnly | notes::kUnmeasured | notes::kTimingLost);
+  }
+  while (!graph_order_.empty() && (final || now - graph_order_.front().second > kGraphLaunchKeepNs)) {
+    const std::uint64_t key = graph_order_.front().first;
+    if (key & kSeqKeyBit) {
+      graph_by_seq_.erase(key & ~kSeqKeyBit);
+    } else {
+      graph_by_correlation_.erase(static_cast<std::uint32_t>(key));
+    }
+    graph_order_.pop_front();
+  }
+}
+
+const KernelClass& Worker::classify(std::uint32_t name_id) {
+  auto it = classes_.find(name_id);
+  if (it != classes_.end()) return it->second;
+  return classes_.emplace(name_id, PredictorAdapter::classify(StringTable::instance().get(name_id)))
+      .first->second;
+}
+
+const std::vector<std::pair<std::string, Prediction>>& Worker::predict(const KernelRecord& r,
+                                                                      std::uint32_t name_id,
+                                                                      const KernelClass& cls) {
+  static const std::vector<std::pair<std::string, Prediction>> kNone;
+  if (predictor_ == nullptr || !predictor_->available()) return kNone;
+  // Training loops repeat the same launches: predict each distinct one once.
+  const std::uint64_t key = prediction_key(r, name_id);
+  auto it = predictions_.find(key);
+  if (it != predictions_.end()) return it->second;
+  if (predictions_.size() >= kMaxPredictionMemo) predictions_.clear();
+  std::vector<std::pair<std::string, Prediction>> out;
+  predictor_->predict(r, cls, out);
+  return predictions_.emplace(key, std::move(out)).first->second;
+}
+
+void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing,
+                  std::optional<double> measured_us, std::uint64_t measured_ns,
+                  std::uint32_t bits) {
+  StringTable& names = StringTable::instance();
+  std::uint32_t name_id = slot ? slot->name_id : 0;
+  if (name_id == StringTable::kUnknown && timing != nullptr && timing->name != nullptr) {
+    auto it = cupti_names_.find(timing->name);
+    if (it == cupti_names_.end()) it = cupti_names_.emplace(timing->name, names.intern(timing->name)).first;
+    name_id = it->second;
+  }
+
+  PredictedRecord pr;
+  KernelRecord& r = pr.record;
+  r.seq = slot ? slot->seq : launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
+  r.ts_ns = timing ? timing->start_ns : slot->host_ts_ns;
+  r.device = timing ? static_cast<std::int32_t>(timing->device) : 0;
+  r.stream = timing ? timing->stream : slot->stream;
+  r.launch.name = std::string(names.get(name_id));
+  const std::uint32_t* grid = slot ? slot->grid : timing->grid;
+  const std::uint32_t* block = slot ? slot->block : timing->block;
+  const std::uint32_t* cluster = slot ? slot->cluster : timing->cluster;
+  r.launch.grid = Dim3{grid[0], grid[1], grid[2]};
+  r.launch.block = Dim3{block[0], block[1], block[2]};
+  r.launch.cluster = Dim3{cluster[0], cluster[1], cluster[2]};
+  r.launch.shared_mem_bytes = slot ? slot->smem : timing->smem;
+  r.launch.registers_per_thread = (slot && slot->regs) ? slot->regs : (timing ? timing->registers : 0);
+  if (timing != nullptr && timing->graph_node_id != 0) {
+    r.graph_id = timing->graph_id;
+    r.graph_node_id = timing->graph_node_id;
+  }
+  RecordNotes n;
+  n.bits = bits;
+  if (slot != nullptr) {
+    for (int i = 0; i < slot->n_args; ++i) {
+      const std::int64_t v = slot->args[i];
+      n.args.push_back(v);
+      // An 8-byte parameter this large is a pointer, not a size the models could use.
+      const bool eight = (slot->arg_is_8byte >> i) & 1u;
+      if (!eight || (v > -(std::int64_t(1) << 40) && v < (std::int64_t(1) << 40))) {
+        r.launch.int_args.push_back(v);
+      }
+    }
+    if ((slot->flags & slot_flags::kHasOp) != 0) {
+      r.op.kind = slot->op.kind;
+      r.op.source = to_string(slot->op.source);
+      r.op.name = to_string(slot->op.api);
+      r.op.gemm = slot->op.gemm;
+      r.op.conv = slot->op.conv;
+      n.call = slot->op.call_id;
+    }
+    if (slot->flags & slot_flags::kFirstLaunch) n.bits |= notes::kFirstLaunch;
+    if (slot->flags & slot_flags::kCooperative) n.bits |= notes::kCooperative;
+    if (slot->flags & slot_flags::kRuntimeOnly) n.bits |= notes::kRuntimeOnly;
+    if (slot->api != LaunchApi::kUnknown) n.api = to_string(slot->api);
+    if (slot->runtime_api != LaunchApi::kUnknown) n.via = to_string(slot->runtime_api);
+    n.correlation = slot->correlation_id;
+  }
+  if (timing != nullptr) n.correlation = timing->correlation_id;
+  r.measured_us = measured_us;
+  r.basis = TimeBasis::kKernel;
+  pr.rank = setup_.header.rank;
+  pr.gpu = predictor_ ? predictor_->source_name() : std::string();
+
+  const KernelClass& cls = classify(name_id);
+  pr.family = cls.family;
+  pr.config = cls.config;
+  const auto& preds = predict(r, name_id, cls);
+  pr.predictions = preds;
+
+  // Predict-only: let the launch path label the next launches of this kernel in NVTX.
+  if (setup_.predict_only && slot != nullptr && !preds.empty()) {
+    if (KernelInfo* info = HandleCache::instance().find(slot->handle)) {
+      info->last_prediction_us.store(preds.front().second.us, std::memory_order_relaxed);
+      info->last_geometry.store(geometry_digest(slot->name_id, slot->grid, slot->block, slot->smem),
+                                std::memory_order_release);
+    }
+  }
+
+  ShimCounters& c = summary_.counters();
+  c.records++;
+  if (measured_us) {
+    c.measured++;
+  } else {
+    c.unmeasured++;
+  }
+  if (n.bits & notes::kRuntimeOnly) c.runtime_only++;
+  summary_.add(pr, measured_ns);
+
+  if (records_ != nullptr) {
+    line_ = record_to_jsonl(pr);
+    append_notes(line_, n);
+    write_line(line_);
+  }
+}
+
+void Worker::write_line(const std::string& line) {
+  if (records_ == nullptr) return;
+  std::fwrite(line.data(), 1, line.size(), records_);
+  std::fputc('\n', records_);
+}
+
+void Worker::write_summary() {
+  const std::vector<std::string> targets =
+      predictor_ ? predictor_->target_names() : std::vector<std::string>{};
+  const std::string json =
+      summary_.to_json(setup_.mode, targets, Diagnostics::instance().warnings());
+  auto write_file = [&](const std::string& path) {
+    if (path.empty()) return;
+    if (std::FILE* f = std::fopen(path.c_str(), "we")) {
+      std::fwrite(json.data(), 1, json.size(), f);
+      std::fclose(f);
+    } else {
+      Diagnostics::instance().warn_once("summary-open", "cannot write " + path);
+    }
+  };
+  write_file(setup_.summary_json_path);
+  if (setup_.summary == "stderr") {
+    const std::string text = summary_.to_text(targets);
+    [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+  } else if (!setup_.summary.empty() && setup_.summary != setup_.summary_json_path) {
+    write_file(setup_.summary);
+  }
+}
+
+}  // namespace pm2lat::shim

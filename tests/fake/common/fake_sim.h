@@ -1,0 +1,56 @@
+// The simulated GPU shared by the fake driver and the tests that check it: deterministic
+// kernel durations and the device the fake pretends to be. Tests compute expected
+// measurements with the same function the fake uses to time kernels.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+namespace fake_sim {
+
+inline std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Base cost of every kernel in ns; FAKE_CUDA_BASE_NS overrides it (throughput tests use
+// short kernels so they finish quickly).
+inline std::uint64_t base_ns() {
+  if (const char* v = std::getenv("FAKE_CUDA_BASE_NS")) return std::strtoull(v, nullptr, 10);
+  return 1500;
+}
+
+// Duration of one kernel: a base cost, a name-dependent part and a part that grows with the
+// work (blocks x threads). Integer nanoseconds, so measurements compare exactly.
+inline std::uint64_t kernel_duration_ns(std::string_view name, std::uint32_t gx, std::uint32_t gy,
+                                        std::uint32_t gz, std::uint32_t bx, std::uint32_t by,
+                                        std::uint32_t bz, std::uint64_t base = base_ns()) {
+  const std::uint64_t blocks = std::uint64_t{gx} * gy * gz;
+  const std::uint64_t threads = std::uint64_t{bx} * by * bz;
+  return base + fnv1a(name) % 997 + (blocks * threads) / 64;
+}
+
+struct DeviceModel {
+  const char* name;
+  int cc_major;
+  int cc_minor;
+  int sm_count;
+  int clock_khz;
+  int max_smem_per_block;
+};
+
+// FAKE_CUDA_DEVICE=A100 selects the A100; anything else is an H100.
+inline DeviceModel device_model() {
+  const char* v = std::getenv("FAKE_CUDA_DEVICE");
+  if (v != nullptr && std::string_view(v) == "A100") {
+    return {"NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, 166912};
+  }
+  return {"NVIDIA H100 80GB HBM3", 9, 0, 132, 1980000, 232448};
+}
+
+}  // namespace fake_sim

@@ -1,0 +1,125 @@
+// cuGetProcAddress of the fake driver: base symbol name + CUDA version + stream flags ->
+// the exported variant, with the same rules the real driver documents (the variant
+// introduced in the highest version <= the requested one; `_ptsz` only with the per-thread
+// flag; a missing symbol is CUDA_SUCCESS with a NULL pointer and SYMBOL_NOT_FOUND).
+#include <cstring>
+
+#include "fake_driver_state.h"
+#include "pm2lat/shim/cuda_exported_variants.h"
+
+PM2LAT_DECLARE_LEGACY_GET_PROC_ADDRESS(fake_legacy_get_proc_address)
+
+namespace {
+
+struct Entry {
+  const char* symbol;
+  int version;       // CUDA version that introduced this ABI
+  void* legacy;      // default / legacy-stream variant
+  void* per_thread;  // `_ptsz`/`_ptds` variant, or null when there is none
+};
+
+#define FN(x) reinterpret_cast<void*>(&x)
+
+const Entry kEntries[] = {
+    {"cuInit", 2000, FN(cuInit), nullptr},
+    {"cuDriverGetVersion", 2020, FN(cuDriverGetVersion), nullptr},
+    {"cuDeviceGet", 2000, FN(cuDeviceGet), nullptr},
+    {"cuDeviceGetCount", 2000, FN(cuDeviceGetCount), nullptr},
+    {"cuDeviceGetName", 2000, FN(cuDeviceGetName), nullptr},
+    {"cuDeviceGetAttribute", 2000, FN(cuDeviceGetAttribute), nullptr},
+    {"cuDeviceTotalMem", 3020, FN(cuDeviceTotalMem_v2), nullptr},
+    {"cuDevicePrimaryCtxRetain", 7000, FN(cuDevicePrimaryCtxRetain), nullptr},
+    {"cuDevicePrimaryCtxRelease", 11000, FN(cuDevicePrimaryCtxRelease_v2), nullptr},
+    {"cuCtxCreate", 12050, FN(cuCtxCreate_v4), nullptr},
+    {"cuCtxSetCurrent", 4000, FN(cuCtxSetCurrent), nullptr},
+    {"cuCtxGetCurrent", 4000, FN(cuCtxGetCurrent), nullptr},
+    {"cuCtxGetDevice", 2000, FN(cuCtxGetDevice), nullptr},
+    {"cuCtxSynchronize", 2000, FN(cuCtxSynchronize), nullptr},
+    {"cuGetErrorString", 6000, FN(cuGetErrorString), nullptr},
+    {"cuGetErrorName", 6000, FN(cuGetErrorName), nullptr},
+    {"cuMemAlloc", 3020, FN(cuMemAlloc_v2), nullptr},
+    {"cuMemFree", 3020, FN(cuMemFree_v2), nullptr},
+    {"cuMemcpyHtoD", 3020, FN(cuMemcpyHtoD_v2), nullptr},
+    {"cuMemcpyDtoH", 3020, FN(cuMemcpyDtoH_v2), nullptr},
+    {"cuModuleLoadData", 2000, FN(cuModuleLoadData), nullptr},
+    {"cuModuleLoadDataEx", 2010, FN(cuModuleLoadDataEx), nullptr},
+    {"cuModuleGetFunction", 2000, FN(cuModuleGetFunction), nullptr},
+    {"cuModuleUnload", 2000, FN(cuModuleUnload), nullptr},
+    {"cuLibraryLoadData", 12000, FN(cuLibraryLoadData), nullptr},
+    {"cuLibraryUnload", 12000, FN(cuLibraryUnload), nullptr},
+    {"cuLibraryGetKernel", 12000, FN(cuLibraryGetKernel), nullptr},
+    {"cuKernelGetFunction", 12000, FN(cuKernelGetFunction), nullptr},
+    {"cuKernelGetAttribute", 12000, FN(cuKernelGetAttribute), nullptr},
+    {"cuFuncGetName", 12030, FN(cuFuncGetName), nullptr},
+    {"cuKernelGetName", 12030, FN(cuKernelGetName), nullptr},
+    {"cuFuncGetParamInfo", 12040, FN(cuFuncGetParamInfo), nullptr},
+    {"cuKernelGetParamInfo", 12040, FN(cuKernelGetParamInfo), nullptr},
+    {"cuFuncGetAttribute", 2020, FN(cuFuncGetAttribute), nullptr},
+    {"cuLaunchKernel", 4000, FN(cuLaunchKernel), FN(cuLaunchKernel_ptsz)},
+    {"cuLaunchKernelEx", 11060, FN(cuLaunchKernelEx), FN(cuLaunchKernelEx_ptsz)},
+    {"cuLaunchCooperativeKernel", 9000, FN(cuLaunchCooperativeKernel),
+     FN(cuLaunchCooperativeKernel_ptsz)},
+    {"cuStreamCreate", 2000, FN(cuStreamCreate), nullptr},
+    {"cuStreamDestroy", 4000, FN(cuStreamDestroy_v2), nullptr},
+    {"cuStreamGetId", 12000, FN(cuStreamGetId), FN(cuStreamGetId_ptsz)},
+    {"cuStreamSynchronize", 2000, FN(cuStreamSynchronize), nullptr},
+    {"cuEventCreate", 2000, FN(cuEventCreate), nullptr},
+    {"cuEventDestroy", 4000, FN(cuEventDestroy_v2), nullptr},
+    {"cuEventRecord", 2000, FN(cuEventRecord), FN(cuEventRecord_ptsz)},
+    {"cuEventQuery", 2000, FN(cuEventQuery), nullptr},
+    {"cuEventSynchronize", 2000, FN(cuEventSynchronize), nullptr},
+    {"cuEventElapsedTime", 12080, FN(cuEventElapsedTime_v2), nullptr},
+    {"cuStreamBeginCapture", 10010, FN(cuStreamBeginCapture_v2), FN(cuStreamBeginCapture_v2_ptsz)},
+    {"cuStreamEndCapture", 10000, FN(cuStreamEndCapture), FN(cuStreamEndCapture_ptsz)},
+    {"cuStreamIsCapturing", 10000, FN(cuStreamIsCapturing), FN(cuStreamIsCapturing_ptsz)},
+    {"cuStreamGetCaptureInfo", 12030, FN(cuStreamGetCaptureInfo_v3),
+     FN(cuStreamGetCaptureInfo_v3_ptsz)},
+    {"cuGraphInstantiate", 12000, FN(cuGraphInstantiateWithFlags), nullptr},
+    {"cuGraphInstantiateWithFlags", 11040, FN(cuGraphInstantiateWithFlags), nullptr},
+    {"cuGraphInstantiateWithParams", 12000, FN(cuGraphInstantiateWithParams),
+     FN(cuGraphInstantiateWithParams_ptsz)},
+    {"cuGraphLaunch", 10000, FN(cuGraphLaunch), FN(cuGraphLaunch_ptsz)},
+    {"cuGraphExecDestroy", 10000, FN(cuGraphExecDestroy), nullptr},
+    {"cuGraphDestroy", 10000, FN(cuGraphDestroy), nullptr},
+    {"cuGetProcAddress", 11030, FN(fake_legacy_get_proc_address), nullptr},
+    {"cuGetProcAddress", 12000, FN(cuGetProcAddress_v2), nullptr},
+};
+
+#undef FN
+
+CUresult lookup(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
+                CUdriverProcAddressQueryResult* status) {
+  if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pfn = nullptr;
+  if (cudaVersion > 13000) return CUDA_ERROR_INVALID_VALUE;
+  const Entry* best = nullptr;
+  bool found_name = false;
+  for (const Entry& e : kEntries) {
+    if (std::strcmp(e.symbol, symbol) != 0) continue;
+    found_name = true;
+    if (e.version <= cudaVersion && (best == nullptr || e.version > best->version)) best = &e;
+  }
+  if (best == nullptr) {
+    if (status) {
+      *status = found_name ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+                           : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    }
+    return CUDA_SUCCESS;
+  }
+  const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+  *pfn = (per_thread && best->per_thread) ? best->per_thread : best->legacy;
+  if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" CUresult fake_legacy_get_proc_address(const char* symbol, void** pfn, int cudaVersion,
+                                                 cuuint64_t flags) {
+  return lookup(symbol, pfn, cudaVersion, flags, nullptr);
+}
+
+extern "C" CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion,
+                                        cuuint64_t flags, CUdriverProcAddressQueryResult* status) {
+  return lookup(symbol, pfn, cudaVersion, flags, status);
+}

@@ -1,0 +1,197 @@
+#include "run_program.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+extern char** environ;
+
+namespace pm2lat::test {
+
+namespace {
+
+std::atomic<int> g_counter{0};
+
+}  // namespace
+
+std::string program(const std::string& name) {
+  return std::string(PM2LAT_TEST_PROGRAM_DIR) + "/" + name;
+}
+
+std::string scratch_dir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string dir = std::string(base && *base ? base : "/tmp") + "/pm2lat-test-" +
+                    std::to_string(getpid()) + "-" + std::to_string(g_counter++);
+  ::mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> list_dir(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
+    }
+    ::closedir(d);
+  }
+  return out;
+}
+
+RunResult run(const RunOptions& options) {
+  RunResult result;
+  result.dir = scratch_dir();
+  std::map<std::string, std::string> env;
+  for (const char* var : {"PATH", "HOME", "LANG"}) {
+    if (const char* v = std::getenv(var)) env[var] = v;
+  }
+  env["LD_LIBRARY_PATH"] = PM2LAT_FAKE_CUDA_DIR;
+  env["PM2LAT_OUT"] = result.dir + "/records.jsonl";
+  env["PM2LAT_SUMMARY"] = result.dir + "/summary.json";
+  env["PM2LAT_TARGETS"] = "A100";
+  env["FAKE_CUDA_LOG"] = result.dir + "/fake.log";
+  env["FAKE_CUDA_LOG_KERNELS"] = "1";
+  std::string preload;
+  const std::string sanitizer = PM2LAT_TEST_SANITIZER_RUNTIME;
+  if (!sanitizer.empty()) {
+    // The sanitizer runtime must be the first object loaded.
+    preload = sanitizer;
+    env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0:abort_on_error=0:exitcode=66";
+    env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66:report_signal_unsafe=0";
+  }
+  if (options.preload_shim) preload += (preload.empty() ? "" : ":") + std::string(PM2LAT_SHIM_PATH);
+  if (!preload.empty()) env["LD_PRELOAD"] = preload;
+  for (const auto& [k, v] : options.env) {
+    if (v.empty()) {
+      env.erase(k);
+    } else {
+      env[k] = v;
+    }
+  }
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = options.argv;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const std::string out_path = result.dir + "/stdout.txt";
+  const std::string err_path = result.dir + "/stderr.txt";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&actions, result.dir.c_str());
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + args[0] + ": " + std::strerror(rc));
+
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_s);
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      result.err = "timed out";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.out = read_file(out_path);
+  result.err += read_file(err_path);
+  return result;
+}
+
+Records read_records(const std::string& path) {
+  Records r;
+  std::ifstream in(path);
+  std::string line;
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (first) {
+      r.header = std::move(j);
+      first = false;
+    } else {
+      r.kernels.push_back(std::move(j));
+    }
+  }
+  return r;
+}
+
+FakeLog read_fake_log(const std::string& path) {
+  FakeLog log;
+  std::ifstream in(path);
+  std::string kind;
+  while (in >> kind) {
+    if (kind == "launches") {
+      in >> log.launches;
+    } else if (kind == "kernel") {
+      std::string name;
+      std::uint64_t count = 0, total = 0;
+      in >> name >> count >> total;
+      log.kernels[name] = {count, total};
+    } else if (kind == "exec") {
+      FakeExecution e;
+      in >> e.correlation >> e.name >> e.grid[0] >> e.grid[1] >> e.grid[2] >> e.block[0] >>
+          e.block[1] >> e.block[2] >> e.start_ns >> e.end_ns >> e.graph_node;
+      log.executions.push_back(e);
+    } else {
+      std::string rest;
+      std::getline(in, rest);
+    }
+  }
+  return log;
+}
+
+std::vector<std::string> notes_of(const nlohmann::json& record) {
+  std::vector<std::string> out;
+  if (auto rt = record.find("runtime"); rt != record.end()) {
+    if (auto n = rt->find("notes"); n != rt->end()) {
+      for (const auto& s : *n) out.push_back(s.get<std::string>());
+    }
+  }
+  return out;
+}
+
+bool has_note(const nlohmann::json& record, const std::string& note) {
+  for (const auto& n : notes_of(record)) {
+    if (n == note) return true;
+  }
+  return false;
+}
+
+}  // namespace pm2lat::test
