@@ -31,6 +31,7 @@ void describe_ex(LibraryCallScope& scope, cublasHandle_t h, cublasOperation_t ta
   const DType cmp = from_cublas_compute(compute, a, a == DType::kFp32 && tf32_allowed(h));
   scope.op().gemm = blas_gemm_shape(ta, tb, m, n, k, batch, a, from_cuda_data_type(bt),
                                     from_cuda_data_type(ct), cmp);
+  scope.publish();
 }
 
 void describe_fixed(LibraryCallScope& scope, cublasHandle_t h, cublasOperation_t ta,
@@ -39,6 +40,7 @@ void describe_fixed(LibraryCallScope& scope, cublasHandle_t h, cublasOperation_t
   if (!scope.outermost()) return;
   const DType cmp = (t == DType::kFp32 && tf32_allowed(h)) ? DType::kTf32 : t;
   scope.op().gemm = blas_gemm_shape(ta, tb, m, n, k, batch, t, t, t, cmp);
+  scope.publish();
 }
 
 // cublas_api.h adds C++ inline overloads of these three (taking a cudaDataType compute

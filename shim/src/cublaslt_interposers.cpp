@@ -76,8 +76,9 @@ GemmShape describe(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a_layout,
   return g;
 }
 
-void describe_algo(const cublasLtMatmulAlgo_t* algo, GemmShape& g) noexcept {
-  if (algo == nullptr) return;
+// True when the algorithm said something.
+bool describe_algo(const cublasLtMatmulAlgo_t* algo, GemmShape& g) noexcept {
+  if (algo == nullptr) return false;
   std::uint32_t tile = 0, stages = 0;
   std::int32_t split_k = 0;
   if (algo_attr(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile)) {
@@ -88,6 +89,7 @@ void describe_algo(const cublasLtMatmulAlgo_t* algo, GemmShape& g) noexcept {
     cublaslt_stages(stages, &k, &g.algo_stages);
   }
   if (algo_attr(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split_k)) g.algo_split_k = split_k;
+  return g.algo_tile_m > 0 || g.algo_stages > 0 || g.algo_split_k > 0;
 }
 
 }  // namespace
@@ -105,9 +107,10 @@ extern "C" PM2LAT_EXPORT cublasStatus_t cublasLtMatmul(
   if (scope.outermost()) {
     scope.op().gemm = describe(computeDesc, Adesc, Bdesc, Ddesc);
     describe_algo(algo, scope.op().gemm);
+    scope.publish();
   } else if (scope.op().kind == OpKind::kGemm && scope.op().gemm.algo_tile_m == 0) {
     // Inside a cuBLAS call: that call is the GEMM; cuBLASLt only says how it runs.
-    describe_algo(algo, scope.op().gemm);
+    if (describe_algo(algo, scope.op().gemm)) scope.publish();
   }
   return real(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
               workspace, workspaceSizeInBytes, stream);

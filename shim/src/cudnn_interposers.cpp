@@ -212,7 +212,10 @@ PM2LAT_EXPORT cudnnStatus_t cudnnConvolutionForward(
   auto real = next_definition<decltype(&cudnnConvolutionForward)>(next, "cudnnConvolutionForward");
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
   LibraryCallScope scope(LibrarySource::kCudnn, LibraryApi::kCudnnConvolutionForward, OpKind::kConv);
-  if (scope.outermost()) scope.op().conv = legacy_shape(xDesc, wDesc, convDesc);
+  if (scope.outermost()) {
+    scope.op().conv = legacy_shape(xDesc, wDesc, convDesc);
+    scope.publish();
+  }
   return real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes,
               beta, yDesc, y);
 }
@@ -243,6 +246,7 @@ PM2LAT_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
     }
     scope.op().kind = op.kind;
     scope.op().conv = op.conv;
+    scope.publish();
   }
   return real(handle, executionPlan, variantPack);
 }

@@ -2,13 +2,19 @@
 
 namespace pm2lat::shim {
 
-void GraphRegistry::add_captured(const LaunchSlot& slot) {
+void GraphRegistry::add_captured(const LaunchSlot& slot, const OpPod* op) {
   if (slot.graph_node == 0) return;
   if (nodes_.size() >= kMaxNodes && nodes_.count(slot.graph_node) == 0) {
     ++refused_;
     return;
   }
-  nodes_[slot.graph_node] = slot;
+  GraphTemplate t;
+  t.slot = slot;
+  if (op != nullptr) {
+    t.op = *op;
+    t.has_op = true;
+  }
+  nodes_.insert_or_assign(slot.graph_node, t);
   if (slot.graph != 0) graph_nodes_[slot.graph].push_back(slot.graph_node);
 }
 
@@ -19,20 +25,20 @@ void GraphRegistry::clone(std::uint64_t original, std::uint64_t clone) {
     ++refused_;
     return;
   }
-  LaunchSlot copy = it->second;
-  copy.graph_node = clone;
-  nodes_[clone] = copy;
+  GraphTemplate copy = it->second;
+  copy.slot.graph_node = clone;
+  nodes_.insert_or_assign(clone, copy);
 }
 
 void GraphRegistry::remove_node(std::uint64_t node) { nodes_.erase(node); }
 
-const LaunchSlot* GraphRegistry::node(std::uint64_t node) const {
+const GraphTemplate* GraphRegistry::node(std::uint64_t node) const {
   auto it = nodes_.find(node);
   return it == nodes_.end() ? nullptr : &it->second;
 }
 
 void GraphRegistry::instantiate(std::uint64_t graph, std::uint64_t exec) {
-  std::vector<LaunchSlot>& kernels = exec_kernels_[exec];
+  std::vector<GraphTemplate>& kernels = exec_kernels_[exec];
   kernels.clear();
   auto g = graph_nodes_.find(graph);
   if (g == graph_nodes_.end()) return;
@@ -50,7 +56,7 @@ void GraphRegistry::destroy_graph(std::uint64_t graph) {
   graph_nodes_.erase(it);
 }
 
-const std::vector<LaunchSlot>* GraphRegistry::kernels_of_exec(std::uint64_t exec) const {
+const std::vector<GraphTemplate>* GraphRegistry::kernels_of_exec(std::uint64_t exec) const {
   auto e = exec_kernels_.find(exec);
   return e == exec_kernels_.end() ? nullptr : &e->second;
 }

@@ -14,16 +14,23 @@
 
 namespace pm2lat::shim {
 
+// A kernel node as captured: the launch and the library call context it had.
+struct GraphTemplate {
+  LaunchSlot slot;
+  OpPod op;
+  bool has_op = false;
+};
+
 class GraphRegistry {
  public:
   static constexpr std::size_t kMaxNodes = std::size_t(1) << 20;
 
   // A launch recorded into a graph (slot.graph_node / slot.graph set).
-  void add_captured(const LaunchSlot& slot);
+  void add_captured(const LaunchSlot& slot, const OpPod* op);
   // Callback mode: instantiation cloned `original` into `clone`.
   void clone(std::uint64_t original, std::uint64_t clone);
   void remove_node(std::uint64_t node);
-  const LaunchSlot* node(std::uint64_t node) const;
+  const GraphTemplate* node(std::uint64_t node) const;
 
   // Hook mode.
   void instantiate(std::uint64_t graph, std::uint64_t exec);
@@ -31,15 +38,15 @@ class GraphRegistry {
   void destroy_graph(std::uint64_t graph);
   // Kernel templates of an executable graph, in capture order (null when unknown). Copied at
   // instantiation, so destroying the graph afterwards (a common pattern) loses nothing.
-  const std::vector<LaunchSlot>* kernels_of_exec(std::uint64_t exec) const;
+  const std::vector<GraphTemplate>* kernels_of_exec(std::uint64_t exec) const;
 
   std::size_t size() const noexcept { return nodes_.size(); }
   std::uint64_t refused() const noexcept { return refused_; }
 
  private:
-  std::unordered_map<std::uint64_t, LaunchSlot> nodes_;
+  std::unordered_map<std::uint64_t, GraphTemplate> nodes_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> graph_nodes_;
-  std::unordered_map<std::uint64_t, std::vector<LaunchSlot>> exec_kernels_;
+  std::unordered_map<std::uint64_t, std::vector<GraphTemplate>> exec_kernels_;
   std::uint64_t refused_ = 0;
 };
 

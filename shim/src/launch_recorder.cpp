@@ -128,6 +128,7 @@ void fill_common(LaunchSlot* s, SlotKind kind) noexcept {
   s->runtime_api = LaunchApi::kUnknown;
   s->n_args = 0;
   s->arg_is_8byte = 0;
+  s->call_id = 0;
 }
 
 }  // namespace
@@ -195,10 +196,7 @@ LaunchSlot* begin_kernel_slot(const LaunchCall& c, std::uint32_t correlation_id,
     s->runtime_api = ts.runtime.api;
     ts.runtime.consumed = true;
   }
-  if (ts.library.depth > 0) {
-    s->op = ts.library.op;
-    flags |= slot_flags::kHasOp;
-  }
+  s->call_id = ts.library.depth > 0 ? ts.library.op.call_id : 0;
   s->flags = flags;
   copy_args(*info, c, s);
   return s;

@@ -19,6 +19,7 @@ enum class SlotKind : std::uint8_t {
   kGraphDestroy,       // graph
   kGraphNodeCloned,    // graph_node (original) -> graph_exec (used as the clone id)
   kGraphNodeDestroyed, // graph_node
+  kLibraryCall,        // op: a library call's context, before the kernels it launches
 };
 
 // The API a launch came through: the driver entry point, and, when a runtime call led to it,
@@ -84,7 +85,6 @@ inline constexpr std::uint16_t kEventsTimed = 1u << 3;       // events recorded 
 inline constexpr std::uint16_t kCooperative = 1u << 4;
 inline constexpr std::uint16_t kFromCallback = 1u << 5;      // recorded by the CUPTI callback
 inline constexpr std::uint16_t kExternalCorrelation = 1u << 6;  // seq pushed to CUPTI
-inline constexpr std::uint16_t kHasOp = 1u << 7;             // `op` is valid
 }  // namespace slot_flags
 
 inline constexpr int kMaxSlotArgs = 8;
@@ -112,8 +112,15 @@ struct LaunchSlot {
   std::uint8_t n_args;
   std::uint8_t arg_is_8byte;  // bit i: args[i] came from an 8-byte parameter
   std::uint8_t padding;
-  std::int64_t args[kMaxSlotArgs];
-  OpPod op;
+  // The library call the kernel was launched in (0 = none). Its context travels once, in a
+  // kLibraryCall slot ahead of the kernels, so kernel slots stay small.
+  std::uint64_t call_id;
+  union {
+    std::int64_t args[kMaxSlotArgs];  // kKernel
+    OpPod op;                         // kLibraryCall
+  };
+
+  LaunchSlot() noexcept {}  // slots live in raw ring memory; every field is set when filled
 };
 static_assert(std::is_trivially_copyable_v<LaunchSlot>);
 

@@ -1,5 +1,8 @@
 #include "library_context.h"
 
+#include "launch_path_state.h"
+#include "launch_recorder.h"
+
 #include "cublaslt_tiles.inc"
 
 namespace pm2lat::shim {
@@ -18,6 +21,15 @@ LibraryCallScope::LibraryCallScope(LibrarySource source, LibraryApi api, OpKind 
   lib.op.source = source;
   lib.op.api = api;
   lib.op.kind = kind;
+}
+
+void LibraryCallScope::publish() noexcept {
+  if (!launch_path_state().ready() || thread_state().internal) return;
+  LaunchSlot* s = begin_event_slot(SlotKind::kLibraryCall);
+  if (s == nullptr) return;
+  s->op = thread_state().library.op;
+  s->call_id = s->op.call_id;
+  commit_slot(s, 0);
 }
 
 LibraryCallScope::~LibraryCallScope() {

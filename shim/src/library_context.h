@@ -30,6 +30,9 @@ class LibraryCallScope {
   // Only the outermost scope describes the call; inner ones leave the context alone.
   bool outermost() const noexcept { return outermost_; }
   OpPod& op() noexcept { return thread_state().library.op; }
+  // Hands the (now described) context to the worker, ahead of the call's kernels. Called
+  // again when an inner call adds to it.
+  void publish() noexcept;
 
  private:
   bool outermost_;

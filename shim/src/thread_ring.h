@@ -32,6 +32,10 @@ class ThreadRing {
   bool empty() const noexcept;
 
   std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+  // Slots published and not yet consumed (a snapshot, from any thread).
+  std::uint64_t occupancy() const noexcept {
+    return head_.load(std::memory_order_acquire) - tail_.load(std::memory_order_acquire);
+  }
   std::uint32_t capacity() const noexcept { return mask_ + 1; }
   std::uint32_t index_of(const LaunchSlot* s) const noexcept {
     return static_cast<std::uint32_t>(s - slots_);

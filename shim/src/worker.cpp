@@ -30,6 +30,7 @@ constexpr std::uint64_t kGraphLaunchKeepNs = 30'000 * kMs;
 constexpr std::size_t kMaxPending = std::size_t(1) << 18;
 constexpr std::size_t kMaxExternal = std::size_t(1) << 20;
 constexpr std::size_t kMaxPredictionMemo = std::size_t(1) << 16;
+constexpr std::size_t kMaxCalls = std::size_t(1) << 16;  // recent library calls kept
 constexpr std::uint64_t kSeqKeyBit = std::uint64_t(1) << 63;  // tells by_seq_ keys apart
 constexpr std::uint64_t kDroppedLaunch = ~std::uint64_t{0};
 
@@ -236,10 +237,12 @@ bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
         if (p == EventTimer::Poll::kPending && !final) return false;
         summary_.counters().launches++;
         if (p == EventTimer::Poll::kReady) {
-          emit(&s, nullptr, us, static_cast<std::uint64_t>(us * 1000.0 + 0.5), notes::kEventsTiming);
+          emit(&s, nullptr, call_context(s), us, static_cast<std::uint64_t>(us * 1000.0 + 0.5),
+               notes::kEventsTiming);
         } else {
           summary_.counters().timing_lost++;
-          emit(&s, nullptr, std::nullopt, 0, notes::kUnmeasured | notes::kTimingLost);
+          emit(&s, nullptr, call_context(s), std::nullopt, 0,
+               notes::kUnmeasured | notes::kTimingLost);
         }
         return true;
       }
@@ -263,6 +266,15 @@ bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
     case SlotKind::kGraphNodeDestroyed:
       graphs_.remove_node(s.graph_node);
       return true;
+    case SlotKind::kLibraryCall:
+      if (calls_.insert_or_assign(s.call_id, s.op).second) {
+        call_order_.push_back(s.call_id);
+        if (call_order_.size() > kMaxCalls) {
+          calls_.erase(call_order_.front());
+          call_order_.pop_front();
+        }
+      }
+      return true;
   }
   return true;
 }
@@ -275,7 +287,7 @@ void Worker::handle_kernel_slot(const LaunchSlot& s) {
     return;
   }
   if ((s.flags & slot_flags::kCaptured) != 0) {
-    graphs_.add_captured(s);
+    graphs_.add_captured(s, call_context(s));
     c.captured++;
     return;
   }
@@ -294,7 +306,7 @@ void Worker::handle_kernel_slot(const LaunchSlot& s) {
   }
   std::uint32_t bits = notes::kUnmeasured;
   if (setup_.predict_only) bits |= notes::kPredictOnly;
-  emit(&s, nullptr, std::nullopt, 0, bits);
+  emit(&s, nullptr, call_context(s), std::nullopt, 0, bits);
 }
 
 void Worker::handle_graph_launch(const LaunchSlot& s) {
@@ -315,17 +327,17 @@ void Worker::handle_graph_launch(const LaunchSlot& s) {
     return;
   }
   // No per-kernel durations: each replay is the kernels recorded at capture.
-  const std::vector<LaunchSlot>* kernels = graphs_.kernels_of_exec(s.graph_exec);
+  const std::vector<GraphTemplate>* kernels = graphs_.kernels_of_exec(s.graph_exec);
   if (kernels == nullptr) return;
   std::uint32_t bits = notes::kGraphReplay | notes::kUnmeasured;
   if (setup_.predict_only) bits |= notes::kPredictOnly;
-  for (const LaunchSlot& t : *kernels) {
-    LaunchSlot k = t;
+  for (const GraphTemplate& t : *kernels) {
+    LaunchSlot k = t.slot;
     k.seq = launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
     k.host_ts_ns = s.host_ts_ns;
     k.stream = s.stream;
     c.graph_replays++;
-    emit(&k, nullptr, std::nullopt, 0, bits);
+    emit(&k, nullptr, t.has_op ? &t.op : nullptr, std::nullopt, 0, bits);
   }
 }
 
@@ -352,18 +364,18 @@ bool Worker::join_timing(const KernelTiming& t) {
     } else if (auto e = external_.find(t.correlation_id); e != external_.end()) {
       if (auto it = graph_by_seq_.find(e->second); it != graph_by_seq_.end()) launch = &it->second;
     }
-    const LaunchSlot* tmpl = graphs_.node(t.graph_node_id);
+    const GraphTemplate* tmpl = graphs_.node(t.graph_node_id);
     if (tmpl == nullptr && launch != nullptr) {
       // Hook mode knows nodes by handle, CUPTI by id: match the replayed kernel to its
       // graph's capture by name and geometry, and remember the id for the next replays.
       if (const auto* kernels = graphs_.kernels_of_exec(launch->graph_exec)) {
-        for (const LaunchSlot& k : *kernels) {
-          if (same_geometry(k, t) && t.name != nullptr &&
-              StringTable::instance().get(k.name_id) == t.name) {
-            LaunchSlot alias = k;
+        for (const GraphTemplate& k : *kernels) {
+          if (same_geometry(k.slot, t) && t.name != nullptr &&
+              StringTable::instance().get(k.slot.name_id) == t.name) {
+            LaunchSlot alias = k.slot;
             alias.graph_node = t.graph_node_id;
             alias.graph = 0;
-            graphs_.add_captured(alias);
+            graphs_.add_captured(alias, k.has_op ? &k.op : nullptr);
             tmpl = graphs_.node(t.graph_node_id);
             break;
           }
@@ -373,19 +385,19 @@ bool Worker::join_timing(const KernelTiming& t) {
     if (tmpl == nullptr && launch == nullptr) return false;
     summary_.counters().graph_replays++;
     if (tmpl != nullptr) {
-      LaunchSlot k = *tmpl;
+      LaunchSlot k = tmpl->slot;
       k.seq = launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
       k.correlation_id = t.correlation_id;
-      emit(&k, &t, us, ns, notes::kGraphReplay);
+      emit(&k, &t, tmpl->has_op ? &tmpl->op : nullptr, us, ns, notes::kGraphReplay);
     } else {
-      emit(nullptr, &t, us, ns, notes::kGraphReplay);
+      emit(nullptr, &t, nullptr, us, ns, notes::kGraphReplay);
     }
     return true;
   }
   if (callbacks) {
     auto it = by_correlation_.find(t.correlation_id);
     if (it == by_correlation_.end()) return false;
-    emit(&it->second.slot, &t, us, ns, 0);
+    emit(&it->second.slot, &t, call_context(it->second.slot), us, ns, 0);
     by_correlation_.erase(it);
     return true;
   }
@@ -393,12 +405,12 @@ bool Worker::join_timing(const KernelTiming& t) {
   if (e == external_.end()) return false;
   if (e->second == kDroppedLaunch) {
     external_.erase(e);
-    emit(nullptr, &t, us, ns, notes::kLaunchDropped);
+    emit(nullptr, &t, nullptr, us, ns, notes::kLaunchDropped);
     return true;
   }
   auto it = by_seq_.find(e->second);
   if (it == by_seq_.end()) return false;
-  emit(&it->second.slot, &t, us, ns, 0);
+  emit(&it->second.slot, &t, call_context(it->second.slot), us, ns, 0);
   by_seq_.erase(it);
   external_.erase(e);
   return true;
@@ -421,7 +433,7 @@ void Worker::process_orphans(bool final) {
           StringTable::instance().get(it->slot.name_id) == t.name) {
         const LaunchSlot s = it->slot;
         runtime_only_.erase(it);
-        emit(&s, &t, us, ns, notes::kRuntimeOnly);
+        emit(&s, &t, call_context(s), us, ns, notes::kRuntimeOnly);
         matched = true;
         break;
       }
@@ -429,7 +441,7 @@ void Worker::process_orphans(bool final) {
     if (matched) continue;
     // The coverage oracle: CUPTI ran a kernel no hook saw.
     summary_.counters().unhooked++;
-    emit(nullptr, &t, us, ns, notes::kUnhooked);
+    emit(nullptr, &t, nullptr, us, ns, notes::kUnhooked);
   }
 }
 
@@ -452,7 +464,8 @@ void Worker::expire_pending(bool final) {
     const bool too_many = by_seq_.size() + by_correlation_.size() > kMaxPending;
     if (!final && !too_many && now - arrived < kTimingTimeoutNs) break;
     summary_.counters().timing_lost++;
-    emit(&p->slot, nullptr, std::nullopt, 0, notes::kUnmeasured | notes::kTimingLost);
+    emit(&p->slot, nullptr, call_context(p->slot), std::nullopt, 0,
+         notes::kUnmeasured | notes::kTimingLost);
     if (key & kSeqKeyBit) {
       by_seq_.erase(key & ~kSeqKeyBit);
     } else {
@@ -465,7 +478,8 @@ void Worker::expire_pending(bool final) {
     summary_.counters().timing_lost++;
     const LaunchSlot s = runtime_only_.front().slot;
     runtime_only_.pop_front();
-    emit(&s, nullptr, std::nullopt, 0, notes::kRuntimeOnly | notes::kUnmeasured | notes::kTimingLost);
+    emit(&s, nullptr, call_context(s), std::nullopt, 0,
+         notes::kRuntimeOnly | notes::kUnmeasured | notes::kTimingLost);
   }
   while (!graph_order_.empty() && (final || now - graph_order_.front().second > kGraphLaunchKeepNs)) {
     const std::uint64_t key = graph_order_.front().first;
@@ -500,7 +514,13 @@ const std::vector<std::pair<std::string, Prediction>>& Worker::predict(const Ker
   return predictions_.emplace(key, std::move(out)).first->second;
 }
 
-void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing,
+const OpPod* Worker::call_context(const LaunchSlot& s) const {
+  if (s.call_id == 0) return nullptr;
+  auto it = calls_.find(s.call_id);
+  return it == calls_.end() ? nullptr : &it->second;
+}
+
+void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing, const OpPod* op,
                   std::optional<double> measured_us, std::uint64_t measured_ns,
                   std::uint32_t bits) {
   StringTable& names = StringTable::instance();
@@ -542,14 +562,7 @@ void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing,
         r.launch.int_args.push_back(v);
       }
     }
-    if ((slot->flags & slot_flags::kHasOp) != 0) {
-      r.op.kind = slot->op.kind;
-      r.op.source = to_string(slot->op.source);
-      r.op.name = to_string(slot->op.api);
-      r.op.gemm = slot->op.gemm;
-      r.op.conv = slot->op.conv;
-      n.call = slot->op.call_id;
-    }
+    n.call = slot->call_id;
     if (slot->flags & slot_flags::kFirstLaunch) n.bits |= notes::kFirstLaunch;
     if (slot->flags & slot_flags::kCooperative) n.bits |= notes::kCooperative;
     if (slot->flags & slot_flags::kRuntimeOnly) n.bits |= notes::kRuntimeOnly;
@@ -558,6 +571,14 @@ void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing,
     n.correlation = slot->correlation_id;
   }
   if (timing != nullptr) n.correlation = timing->correlation_id;
+  if (op != nullptr) {
+    r.op.kind = op->kind;
+    r.op.source = to_string(op->source);
+    r.op.name = to_string(op->api);
+    r.op.gemm = op->gemm;
+    r.op.conv = op->conv;
+    n.call = op->call_id;
+  }
   r.measured_us = measured_us;
   r.basis = TimeBasis::kKernel;
   pr.rank = setup_.header.rank;

@@ -87,8 +87,10 @@ class Worker {
   void on_external(const ExternalCorrelation& e);
   void process_orphans(bool final);
   void expire_pending(bool final);
-  void emit(const LaunchSlot* slot, const KernelTiming* timing, std::optional<double> measured_us,
-            std::uint64_t measured_ns, std::uint32_t bits);
+  // `op` is the library call context (null: none, or look it up from slot->call_id).
+  void emit(const LaunchSlot* slot, const KernelTiming* timing, const OpPod* op,
+            std::optional<double> measured_us, std::uint64_t measured_ns, std::uint32_t bits);
+  const OpPod* call_context(const LaunchSlot& s) const;
   const KernelClass& classify(std::uint32_t name_id);
   const std::vector<std::pair<std::string, Prediction>>& predict(const KernelRecord& r,
                                                                  std::uint32_t name_id,
@@ -119,6 +121,8 @@ class Worker {
   std::deque<std::pair<std::uint64_t, std::uint64_t>> graph_order_;  // (key, arrived)
   std::deque<Pending> runtime_only_;  // launches joinable only by name and geometry
   std::deque<Orphan> orphans_;
+  std::unordered_map<std::uint64_t, OpPod> calls_;  // library call id -> context
+  std::deque<std::uint64_t> call_order_;
   std::vector<CuptiActivity::Completed> buffers_;
 
   std::unordered_map<std::uint32_t, KernelClass> classes_;
