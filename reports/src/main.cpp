@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
       ->envname("PM2LAT_PROFILES");
   std::vector<std::pair<CLI::App*, cli::Action>> actions;
   cli::add_eval_commands(app, global, actions);
+  cli::add_replay_commands(app, global, actions);
+  cli::add_report_commands(app, global, actions);
+  cli::add_check_commands(app, global, actions);
+  cli::add_merge_commands(app, global, actions);
 
   CLI11_PARSE(app, argc, argv);
   try {

@@ -1,0 +1,28 @@
+// Plain-text tables for the terminal: the per-family x per-target table of a run, the
+// per-rank table of a multi-rank run, and the one-line-per-trace overview of a replay.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pm2lat/reports/report_heading.h"
+#include "pm2lat/reports/run_summary.h"
+
+namespace pm2lat::reports {
+
+struct TraceReplay;
+
+// Family rows x target columns (predicted ms; error % on the run's own GPU), totals, step
+// times, coverage and accuracy.
+void print_run_summary(std::ostream& out, const RunSummary& summary, const ReportHeading& heading);
+// Per-rank measured and predicted step times, and the total (slowest rank).
+void print_rank_table(std::ostream& out, const RunSummary& summary);
+// One line per trace: GPU, kernels, coverage, measured vs predicted on its GPU, error.
+void print_replay_overview(std::ostream& out, const std::vector<const TraceReplay*>& traces);
+
+// Milliseconds with a precision that suits the magnitude ("0.0123", "12.35", "1234.6").
+std::string format_ms(double us);
+
+}  // namespace pm2lat::reports

@@ -1,0 +1,20 @@
+// The machine-readable replay result (`pm2lat replay --json OUT`):
+//   {"traces":[{"trace","device","kernels","coverage_time_pct","measured_ms","predicted_ms",
+//               "error_pct","families":[{"family","kernels","measured_ms","predicted_ms",
+//               "error_pct"}], ...}]}
+// measured_ms/predicted_ms/error_pct compare the trace's own GPU over its compute kernels
+// (communication excluded, see run_summary.h); null where not available. Extra members:
+// "gpu" (catalogue name), "notes", "communication_ms", "kernel_time_ms" (all kernels), and
+// "targets" with each target's predicted kernel time and step time.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+namespace pm2lat::reports {
+
+struct TraceReplay;
+
+nlohmann::json replay_json(const std::vector<const TraceReplay*>& traces);
+
+}  // namespace pm2lat::reports

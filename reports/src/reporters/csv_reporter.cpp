@@ -1,0 +1,71 @@
+#include "pm2lat/reports/csv_reporter.h"
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include <ostream>
+#include <string>
+
+namespace pm2lat::reports {
+namespace {
+
+// RFC 4180: quote fields with separators, quotes or line breaks; double inner quotes.
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) { return std::isnan(v) ? "" : fmt::format("{:.6g}", v); }
+
+bool is_own(const RunSummary& s, std::size_t t) {
+  for (const auto& r : s.per_rank) {
+    if (r.gpu == s.targets[t]) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void write_summary_csv(std::ostream& os, const RunSummary& s, const RunTable& /*table*/) {
+  os << "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_ms\n";
+  for (std::size_t t = 0; t < s.targets.size(); ++t) {
+    const bool own = is_own(s, t);
+    for (const auto& f : s.families) {
+      const double err = own && !f.communication ? f.error_pct() : std::nan("");
+      fmt::print(os, "{},{},{},{},{},{},{},{},\n", to_string(f.family), field(s.targets[t]), f.kernels,
+                 num(f.measured_us / 1000.0), num(f.predicted_us[t] / 1000.0), num(err), f.fallback[t],
+                 own ? "true" : "false");
+    }
+    const auto& ts = s.per_target[t];
+    fmt::print(os, "(total),{},{},{},{},{},{},{},{}\n", field(ts.name), s.kernels, num(s.measured_us / 1000.0),
+               num(ts.predicted_us / 1000.0), num(own && s.accuracy.available ? s.accuracy.error_pct() : std::nan("")),
+               ts.fallback, own ? "true" : "false", num(ts.span_us / 1000.0));
+  }
+}
+
+void write_kernels_csv(std::ostream& os, const RunTable& table) {
+  os << "rank,stream,start_us,name,family,measured_us";
+  for (const auto& t : table.targets()) os << "," << field(t + "_us");
+  os << "\n";
+  const auto& rows = table.kernels();
+  std::string line;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const KernelRow& k = rows[i];
+    line = fmt::format("{},{},{:.3f},{},{},{}", table.ranks()[static_cast<std::size_t>(k.rank_index)].rank, k.stream,
+                       static_cast<double>(k.ts_ns) / 1000.0, field(table.name(k.name)), to_string(k.family),
+                       k.measured() ? num(k.measured_us) : "");
+    for (std::size_t t = 0; t < table.targets().size(); ++t) {
+      line += ',';
+      line += num(table.predicted_us(i, t));
+    }
+    line += '\n';
+    os << line;
+  }
+}
+
+}  // namespace pm2lat::reports

@@ -1,0 +1,135 @@
+#include "pm2lat/reports/run_summary.h"
+
+#include <algorithm>
+#include <array>
+
+#include "pm2lat/reports/predicted_timeline.h"
+
+namespace pm2lat::reports {
+namespace {
+constexpr std::size_t kFamilies = static_cast<std::size_t>(KernelFamily::kCollective) + 1;
+
+double relative_error_pct(double predicted, double measured) {
+  if (!(measured > 0)) return std::nan("");
+  return std::fabs(predicted - measured) / measured * 100.0;
+}
+}  // namespace
+
+double FamilySummary::error_pct() const noexcept { return relative_error_pct(own_predicted_us, own_measured_us); }
+double Accuracy::error_pct() const noexcept { return relative_error_pct(predicted_us, measured_us); }
+
+bool is_communication(const RunTable& table, std::size_t row) {
+  if (table.kernels()[row].family == KernelFamily::kCollective) return true;
+  const std::size_t own = table.own_target(row);
+  return own != RunTable::npos && (table.flags(row, own) & prediction_flags::kCommunication) != 0;
+}
+
+RunSummary summarize(const RunTable& table) {
+  RunSummary s;
+  s.targets = table.targets();
+  const std::size_t nt = s.targets.size();
+  std::array<FamilySummary, kFamilies> fam;
+  for (std::size_t f = 0; f < kFamilies; ++f) {
+    fam[f].family = static_cast<KernelFamily>(f);
+    fam[f].predicted_us.assign(nt, 0.0);
+    fam[f].fallback.assign(nt, 0);
+  }
+  s.per_target.resize(nt);
+  for (std::size_t t = 0; t < nt; ++t) s.per_target[t].name = s.targets[t];
+  std::vector<std::size_t> scaled(nt, 0), predicted_count(nt, 0);
+  s.per_rank.resize(table.ranks().size());
+  for (std::size_t r = 0; r < table.ranks().size(); ++r) {
+    s.per_rank[r].rank = table.ranks()[r].rank;
+    s.per_rank[r].gpu = table.ranks()[r].gpu;
+    s.per_rank[r].predicted_us.assign(nt, 0.0);
+    s.per_rank[r].predicted_span_us.assign(nt, 0.0);
+  }
+  ErrorStats per_kernel;
+  double covered_us = 0, compute_measured_us = 0;
+
+  const auto& rows = table.kernels();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const KernelRow& k = rows[i];
+    FamilySummary& f = fam[std::min(kFamilies - 1, static_cast<std::size_t>(k.family))];
+    RankSummary& rk = s.per_rank[static_cast<std::size_t>(k.rank_index)];
+    ++f.kernels;
+    ++rk.kernels;
+    if (k.measured()) {
+      f.measured_us += k.measured_us;
+      rk.measured_us += k.measured_us;
+      s.measured_us += k.measured_us;
+      ++s.measured_kernels;
+    }
+    for (std::size_t t = 0; t < nt; ++t) {
+      const double p = table.predicted_us(i, t);
+      TargetSummary& ts = s.per_target[t];
+      if (std::isnan(p)) {
+        ++ts.missing;
+        continue;
+      }
+      const std::uint32_t fl = table.flags(i, t);
+      f.predicted_us[t] += p;
+      rk.predicted_us[t] += p;
+      ts.predicted_us += p;
+      ++predicted_count[t];
+      if (fl & prediction_flags::kSpecScaled) ++scaled[t];
+      if (fl & prediction_flags::kFallback) {
+        ++f.fallback[t];
+        ++ts.fallback;
+        ts.fallback_us += p;
+      }
+    }
+    const bool comm = is_communication(table, i);
+    if (comm) f.communication = true;
+    const std::size_t own = table.own_target(i);
+    if (!k.measured() || own == RunTable::npos) continue;
+    const double p = table.predicted_us(i, own);
+    if (std::isnan(p)) continue;
+    if (comm) {
+      s.accuracy.communication_us += k.measured_us;
+      continue;
+    }
+    const bool dedicated = (table.flags(i, own) & prediction_flags::kFallback) == 0;
+    ++f.compared;
+    f.own_measured_us += k.measured_us;
+    f.own_predicted_us += p;
+    if (dedicated) f.covered_us += k.measured_us;
+    ++s.accuracy.kernels;
+    s.accuracy.measured_us += k.measured_us;
+    s.accuracy.predicted_us += p;
+    compute_measured_us += k.measured_us;
+    if (dedicated) covered_us += k.measured_us;
+    per_kernel.add(p, k.measured_us);
+  }
+  s.kernels = rows.size();
+  s.accuracy.available = s.accuracy.kernels > 0;
+  s.accuracy.coverage_pct = compute_measured_us > 0 ? covered_us / compute_measured_us * 100.0 : 0.0;
+  s.accuracy.per_kernel = per_kernel.summary();
+  for (std::size_t t = 0; t < nt; ++t) {
+    s.per_target[t].spec_scaled =
+        table.spec_scaled(t) || (predicted_count[t] > 0 && scaled[t] == predicted_count[t]);
+  }
+
+  // Step times: the run laid out on each target, and as measured.
+  const Timeline measured = layout_timeline(table, RunTable::npos);
+  s.measured_span_us = measured.span_us;
+  for (std::size_t r = 0; r < s.per_rank.size(); ++r) s.per_rank[r].measured_span_us = measured.rank_span_us[r];
+  for (std::size_t t = 0; t < nt; ++t) {
+    const Timeline tl = layout_timeline(table, t);
+    s.per_target[t].span_us = tl.span_us;
+    for (std::size_t r = 0; r < s.per_rank.size(); ++r) s.per_rank[r].predicted_span_us[t] = tl.rank_span_us[r];
+  }
+
+  for (auto& f : fam) {
+    if (f.kernels > 0) s.families.push_back(std::move(f));
+  }
+  std::stable_sort(s.families.begin(), s.families.end(), [](const FamilySummary& a, const FamilySummary& b) {
+    if (a.measured_us != b.measured_us) return a.measured_us > b.measured_us;
+    const double pa = a.predicted_us.empty() ? 0 : a.predicted_us.front();
+    const double pb = b.predicted_us.empty() ? 0 : b.predicted_us.front();
+    return pa > pb;
+  });
+  return s;
+}
+
+}  // namespace pm2lat::reports

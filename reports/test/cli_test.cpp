@@ -1,0 +1,121 @@
+// The pm2lat command line on good and bad inputs: one clear error line, non-zero exit.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pm2lat/record_jsonl.h"
+#include "support/test_support.h"
+
+namespace pm2lat {
+namespace {
+
+const std::string kPm2lat = PM2LAT_BINARY;
+const std::string kDemo = std::string(PM2LAT_DEMO_DIR) + "/tracelens_h100_bert-small.json.gz";
+
+struct Cli : ::testing::Test {
+  std::filesystem::path dir = test::scratch_dir("cli");
+  std::filesystem::path profiles = test::scratch_dir("profiles");
+  void SetUp() override { test::write_catalogue(profiles); }
+  test::ProcessResult run(std::vector<std::string> args) const {
+    args.insert(args.begin(), kPm2lat);
+    args.push_back("--profiles");
+    args.push_back(profiles.string());
+    return test::run_process(args);
+  }
+  // Exactly one line on stderr, starting with "error:" and containing `needle`.
+  static void expect_one_error(const test::ProcessResult& r, const std::string& needle) {
+    EXPECT_FALSE(r.signaled);
+    EXPECT_NE(r.code, 0);
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  }
+};
+
+TEST_F(Cli, ReplayPrintsTheTableAndWritesTheJson) {
+  const auto r = run({"replay", kDemo, "--targets", "A100,L4", "--json", (dir / "r.json").string(), "--out",
+                      (dir / "out").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("family"), std::string::npos);
+  EXPECT_NE(r.out.find("tracelens_h100_bert-small.json.gz"), std::string::npos);
+  const auto j = nlohmann::json::parse(test::read_text(dir / "r.json"));
+  EXPECT_EQ(j["traces"][0]["kernels"], 60);
+  EXPECT_EQ(j["traces"][0]["gpu"], "H100-SXM");
+  for (const char* f : {"tracelens_h100_bert-small.html", "tracelens_h100_bert-small.trace.json",
+                        "tracelens_h100_bert-small.csv", "records.tracelens_h100_bert-small.jsonl"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir / "out" / f)) << f;
+  }
+  // What replay wrote is a records file the other commands read.
+  const auto rep = run({"report", (dir / "out").string(), "--out", (dir / "rep").string()});
+  EXPECT_EQ(rep.code, 0) << rep.err;
+  EXPECT_NE(rep.out.find("accuracy on H100-SXM: 60 kernels"), std::string::npos) << rep.out;
+  const auto chk = run({"check", (dir / "out").string(), "--max-mape", "100000"});
+  EXPECT_EQ(chk.code, 0) << chk.out << chk.err;
+  const auto strict = run({"check", (dir / "out").string(), "--max-mape", "0"});
+  EXPECT_EQ(strict.code, 1) << strict.out << strict.err;
+  EXPECT_NE(strict.out.find("FAIL"), std::string::npos);
+}
+
+TEST_F(Cli, BadTracesGiveOneClearError) {
+  const std::string gz = test::read_text(kDemo);
+  test::write_text(dir / "cut.json.gz", gz.substr(0, gz.size() / 3));
+  expect_one_error(run({"replay", (dir / "cut.json.gz").string()}), "cut.json.gz");
+  const std::string json = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur")";
+  test::write_text(dir / "truncated.json", json);
+  expect_one_error(run({"replay", (dir / "truncated.json").string()}), "ends early");
+  test::write_text(dir / "garbled.json", "{\"traceEvents\": [}\n");
+  expect_one_error(run({"replay", (dir / "garbled.json").string()}), "invalid JSON");
+  test::write_text(dir / "nokernels.json", R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"a","ts":1,"dur":1}]})");
+  expect_one_error(run({"replay", (dir / "nokernels.json").string()}), "no GPU kernel events");
+  test::write_text(dir / "empty.json", "");
+  expect_one_error(run({"replay", (dir / "empty.json").string()}), "empty");
+  expect_one_error(run({"replay", (dir / "missing.json").string()}), "no such file");
+  expect_one_error(run({"replay", kDemo, "--targets", "H100,Z9000"}), "unknown GPU 'Z9000'");
+}
+
+TEST_F(Cli, BadRecordsGiveOneClearError) {
+  test::write_text(dir / "records.0.jsonl", "");
+  expect_one_error(run({"report", (dir / "records.0.jsonl").string()}), "empty");
+  RecordsHeader h;
+  h.gpu = "H100-SXM";
+  test::write_text(dir / "header_only.jsonl", header_to_jsonl(h) + "\n");
+  expect_one_error(run({"merge", (dir / "header_only.jsonl").string()}), "no kernel records");
+  const auto chk = run({"check", (dir / "header_only.jsonl").string(), "--max-mape", "10"});
+  EXPECT_EQ(chk.code, 2) << "records that cannot be checked are not a pass";
+  expect_one_error(run({"report", test::scratch_dir("nothing").string()}), "no records files");
+}
+
+TEST_F(Cli, MergeReportsEveryRankAndTheTotal) {
+  for (int rank = 0; rank < 2; ++rank) {
+    RecordsHeader h;
+    h.gpu = "H100-SXM";
+    h.targets = {"H100-SXM", "A100-SXM"};
+    h.rank = rank;
+    std::string text = header_to_jsonl(h) + "\n";
+    for (int i = 0; i < 2 + rank; ++i) {
+      PredictedRecord r;
+      r.rank = rank;
+      r.record.ts_ns = static_cast<std::uint64_t>(i) * 10000;
+      r.record.launch.name = "ampere_sgemm_128x64_tn";
+      r.record.measured_us = 10;
+      r.family = KernelFamily::kGemm;
+      Prediction p;
+      p.us = 9;
+      r.predictions.emplace_back("H100-SXM", p);
+      p.us = 20;
+      r.predictions.emplace_back("A100-SXM", p);
+      text += record_to_jsonl(r) + "\n";
+    }
+    const auto node = dir / ("node" + std::to_string(rank));
+    std::filesystem::create_directories(node);
+    test::write_text(node / ("records." + std::to_string(rank) + ".jsonl"), text);
+  }
+  const auto r = run({"merge", (dir / "node0").string(), (dir / "node1").string(), "--out", (dir / "m").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("step time per rank"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(slowest rank)"), std::string::npos) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir / "m" / "pm2lat-merged.html"));
+}
+
+}  // namespace
+}  // namespace pm2lat
