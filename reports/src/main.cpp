@@ -35,10 +35,6 @@ int main(int argc, char** argv) {
   cli::add_check_commands(app, global, actions);
   cli::add_merge_commands(app, global, actions);
   cli::add_run_commands(app, global, actions);
-  cli::add_replay_commands(app, global, actions);
-  cli::add_report_commands(app, global, actions);
-  cli::add_check_commands(app, global, actions);
-  cli::add_merge_commands(app, global, actions);
 
   CLI11_PARSE(app, argc, argv);
   try {

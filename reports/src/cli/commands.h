@@ -26,31 +26,9 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global, std::vector<st
 
 // Target GPUs when the user names none: a few common data-centre and inference GPUs.
 inline constexpr const char* kDefaultTargets = "H100,A100,L4";
-void add_replay_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_report_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_check_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_merge_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-
-// Target GPUs when the user names none: a few common data-centre and inference GPUs.
-inline constexpr const char* kDefaultTargets = "H100,A100,L4";
 
 // Writes `text` to `file` (throws std::runtime_error naming the file on failure).
 void write_text_file(const std::string& file, const std::string& text);
-
-}  // namespace pm2lat::cli
-
-namespace pm2lat::reports {
-class RunTable;
-struct RunSummary;
-}  // namespace pm2lat::reports
-
-namespace pm2lat::cli {
-
-// Writes <dir>/<base>.trace.json (Perfetto), <base>.html and <base>.csv (+ <base>.kernels.csv);
-// creates `dir`. Returns the files written.
-std::vector<std::string> write_run_reports(const reports::RunTable& table, const reports::RunSummary& summary,
-                                           const std::string& dir, const std::string& base,
-                                           const std::string& title = "");
 
 }  // namespace pm2lat::cli
 
