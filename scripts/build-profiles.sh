@@ -14,3 +14,7 @@ meas=$root/calibrate/measurements
 "$calib" import --data "$meas/neusight/kernels.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag neusight-fp32 \
   --source "sitar-lab/NeuSight kernels.csv (commit 6945927), MIT; calibrate/measurements/neusight"
+
+"$calib" import --format aiconfigurator --data "$meas/aiconfigurator/gemm_bf16.csv.gz" --out "$out" \
+  --catalogue "$out/devices.json" --tag aiconfigurator-bf16 \
+  --source "ai-dynamo/aiconfigurator silicon database GEMM tables (commit 095f58a), Apache-2.0; calibrate/measurements/aiconfigurator"

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/calibrate/profile_builder.h"
@@ -40,12 +41,25 @@ std::set<std::string> split_list(const std::string& s) {
   return out;
 }
 
-int run_import(const std::string& data, const std::string& out_dir, const std::string& catalogue_file,
-               const std::string& devices, const std::string& source, const std::string& tag) {
+int run_import(const std::string& format, const std::string& data, const std::string& out_dir,
+               const std::string& catalogue_file, const std::string& devices, const std::string& source,
+               std::string tag) {
   const DeviceCatalogue catalogue = DeviceCatalogue::load(catalogue_file);
   const CsvTable table = CsvTable::read(data);
-  NeusightReadStats stats;
-  const auto calls = read_neusight_kernels(table, &stats);
+  const bool aic = format == "aiconfigurator";
+  std::vector<MeasuredCall> calls;
+  if (aic) {
+    AiconfiguratorReadStats st;
+    calls = read_aiconfigurator_gemm(table, &st);
+    fmt::print("{}: {} rows read ({} skipped: bad shape, latency or dtype)\n", data, st.rows, st.skipped);
+    if (tag.empty()) tag = "aiconfigurator";
+  } else {
+    NeusightReadStats st;
+    calls = read_neusight_kernels(table, &st);
+    fmt::print("{}: {} rows read ({} without latency, {} bad shapes, {} unknown ops skipped)\n", data,
+               st.rows, st.skipped_no_latency, st.skipped_bad_shape, st.skipped_unknown_op);
+    if (tag.empty()) tag = "neusight-fp32";
+  }
   const auto wanted = split_list(devices);
   std::map<std::string, std::vector<const MeasuredCall*>> by_device;
   for (const auto& c : calls) {
@@ -61,16 +75,17 @@ int run_import(const std::string& data, const std::string& out_dir, const std::s
     fmt::print(stderr, "error: {}: no rows for the requested GPUs\n", data);
     return 1;
   }
-  fmt::print("{}: {} rows read ({} without latency, {} bad shapes, {} unknown ops skipped)\n", data,
-             stats.rows, stats.skipped_no_latency, stats.skipped_bad_shape, stats.skipped_unknown_op);
   for (const auto& [device, rows] : by_device) {
     BuildOptions opt;
-    opt.basis = TimeBasis::kCall;
+    opt.basis = aic ? TimeBasis::kKernel : TimeBasis::kCall;
     opt.provenance.source = source;
     opt.provenance.tool = "pm2lat-calibrate import " PM2LAT_VERSION;
     opt.provenance.created = today();
     opt.provenance.notes =
-        "Latencies time one PyTorch call with CUDA events (host dispatch included): basis 'call'.";
+        aic ? "Latencies time one framework linear call inside a CUDA graph over rotated weights (device "
+              "time, cold L2): basis 'kernel'. The tables do not name the kernel: a nominal 64x64x64 "
+              "configuration per dtype stands for the library's choice."
+            : "Latencies time one PyTorch call with CUDA events (host dispatch included): basis 'call'.";
     BuildReport rep;
     const Profile p = build_profile(rows, catalogue.resolve(device), opt, &rep);
     const std::string file = out_dir + "/" + device + "." + tag + ".json";
@@ -83,14 +98,15 @@ int run_import(const std::string& data, const std::string& out_dir, const std::s
   return 0;
 }
 
-int run_split(const std::string& data, double fraction, unsigned seed, const std::string& train_out,
-              const std::string& test_out) {
+int run_split(const std::string& format, const std::string& data, double fraction, unsigned seed,
+              const std::string& train_out, const std::string& test_out) {
   const CsvTable table = CsvTable::read(data);
+  const auto shape_key = format == "aiconfigurator" ? aiconfigurator_shape_key : neusight_shape_key;
   std::vector<const std::vector<std::string>*> train, test;
   std::set<std::string> train_keys, test_keys;
   for (std::size_t i = 0; i < table.rows(); ++i) {
     // The same shape goes to the same side on every GPU.
-    const std::string key = neusight_shape_key(table, i);
+    const std::string key = shape_key(table, i);
     if (in_holdout(key, fraction, seed)) {
       test.push_back(&table.row(i));
       test_keys.insert(key);
@@ -113,20 +129,26 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string data, out_dir = Predictor::default_profile_dir().string(), devices,
                     catalogue = (Predictor::default_profile_dir() / "devices.json").string(),
-                    source = "sitar-lab/NeuSight kernel measurements (MIT)", tag = "neusight-fp32";
-  auto* imp = app.add_subcommand("import", "Build profiles from a NeuSight-format kernel table");
+                    source = "sitar-lab/NeuSight kernel measurements (MIT)", tag, format = "neusight";
+  auto* imp = app.add_subcommand("import", "Build profiles from a measurement table");
+  imp->add_option("--format", format, "table format")
+      ->check(CLI::IsMember({"neusight", "aiconfigurator"}))
+      ->capture_default_str();
   imp->add_option("--data", data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
   imp->add_option("--out", out_dir, "directory for the profiles");
   imp->add_option("--devices", devices, "comma-separated GPUs to import (default: all in the table)");
   imp->add_option("--catalogue", catalogue, "device catalogue JSON");
   imp->add_option("--source", source, "provenance text recorded in the profiles");
-  imp->add_option("--tag", tag, "profile file tag: <device>.<tag>.json");
+  imp->add_option("--tag", tag, "profile file tag: <device>.<tag>.json (default: by format)");
 
   double fraction = 0.2;
   unsigned seed = 0;
   std::string train_out, test_out;
   auto* spl = app.add_subcommand("split", "Split a kernel table by shape into train and test files");
   spl->add_option("--data", data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  spl->add_option("--format", format, "table format")
+      ->check(CLI::IsMember({"neusight", "aiconfigurator"}))
+      ->capture_default_str();
   spl->add_option("--fraction", fraction, "share of shapes in the test file")->check(CLI::Range(0.0, 1.0));
   spl->add_option("--seed", seed, "hash seed");
   spl->add_option("--train", train_out, "train output (.csv or .csv.gz)")->required();
@@ -134,8 +156,8 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   try {
-    if (imp->parsed()) return run_import(data, out_dir, catalogue, devices, source, tag);
-    if (spl->parsed()) return run_split(data, fraction, seed, train_out, test_out);
+    if (imp->parsed()) return run_import(format, data, out_dir, catalogue, devices, source, tag);
+    if (spl->parsed()) return run_split(format, data, fraction, seed, train_out, test_out);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;

@@ -22,6 +22,13 @@ constexpr std::size_t kMinRowsForOverhead = 20;
 // Default K step of SIMT sgemm kernels whose names do not state it.
 constexpr std::int32_t kDefaultTileK = 8;
 
+// Measured latencies carry about six significant digits; storing more only bloats profiles.
+double six_digits(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const double scale = std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  return std::round(v * scale) / scale;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -213,7 +220,7 @@ void build_gemm(const std::vector<const MeasuredCall*>& calls, const DeviceSpec&
       pt.n = rec.op.gemm.n;
       pt.k = rec.op.gemm.k;
       pt.grid = rec.launch.grid;
-      pt.us = *rec.measured_us;
+      pt.us = six_digits(*rec.measured_us);
       p.gemm_points.push_back(pt);
       ++rep.gemm_rows;
     }
@@ -279,7 +286,7 @@ void build_vector(const std::vector<const MeasuredCall*>& calls, const DeviceSpe
       pt.rows = c->record.op.vec.rows;
       pt.cols = c->record.op.vec.cols;
       pt.bytes = c->record.op.vec.bytes();
-      pt.us = *c->record.measured_us;
+      pt.us = six_digits(*c->record.measured_us);
       p.vector_points.push_back(pt);
       ++rep.vector_rows;
     }
@@ -314,7 +321,10 @@ Profile build_profile(const std::vector<const MeasuredCall*>& calls, const Devic
   std::unordered_map<std::string, KernelClass> classes;
   for (const auto* c : calls) {
     auto it = classes.find(c->record.launch.name);
-    if (it == classes.end()) classes.emplace(c->record.launch.name, classify_kernel(c->record.launch.name));
+    if (it == classes.end()) {
+      classes.emplace(c->record.launch.name,
+                      c->kernel_class ? *c->kernel_class : classify_kernel(c->record.launch.name));
+    }
   }
   if (options.basis == TimeBasis::kCall) estimate_overheads(calls, spec, p, classes);
   build_gemm(calls, spec, classes, p, rep);

@@ -34,6 +34,18 @@ std::array<double, 4> gemm_key(std::int64_t b, std::int64_t m, std::int64_t n, s
           log2_pos(static_cast<double>(n)), log2_pos(static_cast<double>(k))};
 }
 
+// Weight of the wave count in the residual neighbourhood: shapes on either side of a wave
+// boundary (m = 1024 vs 1025 with 128-row tiles) differ by a whole wave and must not pass
+// their residuals to each other, however close they are in log-shape.
+constexpr double kWaveCoordinateWeight = 2.0;
+
+std::array<double, 5> residual_key(const std::array<double, 4>& shape, const GemmConfigFit& c,
+                                   const DeviceSpec& spec, double blocks) {
+  const double slots = static_cast<double>(std::max(1, spec.sm_count)) * std::max(1, c.blocks_per_sm);
+  const double waves = std::ceil(std::max(1.0, blocks) / slots);
+  return {shape[0], shape[1], shape[2], shape[3], kWaveCoordinateWeight * std::log2(waves)};
+}
+
 std::array<double, 2> vector_key(std::int64_t rows, std::int64_t cols) {
   return {log2_pos(static_cast<double>(rows)), log2_pos(static_cast<double>(cols))};
 }
@@ -87,8 +99,8 @@ std::string op_key(const OpContext& op) {
 struct CalibratedDevice {
   const Profile* profile = nullptr;
   const DeviceSpec* spec = nullptr;
-  std::vector<ResidualInterpolator<4>> gemm_kernel_residual;  // per config
-  std::vector<ResidualInterpolator<4>> gemm_call_residual;
+  std::vector<ResidualInterpolator<5>> gemm_kernel_residual;  // per config
+  std::vector<ResidualInterpolator<5>> gemm_call_residual;
   std::vector<std::int32_t> gemm_points_per_config;
   ResidualInterpolator<5> gemm_selector;     // nearest calibrated shape -> point
   std::vector<std::size_t> selector_points;  // selector index -> gemm point
@@ -116,7 +128,7 @@ double call_from_kernel(const CallOverhead& o, double kernel_us) {
 void build_gemm_indexes(CalibratedDevice& d) {
   const Profile& p = *d.profile;
   const std::size_t nc = p.gemm_configs.size();
-  std::vector<std::vector<std::array<double, 4>>> kpts(nc), cpts(nc);
+  std::vector<std::vector<std::array<double, 5>>> kpts(nc), cpts(nc);
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.gemm_points_per_config.assign(nc, 0);
   std::vector<std::array<double, 5>> sel;
@@ -132,7 +144,8 @@ void build_gemm_indexes(CalibratedDevice& d) {
     const GemmWork w = gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split,
                                  dtype_bytes(c.dtype));
     const double kern = gemm_wave_kernel_us(c, *d.spec, w);
-    const auto key = gemm_key(pt.batch, pt.m, pt.n, pt.k);
+    const auto shape = gemm_key(pt.batch, pt.m, pt.n, pt.k);
+    const auto key = residual_key(shape, c, *d.spec, w.blocks);
     const auto ci = static_cast<std::size_t>(pt.config);
     ++d.gemm_points_per_config[ci];
     if (p.basis == TimeBasis::kCall) {
@@ -147,7 +160,7 @@ void build_gemm_indexes(CalibratedDevice& d) {
       kpts[ci].push_back(key);
       kres[ci].push_back(std::log(pt.us / kern));
     }
-    sel.push_back({key[0], key[1], key[2], key[3],
+    sel.push_back({shape[0], shape[1], shape[2], shape[3],
                    transposed_weight_coordinate(op_has_transposed_weight(pt.op))});
     d.selector_points.push_back(i);
   }
@@ -244,16 +257,31 @@ struct Predictor::Impl {
     return s;
   }
 
+  // The profile for GEMMs of `dtype`: one calibrated with that type, else one with the most
+  // similar math path (scaled by peak throughput ratios where the types differ).
   const CalibratedDevice* gemm_profile_for(TargetId t, DType dtype) const {
     const auto& list = target_calibrated[t];
-    for (const auto* d : list) {
-      if (d->has_dtype(dtype)) return d;
-    }
-    // TF32 and FP32 data share the FP32 tables when no TF32 profile exists.
-    if (dtype == DType::kTf32) {
+    auto with = [&](DType x) -> const CalibratedDevice* {
       for (const auto* d : list) {
-        if (d->has_dtype(DType::kFp32)) return d;
+        if (d->has_dtype(x)) return d;
       }
+      return nullptr;
+    };
+    // Substitution order per type: the same math path first, then the closest one.
+    using Order = std::array<DType, 4>;
+    Order order{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
+    switch (dtype) {
+      case DType::kTf32: order = Order{DType::kTf32, DType::kBf16, DType::kFp16, DType::kFp32}; break;
+      case DType::kFp16: order = Order{DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32}; break;
+      case DType::kBf16: order = Order{DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32}; break;
+      case DType::kFp8E4M3:
+      case DType::kFp8E5M2:
+      case DType::kFp4E2M1:
+      case DType::kInt8: order = Order{dtype, DType::kBf16, DType::kFp16, DType::kTf32}; break;
+      default: break;
+    }
+    for (DType x : order) {
+      if (const CalibratedDevice* d = with(x)) return d;
     }
     return nullptr;
   }
@@ -390,20 +418,24 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   }
   const auto ci = static_cast<std::size_t>(cfg);
   const GemmConfigFit& fit = prof.gemm_configs[ci];
-  const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(fit.dtype));
+  // Bytes move at the record's element size; the math runs at the calibrated type's rate,
+  // scaled below when the record's type had no profile of its own.
+  const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
   double kern = 0;
-  if (t.spec_scaled) {
+  const double dtype_scale = t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
+  if (t.spec_scaled || fit.dtype != dtype) {
     GemmConfigFit c = fit;  // coefficients carried to the target by spec ratios
-    const Scale sc = scale_between(*d->spec, *t.spec, dtype);
-    c.c_wave_k *= sc.wave_k;
-    c.c_block_k *= sc.wave_k;
+    const Scale sc = t.spec_scaled ? scale_between(*d->spec, *t.spec, fit.dtype) : Scale{};
+    const double compute = fit.dtype != dtype ? dtype_scale : 1.0;
+    c.c_wave_k *= sc.wave_k * compute;
+    c.c_block_k *= sc.wave_k * compute;
     c.c_wave *= sc.wave;
     kern = gemm_wave_kernel_us(c, *t.spec, w);
     p.flags |= prediction_flags::kSpecScaled;
   } else {
     kern = gemm_wave_kernel_us(fit, *t.spec, w);
   }
-  const auto key = gemm_key(s.batch, s.m, s.n, s.k);
+  const auto key = residual_key(gemm_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
   p.config = fit.config;
   if (o.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
     const CallOverhead& oh = prof.overhead_for(op_key(r.op));

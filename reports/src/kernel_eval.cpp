@@ -138,10 +138,14 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calib
         auto t = targets.find(b);
         if (t == targets.end()) t = targets.emplace(b, predictor.add_target(b)).first;
         auto c_it = classes.find(on_a->record.launch.name);
-        if (c_it == classes.end())
-          c_it = classes.emplace(on_a->record.launch.name, classify_kernel(on_a->record.launch.name)).first;
+        if (c_it == classes.end()) {
+          c_it = classes
+                     .emplace(on_a->record.launch.name, on_a->kernel_class ? *on_a->kernel_class
+                                                                           : classify_kernel(on_a->record.launch.name))
+                     .first;
+        }
         PredictOptions opt;
-        opt.basis = TimeBasis::kCall;
+        opt.basis = on_b->record.basis;
         opt.source_spec = cat.find(a);
         const Prediction p = predictor.predict(on_a->record, c_it->second, t->second, opt);
         const double measured = *on_b->record.measured_us;

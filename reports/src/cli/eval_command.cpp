@@ -8,6 +8,8 @@
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/calibrate/neusight_models.h"
+#include "pm2lat/calibrate/aiconfigurator_table.h"
+#include "pm2lat/reports/gemm_eval.h"
 #include "pm2lat/reports/kernel_eval.h"
 #include "pm2lat/reports/model_eval.h"
 
@@ -51,6 +53,34 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     const auto result = reports::eval_kernels(predictor, calls);
     reports::print_kernel_eval(std::cout, result);
     if (!ko->json.empty()) write_text_file(ko->json, reports::kernel_eval_json(result).dump(2) + "\n");
+    return 0;
+  });
+
+  struct GemmOptions {
+    std::string data, json, source, target;
+    bool matrix = false;
+  };
+  auto go = std::make_shared<GemmOptions>();
+  auto* eg = eval->add_subcommand("gemm", "AIConfigurator-format GEMM table (system, m, n, k, latency)");
+  eg->add_option("--data", go->data, "GEMM table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  eg->add_option("--json", go->json, "write the summary as JSON");
+  eg->add_option("--source", go->source, "cross-GPU: present each shape as measured on this system ('all')");
+  eg->add_option("--target", go->target, "cross-GPU: predict it on this system ('all')");
+  eg->add_flag("--matrix", go->matrix, "cross-GPU: also print the source x target MAPE matrix");
+  actions.emplace_back(eg, [go, &global]() {
+    Predictor predictor = Predictor::from_directory(global.profiles);
+    const auto calls = calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(go->data));
+    if (!go->source.empty() || !go->target.empty()) {
+      const auto cross = reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
+                                                     go->target.empty() ? "all" : go->target);
+      reports::print_cross_eval(std::cout, cross);
+      if (go->matrix) reports::print_cross_matrix(std::cout, cross);
+      if (!go->json.empty()) write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");
+      return 0;
+    }
+    const auto result = reports::eval_gemm(predictor, calls);
+    reports::print_gemm_eval(std::cout, result);
+    if (!go->json.empty()) write_text_file(go->json, reports::gemm_eval_json(result).dump(2) + "\n");
     return 0;
   });
 

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pm2lat/calibrate/csv_table.h"
+#include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
 
 namespace pm2lat::calibrate {
@@ -20,6 +22,9 @@ struct MeasuredCall {
   KernelRecord record; // launch + op context + measured_us (TimeBasis::kCall)
   std::vector<std::string> extra_kernels;
   std::string shape_key;  // op and shape, identical for the same shape on every GPU
+  // Set when the table does not name the kernel: the nominal configuration that stands for
+  // the library's own choice (profiles then calibrate that configuration).
+  std::optional<KernelClass> kernel_class;
 };
 
 struct NeusightReadStats {
