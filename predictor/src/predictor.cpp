@@ -212,6 +212,14 @@ struct Predictor::Impl {
   std::vector<CalibratedDevice> calibrated;  // parallel to profiles
   std::vector<Target> targets;
   std::vector<std::vector<const CalibratedDevice*>> target_calibrated;  // parallel to targets
+  // Where a target's GEMM models come from, per operand type: its own profile for that type,
+  // or the most similar calibrated GPU's (borrowed: evaluated with the target's spec).
+  struct GemmSource {
+    DType dtype = DType::kUnknown;
+    const CalibratedDevice* device = nullptr;
+    bool borrowed = false;
+  };
+  std::vector<std::vector<GemmSource>> target_gemm;  // parallel to targets
   // Where a target's memory-bound fits come from: its own profiles, or (when they have no
   // vector fits) the most similar calibrated GPU's, evaluated with the target's spec.
   struct VectorSource {
@@ -257,13 +265,14 @@ struct Predictor::Impl {
     return s;
   }
 
-  // The profile for GEMMs of `dtype`: one calibrated with that type, else one with the most
-  // similar math path (scaled by peak throughput ratios where the types differ).
-  const CalibratedDevice* gemm_profile_for(TargetId t, DType dtype) const {
-    const auto& list = target_calibrated[t];
-    auto with = [&](DType x) -> const CalibratedDevice* {
-      for (const auto* d : list) {
-        if (d->has_dtype(x)) return d;
+  // The source for GEMMs of `dtype`: one calibrated with that type (own profile first, then
+  // the most similar GPU's), else one with the closest math path, scaled by peak-throughput
+  // ratios where the types differ.
+  const GemmSource* gemm_source_for(TargetId t, DType dtype) const {
+    const auto& list = target_gemm[t];
+    auto with = [&](DType x) -> const GemmSource* {
+      for (const auto& g : list) {
+        if (g.dtype == x) return &g;
       }
       return nullptr;
     };
@@ -281,7 +290,7 @@ struct Predictor::Impl {
       default: break;
     }
     for (DType x : order) {
-      if (const CalibratedDevice* d = with(x)) return d;
+      if (const GemmSource* g = with(x)) return g;
     }
     return nullptr;
   }
@@ -352,8 +361,9 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   if (dtype == DType::kUnknown) dtype = DType::kFp32;
   if (s.compute == DType::kTf32 || (cls.gemm.tensor_core && dtype == DType::kFp32))
     dtype = DType::kTf32;
-  const CalibratedDevice* d = gemm_profile_for(tid, dtype);
-  if (d == nullptr || !s.valid() || d->profile->gemm_configs.empty()) return roofline(r, cls, t);
+  const GemmSource* source = gemm_source_for(tid, dtype);
+  if (source == nullptr || !s.valid()) return roofline(r, cls, t);
+  const CalibratedDevice* d = source->device;
   const Profile& prof = *d->profile;
 
   Prediction p;
@@ -361,7 +371,7 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   int cfg = -1;
   double blocks = 0;
   std::int32_t split = 1;
-  const bool own = same_gpu(t, *d, o);
+  const bool own = !source->borrowed && same_gpu(t, *d, o);
   if (own && !cls.config.empty()) {
     const auto it = d->config_index.find(cls.config);
     cfg = it == d->config_index.end() ? -1 : it->second;
@@ -423,9 +433,9 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
   double kern = 0;
   const double dtype_scale = t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
-  if (t.spec_scaled || fit.dtype != dtype) {
+  if (source->borrowed || fit.dtype != dtype) {
     GemmConfigFit c = fit;  // coefficients carried to the target by spec ratios
-    const Scale sc = t.spec_scaled ? scale_between(*d->spec, *t.spec, fit.dtype) : Scale{};
+    const Scale sc = source->borrowed ? scale_between(*d->spec, *t.spec, fit.dtype) : Scale{};
     const double compute = fit.dtype != dtype ? dtype_scale : 1.0;
     c.c_wave_k *= sc.wave_k * compute;
     c.c_block_k *= sc.wave_k * compute;
@@ -567,6 +577,25 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
     t.profile_spec = best->spec;
     t.spec_scaled = true;
   }
+  // GEMM sources per operand type: own profile, else the most similar GPU calibrated for it.
+  std::vector<Impl::GemmSource> gemm;
+  for (const auto& d : impl_->calibrated) {
+    for (const auto& c : d.profile->gemm_configs) {
+      const bool known = std::any_of(gemm.begin(), gemm.end(), [&](const auto& g) { return g.dtype == c.dtype; });
+      if (known) continue;
+      Impl::GemmSource g;
+      g.dtype = c.dtype;
+      for (const auto* o : own) {
+        if (!t.spec_scaled && o->has_dtype(c.dtype)) g.device = o;
+      }
+      if (g.device == nullptr) {
+        g.device = impl_->most_similar(spec, [&](const CalibratedDevice& x) { return x.has_dtype(c.dtype); });
+        g.borrowed = true;
+      }
+      if (g.device != nullptr) gemm.push_back(g);
+    }
+  }
+  impl_->target_gemm.push_back(std::move(gemm));
   Impl::VectorSource vec;
   for (const auto* d : own) {
     if (!d->profile->vector_fits.empty()) vec.devices.push_back(d);
