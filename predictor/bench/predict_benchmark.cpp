@@ -24,15 +24,16 @@ Predictor& shipped() {
 std::vector<KernelRecord> gemm_records(std::size_t n) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> e(6, 12);
+  std::uniform_int_distribution<int> jitter(0, 63);  // distinct shapes: no memo hits
   std::vector<KernelRecord> out;
   for (std::size_t i = 0; i < n; ++i) {
     KernelRecord r;
     r.launch.name = "ampere_sgemm_128x64_tn";
     r.op.kind = OpKind::kGemm;
     r.op.name = "linear";
-    r.op.gemm.m = 1 << e(rng);
-    r.op.gemm.n = 1 << e(rng);
-    r.op.gemm.k = 1 << e(rng);
+    r.op.gemm.m = (1 << e(rng)) + jitter(rng);
+    r.op.gemm.n = (1 << e(rng)) + jitter(rng);
+    r.op.gemm.k = (1 << e(rng)) + jitter(rng);
     r.op.gemm.a = DType::kFp32;
     r.launch.grid = {static_cast<std::uint32_t>(r.op.gemm.n / 128 + 1),
                      static_cast<std::uint32_t>(r.op.gemm.m / 64 + 1), 1};
@@ -44,13 +45,13 @@ std::vector<KernelRecord> gemm_records(std::size_t n) {
 void BM_PredictGemmSameGpu(benchmark::State& state) {
   Predictor& p = shipped();
   const TargetId t = p.add_target("A100-PCIE-40GB");
-  const auto recs = gemm_records(1024);
+  const auto recs = gemm_records(16384);
   const KernelClass cls = classify_kernel(recs[0].launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("A100-PCIE-40GB");
   std::size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 1023], cls, t, o));
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
@@ -59,14 +60,14 @@ BENCHMARK(BM_PredictGemmSameGpu);
 void BM_PredictGemmOtherGpu(benchmark::State& state) {
   Predictor& p = shipped();
   const TargetId t = p.add_target("T4");
-  const auto recs = gemm_records(1024);
+  const auto recs = gemm_records(16384);
   const KernelClass cls = classify_kernel(recs[0].launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("A100-PCIE-40GB");  // T4's own kernel is chosen
 
   std::size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 1023], cls, t, o));
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
@@ -75,17 +76,34 @@ BENCHMARK(BM_PredictGemmOtherGpu);
 void BM_PredictGemmUncalibratedGpu(benchmark::State& state) {
   Predictor& p = shipped();
   const TargetId t = p.add_target("A10");  // spec-scaled
-  const auto recs = gemm_records(1024);
+  const auto recs = gemm_records(16384);
   const KernelClass cls = classify_kernel(recs[0].launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("A100-PCIE-40GB");
   std::size_t i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 1023], cls, t, o));
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_PredictGemmUncalibratedGpu);
+
+// A training step's stream: the same 64 GEMM shapes again and again, as a run repeats its
+// layers; the per-thread memo serves the repeats.
+void BM_PredictGemmOtherGpuStepStream(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("T4");
+  const auto recs = gemm_records(64);
+  const KernelClass cls = classify_kernel(recs[0].launch.name);
+  PredictOptions o;
+  o.source_spec = p.catalogue().find("A100-PCIE-40GB");
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 63], cls, t, o));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictGemmOtherGpuStepStream);
 
 void BM_PredictElementwise(benchmark::State& state) {
   Predictor& p = shipped();

@@ -13,6 +13,7 @@
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
 #include "pm2lat/profile_io.h"
+#include "prediction_memo.h"
 
 namespace pm2lat {
 namespace {
@@ -207,6 +208,7 @@ void build_vector_indexes(CalibratedDevice& d) {
 }  // namespace
 
 struct Predictor::Impl {
+  std::uint64_t generation = detail::PredictionMemo::next_generation();
   DeviceCatalogue catalogue;
   std::vector<Profile> profiles;
   std::vector<CalibratedDevice> calibrated;  // parallel to profiles
@@ -298,6 +300,8 @@ struct Predictor::Impl {
   Prediction roofline(const KernelRecord& r, const KernelClass& cls, const Target& t) const;
   Prediction gemm(const KernelRecord& r, const KernelClass& cls, TargetId t,
                   const PredictOptions& o) const;
+  Prediction gemm_uncached(const KernelRecord& r, const KernelClass& cls, TargetId t,
+                           const PredictOptions& o) const;
   Prediction memory_bound(const KernelRecord& r, const KernelClass& cls, TargetId t,
                           const PredictOptions& o) const;
   // Whether the record was observed on the GPU the profile calibrates (then its kernel is
@@ -355,6 +359,39 @@ Prediction Predictor::Impl::roofline(const KernelRecord& r, const KernelClass& c
 
 Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, TargetId tid,
                                  const PredictOptions& o) const {
+  // Everything the GEMM prediction depends on, hashed: a repeat of a recent call is served
+  // from the thread's memo.
+  using Memo = detail::PredictionMemo;
+  const GemmShape& g = r.op.gemm;
+  std::uint64_t key = 1469598103934665603ULL;
+  key = Memo::mix(key, generation);
+  key = Memo::mix(key, tid);
+  key = Memo::mix(key, std::string_view(cls.config));
+  key = Memo::mix(key, cls.gemm.tensor_core);
+  key = Memo::mix(key, cls.gemm.a);
+  key = Memo::mix(key, g.batch);
+  key = Memo::mix(key, g.m);
+  key = Memo::mix(key, g.n);
+  key = Memo::mix(key, g.k);
+  key = Memo::mix(key, g.trans_a);
+  key = Memo::mix(key, g.trans_b);
+  key = Memo::mix(key, g.a);
+  key = Memo::mix(key, g.compute);
+  key = Memo::mix(key, g.algo_split_k);
+  key = Memo::mix(key, r.launch.grid);
+  key = Memo::mix(key, o.basis);
+  key = Memo::mix(key, o.source_spec);
+  key = Memo::mix(key, o.source_device);
+  key = Memo::mix(key, std::string_view(r.op.name));
+  Prediction p;
+  if (Memo::find(key, p)) return p;
+  p = gemm_uncached(r, cls, tid, o);
+  Memo::store(key, p);
+  return p;
+}
+
+Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelClass& cls, TargetId tid,
+                                          const PredictOptions& o) const {
   const Target& t = targets[tid];
   const GemmShape& s = r.op.gemm;
   DType dtype = s.a != DType::kUnknown ? s.a : cls.gemm.a;

@@ -15,6 +15,10 @@ constexpr double kMaxLogCorrection = 1.1;
 // weighs 1/0.09, one octave away in one dimension 1/1.69.
 constexpr double kDistanceOffset = 0.3;
 constexpr std::size_t kMaxNeighbours = 16;
+// Approximate search: neighbours within (1 + eps) of the true k-th distance are accepted.
+// The interpolation weights fall with the square of the distance, so a slightly farther
+// neighbour changes a correction little, and the search does far fewer leaf visits.
+constexpr float kSearchEps = 0.5f;
 
 }  // namespace
 
@@ -83,7 +87,7 @@ double ResidualInterpolator<Dim>::correction(const Point& x) const noexcept {
   const std::size_t k = std::min(index_->k, index_->cloud.pts.size());
   nanoflann::KNNResultSet<double, std::size_t> result(k);
   result.init(idx.data(), dist2.data());
-  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams());
+  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams(32, kSearchEps));
   double wsum = 0, sum = 0;
   for (std::size_t i = 0; i < result.size(); ++i) {
     const double d = std::sqrt(dist2[i]) + kDistanceOffset;
@@ -102,7 +106,7 @@ std::size_t ResidualInterpolator<Dim>::nearest(const Point& x) const noexcept {
   double dist2 = 0;
   nanoflann::KNNResultSet<double, std::size_t> result(1);
   result.init(&idx, &dist2);
-  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams());
+  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams(32, kSearchEps));
   return result.size() == 1 ? idx : size();
 }
 
@@ -113,7 +117,7 @@ std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k, 
   k = std::min({k, kMaxNeighbours, index_->cloud.pts.size()});
   nanoflann::KNNResultSet<double, std::size_t> result(k);
   result.init(indices, squared_distances);
-  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams());
+  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams(32, kSearchEps));
   return result.size();
 }
 
