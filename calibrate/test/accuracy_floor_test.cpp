@@ -3,9 +3,11 @@
 // the measured figures (`scripts/eval-kernels.sh`) are well below them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
+#include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/calibrate/profile_builder.h"
@@ -59,6 +61,48 @@ TEST(AccuracyFloor, NeusightKernelsOutOfSample) {
   }
   for (const auto& [device, m] : vec) {
     EXPECT_LT(m.pct(), 8.0) << device << " elementwise/softmax/layer-norm MAPE";
+  }
+}
+
+}  // namespace
+}  // namespace pm2lat::calibrate
+
+namespace pm2lat::calibrate {
+namespace {
+
+TEST(AccuracyFloor, AiconfiguratorBf16GemmOutOfSample) {
+  const auto table = CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/aiconfigurator/gemm_bf16.csv.gz");
+  const auto calls = read_aiconfigurator_gemm(table);
+  DeviceCatalogue catalogue = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  std::map<std::string, std::vector<const MeasuredCall*>> train;
+  std::vector<const MeasuredCall*> test;
+  for (const auto& c : calls) {
+    (in_holdout(c.shape_key, 0.2) ? test : train[catalogue.resolve(c.device).name]).push_back(&c);
+  }
+  std::vector<Profile> profiles;
+  for (const auto& [device, rows] : train) {
+    BuildOptions opt;
+    opt.basis = TimeBasis::kKernel;
+    profiles.push_back(build_profile(rows, catalogue.resolve(device), opt));
+  }
+  Predictor predictor(std::move(catalogue), std::move(profiles));
+  std::map<std::string, std::vector<double>> ape;
+  for (const auto* c : test) {
+    const TargetId t = predictor.add_target(c->device);
+    PredictOptions o;
+    o.source_spec = predictor.target(t).spec;
+    const Prediction p = predictor.predict(c->record, *c->kernel_class, t, o);
+    EXPECT_EQ(p.model, ModelKind::kGemmWave);
+    ape[predictor.target(t).name].push_back(std::fabs(p.us - *c->record.measured_us) / *c->record.measured_us * 100);
+  }
+  ASSERT_EQ(ape.size(), 5u);
+  for (auto& [device, v] : ape) {
+    double mean = 0;
+    for (double a : v) mean += a;
+    mean /= static_cast<double>(v.size());
+    std::sort(v.begin(), v.end());
+    EXPECT_LT(mean, 10.0) << device << " BF16 GEMM MAPE";
+    EXPECT_LT(v[v.size() / 2], 6.0) << device << " BF16 GEMM median APE";
   }
 }
 
