@@ -7,7 +7,27 @@
 
 namespace pm2lat::reports {
 
+std::vector<std::size_t> timeline_order(const RunTable& table) {
+  const auto& rows = table.kernels();
+  std::vector<std::size_t> order(rows.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto before = [&](std::size_t a, std::size_t b) {
+    const KernelRow& x = rows[a];
+    const KernelRow& y = rows[b];
+    if (x.rank_index != y.rank_index) return x.rank_index < y.rank_index;
+    if (x.stream != y.stream) return x.stream < y.stream;
+    return x.ts_ns < y.ts_ns;
+  };
+  // Records usually arrive in this order already (one stream, by time): check before sorting.
+  if (!std::is_sorted(order.begin(), order.end(), before)) std::stable_sort(order.begin(), order.end(), before);
+  return order;
+}
+
 Timeline layout_timeline(const RunTable& table, std::size_t target) {
+  return layout_timeline(table, target, timeline_order(table));
+}
+
+Timeline layout_timeline(const RunTable& table, std::size_t target, const std::vector<std::size_t>& order) {
   const auto& rows = table.kernels();
   const std::size_t n = rows.size();
   Timeline tl;
@@ -16,15 +36,6 @@ Timeline layout_timeline(const RunTable& table, std::size_t target) {
   tl.rank_span_us.assign(table.ranks().size(), 0.0);
   if (n == 0) return tl;
 
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const KernelRow& x = rows[a];
-    const KernelRow& y = rows[b];
-    if (x.rank_index != y.rank_index) return x.rank_index < y.rank_index;
-    if (x.stream != y.stream) return x.stream < y.stream;
-    return x.ts_ns < y.ts_ns;
-  });
   // Each rank's clock starts at its first kernel.
   std::vector<double> rank_t0(table.ranks().size(), std::numeric_limits<double>::infinity());
   for (const auto& k : rows) {

@@ -64,13 +64,19 @@ const DeviceSpec* RunPredictor::source_spec(std::string_view gpu) const noexcept
 
 void RunPredictor::predict(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source,
                            RunTable& table, std::size_t row) const {
-  PredictOptions opt;
-  opt.basis = record.basis;
-  opt.source_spec = source;
-  if (source != nullptr) opt.source_device = source->name;
-  for (std::size_t i = 0; i < ids_.size(); ++i) {
-    table.set_prediction(row, columns_[i], predictor_.predict(record, cls, ids_[i], opt));
+  PredictionMemo::key_of(record, source, key_);
+  const std::vector<Prediction>* known = memo_.find(key_);
+  if (known == nullptr || known->size() != ids_.size()) {  // new pair, or targets added since
+    PredictOptions opt;
+    opt.basis = record.basis;
+    opt.source_spec = source;
+    if (source != nullptr) opt.source_device = source->name;
+    std::vector<Prediction> fresh;
+    fresh.reserve(ids_.size());
+    for (TargetId id : ids_) fresh.push_back(predictor_.predict(record, cls, id, opt));
+    known = &memo_.insert(key_, std::move(fresh));
   }
+  for (std::size_t i = 0; i < ids_.size(); ++i) table.set_prediction(row, columns_[i], (*known)[i]);
 }
 
 }  // namespace pm2lat::reports

@@ -111,11 +111,12 @@ RunSummary summarize(const RunTable& table) {
   }
 
   // Step times: the run laid out on each target, and as measured.
-  const Timeline measured = layout_timeline(table, RunTable::npos);
+  const std::vector<std::size_t> order = timeline_order(table);
+  const Timeline measured = layout_timeline(table, RunTable::npos, order);
   s.measured_span_us = measured.span_us;
   for (std::size_t r = 0; r < s.per_rank.size(); ++r) s.per_rank[r].measured_span_us = measured.rank_span_us[r];
   for (std::size_t t = 0; t < nt; ++t) {
-    const Timeline tl = layout_timeline(table, t);
+    const Timeline tl = layout_timeline(table, t, order);
     s.per_target[t].span_us = tl.span_us;
     for (std::size_t r = 0; r < s.per_rank.size(); ++r) s.per_rank[r].predicted_span_us[t] = tl.rank_span_us[r];
   }

@@ -32,6 +32,21 @@ std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names) {
   return "";
 }
 
+void predict_records(const RunPredictor& predictor, const std::vector<KernelRecord>& records,
+                     const std::vector<const KernelClass*>& classes, const DeviceSpec* source, std::size_t rank_index,
+                     RunTable& table, ProgressBar* progress) {
+  table.reserve(table.size() + records.size());
+  if (progress != nullptr) progress->stage("predicting", records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const KernelRecord& r = records[i];
+    const KernelClass& cls = *classes[i];
+    const std::size_t row = table.add_kernel(r.launch.name, cls.family, rank_index, r.stream, r.ts_ns, r.measured_us);
+    predictor.predict(r, cls, source, table, row);
+    if (progress != nullptr && (i & 0xFFF) == 0) progress->update(i);
+  }
+  if (progress != nullptr) progress->finish();
+}
+
 TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor, const ReplayOptions& options) {
   RunPredictor run_predictor(predictor, options.targets);  // unknown targets fail before any work
   KinetoTrace trace = read_kineto_trace(file, options.progress);
@@ -76,17 +91,8 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   rank.spec_scaled = out.own_spec_scaled;
   out.table.add_rank(std::move(rank));
   run_predictor.add_columns(out.table);
-  out.table.reserve(records.records.size());
-  if (options.progress != nullptr) options.progress->stage("predicting " + out.trace, records.records.size());
-  const DeviceSpec* source = run_predictor.source_spec(out.gpu);
-  for (std::size_t i = 0; i < records.records.size(); ++i) {
-    const KernelRecord& r = records.records[i];
-    const KernelClass& cls = *records.classes[i];
-    const std::size_t row = out.table.add_kernel(r.launch.name, cls.family, 0, r.stream, r.ts_ns, r.measured_us);
-    run_predictor.predict(r, cls, source, out.table, row);
-    if (options.progress != nullptr && (i & 0xFFF) == 0) options.progress->update(i);
-  }
-  if (options.progress != nullptr) options.progress->finish();
+  predict_records(run_predictor, records.records, records.classes, run_predictor.source_spec(out.gpu), 0, out.table,
+                  options.progress);
   out.summary = summarize(out.table);
   if (options.keep_records) out.records = std::move(records.records);
   return out;

@@ -29,9 +29,10 @@ std::string num(double v) { return std::isnan(v) ? "null" : fmt::format("{:.4f}"
 void write_perfetto_trace(std::ostream& os, const RunTable& table) {
   const std::size_t nt = table.targets().size();
   const auto& rows = table.kernels();
+  const std::vector<std::size_t> order = timeline_order(table);
   std::vector<Timeline> lines;
-  lines.push_back(layout_timeline(table, RunTable::npos));
-  for (std::size_t t = 0; t < nt; ++t) lines.push_back(layout_timeline(table, t));
+  lines.push_back(layout_timeline(table, RunTable::npos, order));
+  for (std::size_t t = 0; t < nt; ++t) lines.push_back(layout_timeline(table, t, order));
 
   os << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"pm2lat\"},\"traceEvents\":[\n";
   bool first = true;

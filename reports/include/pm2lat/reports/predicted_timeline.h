@@ -22,8 +22,13 @@ struct Timeline {
 // An idle stream gap longer than this means the kernel waited for the host.
 inline constexpr double kHostGapUs = 2.0;
 
+// Rows in execution order: by rank, stream, start time.
+std::vector<std::size_t> timeline_order(const RunTable& table);
+
 // `target` = RunTable::npos lays out the measured run itself. Rows without a prediction for
-// the target keep their measured duration (0 when not measured either).
+// the target keep their measured duration (0 when not measured either). `order` is
+// timeline_order(table), computed once when laying out several targets.
+Timeline layout_timeline(const RunTable& table, std::size_t target, const std::vector<std::size_t>& order);
 Timeline layout_timeline(const RunTable& table, std::size_t target);
 
 }  // namespace pm2lat::reports

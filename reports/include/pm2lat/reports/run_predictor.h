@@ -9,6 +9,7 @@
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/reports/prediction_memo.h"
 #include "pm2lat/reports/run_table.h"
 
 namespace pm2lat::reports {
@@ -38,14 +39,19 @@ class RunPredictor {
 
   // Predicts `record` on every target into row `row` of `table`. `source` is the GPU the
   // record was observed on (nullptr = unknown).
+  // Repeated (kernel, shape) pairs are predicted once (prediction_memo.h).
   void predict(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source, RunTable& table,
                std::size_t row) const;
+
+  const PredictionMemo& memo() const noexcept { return memo_; }
 
  private:
   Predictor& predictor_;
   std::vector<TargetId> ids_;
   std::vector<std::string> names_;
   mutable std::vector<std::size_t> columns_;  // table column per target (set by add_columns)
+  mutable PredictionMemo memo_;
+  mutable std::string key_;  // reused key buffer
 };
 
 }  // namespace pm2lat::reports

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+
+#include "pm2lat/classifier.h"
+#include "pm2lat/reports/prediction_memo.h"
+#include "pm2lat/reports/run_predictor.h"
+#include "support/test_support.h"
+
+namespace pm2lat::reports {
+namespace {
+
+KernelRecord gemm(std::int64_t m) {
+  KernelRecord r;
+  r.launch.name = "ampere_sgemm_128x64_tn";
+  r.launch.grid = {8, 8, 1};
+  r.op.kind = OpKind::kGemm;
+  r.op.gemm.m = m;
+  r.op.gemm.n = r.op.gemm.k = 1024;
+  r.op.gemm.a = DType::kFp32;
+  return r;
+}
+
+TEST(PredictionMemo, KeysDifferInEveryFieldThePredictorReads) {
+  std::string a, b;
+  PredictionMemo::key_of(gemm(512), nullptr, a);
+  PredictionMemo::key_of(gemm(512), nullptr, b);
+  EXPECT_EQ(a, b);
+  PredictionMemo::key_of(gemm(513), nullptr, b);
+  EXPECT_NE(a, b);
+  KernelRecord r = gemm(512);
+  r.launch.grid.z = 2;
+  PredictionMemo::key_of(r, nullptr, b);
+  EXPECT_NE(a, b);
+  r = gemm(512);
+  r.launch.name = "ampere_sgemm_64x64_tn";
+  PredictionMemo::key_of(r, nullptr, b);
+  EXPECT_NE(a, b);
+  r = gemm(512);
+  r.basis = TimeBasis::kCall;
+  PredictionMemo::key_of(r, nullptr, b);
+  EXPECT_NE(a, b);
+}
+
+TEST(PredictionMemo, RepeatedPairsGetThePredictorsOwnAnswer) {
+  Predictor predictor = test::catalogue_predictor();
+  RunPredictor run(predictor, {"H100", "L4"});
+  RunTable table;
+  table.add_rank(RankInfo{});
+  run.add_columns(table);
+  const KernelClass cls = classify_kernel("ampere_sgemm_128x64_tn");
+  for (std::int64_t m : {512, 1024, 512, 512}) {
+    const std::size_t row = table.add_kernel("ampere_sgemm_128x64_tn", cls.family, 0, 1, 0, std::nullopt);
+    run.predict(gemm(m), cls, nullptr, table, row);
+  }
+  EXPECT_EQ(run.memo().size(), 2u);
+  EXPECT_EQ(run.memo().hits(), 2u);
+  const Prediction direct = predictor.predict(gemm(512), cls, predictor.add_target("L4"));
+  EXPECT_FLOAT_EQ(static_cast<float>(table.predicted_us(3, 1)), static_cast<float>(direct.us));
+  EXPECT_EQ(table.model(3, 1), direct.model);
+  EXPECT_NE(table.predicted_us(1, 1), table.predicted_us(0, 1));
+}
+
+}  // namespace
+}  // namespace pm2lat::reports
