@@ -30,7 +30,7 @@ struct Config {
   TimingSource timing = TimingSource::kAuto;
   NvtxUse nvtx = NvtxUse::kAuto;
   LogLevel log = LogLevel::kWarn;
-  std::uint32_t ring_slots = 2048;
+  std::uint32_t ring_slots = 8192;
   std::uint32_t flush_ms = 200;
   std::int32_t rank = 0;
   bool rank_known = false;  // PM2LAT_RANK, RANK or LOCAL_RANK was set

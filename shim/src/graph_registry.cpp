@@ -30,7 +30,22 @@ void GraphRegistry::clone(std::uint64_t original, std::uint64_t clone) {
   nodes_.insert_or_assign(clone, copy);
 }
 
-void GraphRegistry::remove_node(std::uint64_t node) { nodes_.erase(node); }
+void GraphRegistry::remove_node(std::uint64_t node, std::uint64_t now_ns) {
+  retired_.push_back(Retired{now_ns, false, node, 0});
+}
+
+void GraphRegistry::sweep(std::uint64_t now_ns, std::uint64_t keep_ns) {
+  while (!retired_.empty() && now_ns - retired_.front().when_ns > keep_ns) {
+    const Retired r = retired_.front();
+    retired_.pop_front();
+    if (!r.exec) {
+      nodes_.erase(r.key);
+    } else if (auto it = exec_kernels_.find(r.key);
+               it != exec_kernels_.end() && it->second.generation == r.generation) {
+      exec_kernels_.erase(it);
+    }
+  }
+}
 
 const GraphTemplate* GraphRegistry::node(std::uint64_t node) const {
   auto it = nodes_.find(node);
@@ -38,7 +53,9 @@ const GraphTemplate* GraphRegistry::node(std::uint64_t node) const {
 }
 
 void GraphRegistry::instantiate(std::uint64_t graph, std::uint64_t exec) {
-  std::vector<GraphTemplate>& kernels = exec_kernels_[exec];
+  Exec& e = exec_kernels_[exec];
+  e.generation = ++generations_;
+  std::vector<GraphTemplate>& kernels = e.kernels;
   kernels.clear();
   auto g = graph_nodes_.find(graph);
   if (g == graph_nodes_.end()) return;
@@ -47,8 +64,13 @@ void GraphRegistry::instantiate(std::uint64_t graph, std::uint64_t exec) {
   }
 }
 
-void GraphRegistry::destroy_exec(std::uint64_t exec) { exec_kernels_.erase(exec); }
+void GraphRegistry::destroy_exec(std::uint64_t exec, std::uint64_t now_ns) {
+  auto it = exec_kernels_.find(exec);
+  if (it != exec_kernels_.end()) retired_.push_back(Retired{now_ns, true, exec, it->second.generation});
+}
 
+// Immediate: instantiation copied what executables need, and the handle may come back for
+// the next capture right away.
 void GraphRegistry::destroy_graph(std::uint64_t graph) {
   auto it = graph_nodes_.find(graph);
   if (it == graph_nodes_.end()) return;
@@ -58,7 +80,7 @@ void GraphRegistry::destroy_graph(std::uint64_t graph) {
 
 const std::vector<GraphTemplate>* GraphRegistry::kernels_of_exec(std::uint64_t exec) const {
   auto e = exec_kernels_.find(exec);
-  return e == exec_kernels_.end() ? nullptr : &e->second;
+  return e == exec_kernels_.end() ? nullptr : &e->second.kernels;
 }
 
 }  // namespace pm2lat::shim

@@ -9,8 +9,12 @@ extern "C" __attribute__((visibility("hidden"))) void* pm2lat_resolve_real_dlsym
 
 namespace {
 
-// Only resolves glibc's dlsym for the dlsym entry point: no CUDA, no files, no threads.
-__attribute__((constructor)) void on_load() { pm2lat_resolve_real_dlsym(); }
+// Only resolves glibc's dlsym for the dlsym entry point and notes the pid: no CUDA, no
+// files, no threads.
+__attribute__((constructor)) void on_load() {
+  pm2lat_resolve_real_dlsym();
+  pm2lat::shim::Runtime::note_loaded();
+}
 
 }  // namespace
 

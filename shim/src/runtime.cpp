@@ -29,10 +29,13 @@ namespace pm2lat::shim {
 namespace {
 
 constexpr std::uint32_t kCuptiFlushPeriodMs = 250;
-constexpr std::uint32_t kExitFlushTimeoutMs = 5000;
+// Generous: a loaded machine can slow the final flush (and the profiles still loading) a lot;
+// only a worker that is truly stuck makes the exit wait this long.
+constexpr std::uint32_t kExitFlushTimeoutMs = 20000;
 constexpr int kSignalFlushTimeoutMs = 3000;
 
 bool g_forked_child = false;
+long g_load_pid = 0;
 bool g_exit_hooks_armed = false;
 
 std::string read_command_line() {
@@ -145,6 +148,8 @@ void Runtime::on_cuda_initialised() noexcept {
 
 void Runtime::ensure_started() noexcept { on_cuda_initialised(); }
 
+void Runtime::note_loaded() noexcept { g_load_pid = static_cast<long>(getpid()); }
+
 std::string Runtime::mode_description() const {
   const LaunchPathState& lp = launch_path_state();
   std::string m = lp.metadata.load() == MetadataSource::kCuptiCallbacks ? "cupti-callbacks" : "hooks";
@@ -241,6 +246,7 @@ void Runtime::start() noexcept {
     for (const auto& p : config_.problems) diag.warn_once(p, p);
     RingRegistry::instance().set_ring_capacity(config_.ring_slots);
     owner_pid_ = static_cast<long>(getpid());
+    if (g_load_pid != 0 && g_load_pid != owner_pid_) g_forked_child = true;
     const DriverApi* api = driver_api(reinterpret_cast<PFN_cuGetProcAddress_v12000>(
         real_of(EntryPoint::kGetProcAddressV2)));
     choose_mode();

@@ -34,6 +34,9 @@ class Runtime {
 
   // pthread_atfork child handler.
   void on_fork_child() noexcept;
+  // From the library constructor: the process the library was loaded into. A process that
+  // starts CUDA with another pid is a fork child, even if it forked before CUDA started.
+  static void note_loaded() noexcept;
 
   // Description of the chosen mode, for the header and the summary.
   std::string mode_description() const;

@@ -35,6 +35,7 @@ class Summary {
  public:
   // `source` is the canonical name of the GPU the program ran on ("" when unknown).
   explicit Summary(std::string source = {}) : source_(std::move(source)) {}
+  void set_source(std::string source) { source_ = std::move(source); }
 
   // `measured_ns` is exact when the duration came from CUPTI.
   void add(const PredictedRecord& r, std::uint64_t measured_ns);

@@ -87,7 +87,7 @@ class RingRegistry {
  private:
   std::atomic<ThreadRing*> head_{nullptr};
   std::atomic<std::uint32_t> epoch_{1};
-  std::atomic<std::uint32_t> capacity_{2048};
+  std::atomic<std::uint32_t> capacity_{8192};
 };
 
 // The calling thread's ring for the current epoch, created on the thread's first launch

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <tuple>
 
 #include "clock.h"
 #include "diagnostics.h"
@@ -27,10 +28,12 @@ constexpr std::uint64_t kMs = 1'000'000;
 constexpr std::uint64_t kTimingTimeoutNs = 10'000 * kMs;  // a launch's CUPTI record is late
 constexpr std::uint64_t kOrphanGraceNs = 100 * kMs;       // a record waits for its launch slot
 constexpr std::uint64_t kGraphLaunchKeepNs = 30'000 * kMs;
-constexpr std::size_t kMaxPending = std::size_t(1) << 18;
+constexpr std::size_t kMaxPending = std::size_t(1) << 19;
+constexpr std::size_t kRingBudget = 2048;  // slots per ring per pass
 constexpr std::size_t kMaxExternal = std::size_t(1) << 20;
 constexpr std::size_t kMaxPredictionMemo = std::size_t(1) << 16;
 constexpr std::size_t kMaxCalls = std::size_t(1) << 16;  // recent library calls kept
+constexpr std::size_t kMaxDeferred = std::size_t(1) << 17;  // records waiting for profiles
 constexpr std::uint64_t kSeqKeyBit = std::uint64_t(1) << 63;  // tells by_seq_ keys apart
 constexpr std::uint64_t kDroppedLaunch = ~std::uint64_t{0};
 
@@ -121,47 +124,75 @@ void Worker::run() {
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
   pthread_setname_np(pthread_self(), "pm2lat-worker");
 
-  std::vector<std::string> problems = setup_.startup_problems;
-  predictor_ = std::make_unique<PredictorAdapter>(setup_.targets, setup_.source_device, &problems);
-  summary_ = Summary(predictor_->source_name());
-  for (const auto& p : problems) Diagnostics::instance().warn_once(p, p);
+  // Loading the profiles takes from a fraction of a second to seconds; the rings and
+  // CUPTI's buffers are drained meanwhile and the records made wait (bounded) for predictions.
+  loader_ = std::thread([this] {
+    thread_state().internal = true;
+    sigset_t mask;
+    sigfillset(&mask);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+    auto* p = new PredictorAdapter(setup_.targets, setup_.source_device, &load_problems_);
+    loaded_.store(p, std::memory_order_release);
+  });
 
-  if (!setup_.records_path.empty()) {
-    records_ = std::fopen(setup_.records_path.c_str(), "we");
-    if (records_ == nullptr) {
-      Diagnostics::instance().warn_once("records-open", "cannot write " + setup_.records_path + ": " +
-                                                            std::strerror(errno));
-    } else {
-      std::setvbuf(records_, nullptr, _IOFBF, std::size_t(1) << 20);
-      RecordsHeader h = setup_.header;
-      h.gpu = predictor_->source_name();
-      h.targets = predictor_->target_names();
-      std::string line = header_to_jsonl(h);
-      line.pop_back();
-      line += ",\"runtime\":{\"mode\":\"" + setup_.mode + "\",\"version\":\"" PM2LAT_VERSION "\"}}";
-      write_line(line);
-    }
-  }
-
-  std::uint32_t idle_sleep_us = 500;
+  std::uint32_t idle_sleep_us = 250;
   while (!stop_.load(std::memory_order_acquire)) {
-    const std::uint64_t before = summary_.counters().launches + summary_.counters().records;
+    const std::uint64_t before = work_done_;
     iteration(false);
-    const bool progress = summary_.counters().launches + summary_.counters().records != before;
+    const bool progress = work_done_ != before;
     if (progress) {
-      idle_sleep_us = 500;
+      idle_sleep_us = 250;
       continue;
     }
+    // Sleep less than a ring takes to fill at a high launch rate (8192 slots at ~1M/s).
     pollfd p{wake_pipe_[0], POLLIN, 0};
     ::poll(&p, wake_pipe_[0] >= 0 ? 1 : 0, static_cast<int>(idle_sleep_us / 1000 + 1));
-    idle_sleep_us = idle_sleep_us < 10'000 ? idle_sleep_us * 2 : 10'000;
+    idle_sleep_us = idle_sleep_us < 2'000 ? idle_sleep_us * 2 : 2'000;
   }
   finalise();
+}
+
+void Worker::open_records_file() {
+  if (setup_.records_path.empty()) return;
+  records_ = std::fopen(setup_.records_path.c_str(), "we");
+  if (records_ == nullptr) {
+    Diagnostics::instance().warn_once("records-open", "cannot write " + setup_.records_path + ": " +
+                                                          std::strerror(errno));
+    return;
+  }
+  std::setvbuf(records_, nullptr, _IOFBF, std::size_t(1) << 20);
+  RecordsHeader h = setup_.header;
+  h.gpu = predictor_->source_name();
+  h.targets = predictor_->target_names();
+  std::string line = header_to_jsonl(h);
+  line.pop_back();
+  line += ",\"runtime\":{\"mode\":\"" + setup_.mode + "\",\"version\":\"" PM2LAT_VERSION "\"}}";
+  write_line(line);
+}
+
+void Worker::adopt_predictor() {
+  if (predictor_ != nullptr) return;
+  PredictorAdapter* p = loaded_.load(std::memory_order_acquire);
+  if (p == nullptr) return;
+  if (loader_.joinable()) loader_.join();
+  predictor_.reset(p);
+  std::vector<std::string> problems = setup_.startup_problems;
+  problems.insert(problems.end(), load_problems_.begin(), load_problems_.end());
+  for (const auto& msg : problems) Diagnostics::instance().warn_once(msg, msg);
+  summary_.set_source(predictor_->source_name());
+  open_records_file();
+  while (!deferred_.empty()) {
+    Deferred& d = deferred_.front();
+    finish(d.pr, d.notes, d.name_id, d.measured_ns, d.handle, d.geometry);
+    deferred_.pop_front();
+  }
 }
 
 void Worker::finalise() {
   if (setup_.cupti_activity) CuptiActivity::instance().flush(true);
   iteration(true);
+  if (loader_.joinable()) loader_.join();
+  adopt_predictor();
   summary_.counters().passed_through =
       launch_path_state().passed_through.load(std::memory_order_relaxed);
   summary_.counters().library_calls = library_calls_made();
@@ -183,22 +214,34 @@ void Worker::finalise() {
 
 void Worker::iteration(bool final) {
   ++iterations_;
-  buffers_.clear();
-  if (setup_.cupti_activity) CuptiActivity::instance().take_completed(buffers_);
-  // Rings before buffers: a launch's slot is published before its kernel can complete, so
-  // every record in these buffers has its slot drained by now (or arriving in a moment).
-  for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
-    drain_ring(r, final);
-  }
+  adopt_predictor();
+  // Passes alternate between rings and CUPTI's buffers, so that a backlog in the rings does
+  // not pile up as launches waiting for records that are already there.
   CuptiActivity& activity = CuptiActivity::instance();
-  for (const auto& b : buffers_) {
-    activity.parse(
-        b, [this](const KernelTiming& t) { on_timing(t, false); },
-        [this](const ExternalCorrelation& e) { on_external(e); });
+  for (int pass = 0; pass < 64; ++pass) {
+    buffers_.clear();
+    if (setup_.cupti_activity) activity.take_completed(buffers_);
+    // Rings before buffers: a launch's slot is published before its kernel can complete, so
+    // every record in these buffers has its slot drained by now (or arriving in a moment).
+    bool more = false;
+    for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
+      more |= drain_ring(r, final, kRingBudget);
+    }
+    for (const auto& b : buffers_) {
+      activity.parse(
+          b, [this](const KernelTiming& t) { on_timing(t, false); },
+          [this](const ExternalCorrelation& e) { on_external(e); });
+    }
+    if (!more && buffers_.empty()) break;
   }
   process_orphans(final);
   expire_pending(final);
-  RingRegistry::instance().prune([](ThreadRing* r) { EventTimer::release(r); });
+  graphs_.sweep(monotonic_ns(), kGraphLaunchKeepNs);
+  RingRegistry::instance().prune([this](ThreadRing* r) {
+    // The ring of a finished thread goes away: keep its count of dropped launches.
+    summary_.counters().dropped += r->dropped();
+    EventTimer::release(r);
+  });
 
   const std::uint64_t now = monotonic_ns();
   if (records_ != nullptr && now - last_flush_ns_ > setup_.flush_ms * kMs) {
@@ -212,17 +255,19 @@ void Worker::iteration(bool final) {
   }
 }
 
-bool Worker::drain_ring(ThreadRing* ring, bool final) {
-  bool any = false;
-  while (LaunchSlot* s = ring->peek()) {
-    if (!handle_slot(ring, *s, final)) break;
+bool Worker::drain_ring(ThreadRing* ring, bool final, std::size_t budget) {
+  std::size_t n = 0;
+  while (n < budget) {
+    LaunchSlot* s = ring->peek();
+    if (s == nullptr || !handle_slot(ring, *s, final)) return false;
     ring->pop();
-    any = true;
+    ++n;
   }
-  return any;
+  return true;  // budget used up: more may be waiting
 }
 
 bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
+  ++work_done_;
   switch (s.kind) {
     case SlotKind::kKernel:
       if ((s.flags & slot_flags::kEventsTimed) != 0 && s.result == 0 &&
@@ -255,7 +300,7 @@ bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
       graphs_.instantiate(s.graph, s.graph_exec);
       return true;
     case SlotKind::kGraphExecDestroy:
-      graphs_.destroy_exec(s.graph_exec);
+      graphs_.destroy_exec(s.graph_exec, monotonic_ns());
       return true;
     case SlotKind::kGraphDestroy:
       graphs_.destroy_graph(s.graph);
@@ -264,7 +309,7 @@ bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
       graphs_.clone(s.graph_node, s.graph_exec);
       return true;
     case SlotKind::kGraphNodeDestroyed:
-      graphs_.remove_node(s.graph_node);
+      graphs_.remove_node(s.graph_node, monotonic_ns());
       return true;
     case SlotKind::kLibraryCall:
       if (calls_.insert_or_assign(s.call_id, s.op).second) {
@@ -294,11 +339,9 @@ void Worker::handle_kernel_slot(const LaunchSlot& s) {
   const std::uint64_t now = monotonic_ns();
   if (setup_.timing == TimingMode::kCupti) {
     if ((s.flags & slot_flags::kFromCallback) != 0 && s.correlation_id != 0) {
-      by_correlation_[s.correlation_id] = Pending{s, now};
-      pending_order_.emplace_back(s.correlation_id, now);
+      pending_.insert(s.correlation_id, s, now);
     } else if ((s.flags & slot_flags::kExternalCorrelation) != 0) {
-      by_seq_[s.seq] = Pending{s, now};
-      pending_order_.emplace_back(s.seq | kSeqKeyBit, now);
+      pending_.insert(s.seq | kSeqKeyBit, s, now);
     } else {
       runtime_only_.push_back(Pending{s, now});
     }
@@ -347,6 +390,7 @@ void Worker::on_external(const ExternalCorrelation& e) {
 }
 
 void Worker::on_timing(const KernelTiming& t, bool) {
+  ++work_done_;
   if (join_timing(t)) return;
   orphans_.push_back(Orphan{t, monotonic_ns(), iterations_});
 }
@@ -395,10 +439,10 @@ bool Worker::join_timing(const KernelTiming& t) {
     return true;
   }
   if (callbacks) {
-    auto it = by_correlation_.find(t.correlation_id);
-    if (it == by_correlation_.end()) return false;
-    emit(&it->second.slot, &t, call_context(it->second.slot), us, ns, 0);
-    by_correlation_.erase(it);
+    PendingLaunches::Entry* e = pending_.find(t.correlation_id);
+    if (e == nullptr) return false;
+    emit(&e->slot, &t, call_context(e->slot), us, ns, 0);
+    pending_.erase(t.correlation_id);
     return true;
   }
   auto e = external_.find(t.correlation_id);
@@ -408,10 +452,11 @@ bool Worker::join_timing(const KernelTiming& t) {
     emit(nullptr, &t, nullptr, us, ns, notes::kLaunchDropped);
     return true;
   }
-  auto it = by_seq_.find(e->second);
-  if (it == by_seq_.end()) return false;
-  emit(&it->second.slot, &t, call_context(it->second.slot), us, ns, 0);
-  by_seq_.erase(it);
+  const std::uint64_t key = e->second | kSeqKeyBit;
+  PendingLaunches::Entry* p = pending_.find(key);
+  if (p == nullptr) return false;
+  emit(&p->slot, &t, call_context(p->slot), us, ns, 0);
+  pending_.erase(key);
   external_.erase(e);
   return true;
 }
@@ -439,7 +484,16 @@ void Worker::process_orphans(bool final) {
       }
     }
     if (matched) continue;
-    // The coverage oracle: CUPTI ran a kernel no hook saw.
+    // A launch dropped from a full ring still runs: its record is an orphan too. Orphans are
+    // put down to drops first (their count is known), the rest to the coverage oracle: CUPTI
+    // ran a kernel no hook saw.
+    std::uint64_t dropped = summary_.counters().dropped;
+    for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) dropped += r->dropped();
+    if (orphans_from_drops_ < dropped) {
+      ++orphans_from_drops_;
+      emit(nullptr, &t, nullptr, us, ns, notes::kLaunchDropped);
+      continue;
+    }
     summary_.counters().unhooked++;
     emit(nullptr, &t, nullptr, us, ns, notes::kUnhooked);
   }
@@ -447,31 +501,13 @@ void Worker::process_orphans(bool final) {
 
 void Worker::expire_pending(bool final) {
   const std::uint64_t now = monotonic_ns();
-  while (!pending_order_.empty()) {
-    const auto [key, arrived] = pending_order_.front();
-    Pending* p = nullptr;
-    if (key & kSeqKeyBit) {
-      auto it = by_seq_.find(key & ~kSeqKeyBit);
-      if (it != by_seq_.end()) p = &it->second;
-    } else {
-      auto it = by_correlation_.find(static_cast<std::uint32_t>(key));
-      if (it != by_correlation_.end()) p = &it->second;
-    }
-    if (p == nullptr) {  // already joined
-      pending_order_.pop_front();
-      continue;
-    }
-    const bool too_many = by_seq_.size() + by_correlation_.size() > kMaxPending;
-    if (!final && !too_many && now - arrived < kTimingTimeoutNs) break;
+  for (auto [key, p] = pending_.oldest(); p != nullptr; std::tie(key, p) = pending_.oldest()) {
+    const bool too_many = pending_.size() > kMaxPending;
+    if (!final && !too_many && now - p->arrived_ns < kTimingTimeoutNs) break;
     summary_.counters().timing_lost++;
     emit(&p->slot, nullptr, call_context(p->slot), std::nullopt, 0,
          notes::kUnmeasured | notes::kTimingLost);
-    if (key & kSeqKeyBit) {
-      by_seq_.erase(key & ~kSeqKeyBit);
-    } else {
-      by_correlation_.erase(static_cast<std::uint32_t>(key));
-    }
-    pending_order_.pop_front();
+    pending_.erase(key);
   }
   while (!runtime_only_.empty() &&
          (final || now - runtime_only_.front().arrived_ns > kTimingTimeoutNs)) {
@@ -582,8 +618,20 @@ void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing, const OpPo
   r.measured_us = measured_us;
   r.basis = TimeBasis::kKernel;
   pr.rank = setup_.header.rank;
-  pr.gpu = predictor_ ? predictor_->source_name() : std::string();
+  const std::uint64_t handle = slot ? slot->handle : 0;
+  const std::uint64_t geometry =
+      slot ? geometry_digest(slot->name_id, slot->grid, slot->block, slot->smem) : 0;
+  if (predictor_ == nullptr && deferred_.size() < kMaxDeferred) {
+    deferred_.push_back(Deferred{std::move(pr), std::move(n), name_id, measured_ns, handle, geometry});
+    return;
+  }
+  finish(pr, n, name_id, measured_ns, handle, geometry);
+}
 
+void Worker::finish(PredictedRecord& pr, const RecordNotes& n, std::uint32_t name_id,
+                    std::uint64_t measured_ns, std::uint64_t handle, std::uint64_t geometry) {
+  KernelRecord& r = pr.record;
+  pr.gpu = predictor_ ? predictor_->source_name() : std::string();
   const KernelClass& cls = classify(name_id);
   pr.family = cls.family;
   pr.config = cls.config;
@@ -591,17 +639,16 @@ void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing, const OpPo
   pr.predictions = preds;
 
   // Predict-only: let the launch path label the next launches of this kernel in NVTX.
-  if (setup_.predict_only && slot != nullptr && !preds.empty()) {
-    if (KernelInfo* info = HandleCache::instance().find(slot->handle)) {
+  if (setup_.predict_only && handle != 0 && !preds.empty()) {
+    if (KernelInfo* info = HandleCache::instance().find(handle)) {
       info->last_prediction_us.store(preds.front().second.us, std::memory_order_relaxed);
-      info->last_geometry.store(geometry_digest(slot->name_id, slot->grid, slot->block, slot->smem),
-                                std::memory_order_release);
+      info->last_geometry.store(geometry, std::memory_order_release);
     }
   }
 
   ShimCounters& c = summary_.counters();
   c.records++;
-  if (measured_us) {
+  if (r.measured_us) {
     c.measured++;
   } else {
     c.unmeasured++;

@@ -20,6 +20,7 @@
 #include "graph_registry.h"
 #include "launch_path_state.h"
 #include "launch_slot.h"
+#include "pending_launches.h"
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/record_jsonl.h"
 #include "predictor_adapter.h"
@@ -78,7 +79,8 @@ class Worker {
 
   void run();
   void finalise();
-  bool drain_ring(ThreadRing* ring, bool final);
+  // Handles up to `budget` slots; true when it stopped on the budget.
+  bool drain_ring(ThreadRing* ring, bool final, std::size_t budget);
   bool handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final);
   void handle_kernel_slot(const LaunchSlot& s);
   void handle_graph_launch(const LaunchSlot& s);
@@ -95,11 +97,32 @@ class Worker {
   const std::vector<std::pair<std::string, Prediction>>& predict(const KernelRecord& r,
                                                                  std::uint32_t name_id,
                                                                  const KernelClass& cls);
+  // Classifies, predicts and writes one record (the predictor is loaded).
+  void finish(PredictedRecord& pr, const RecordNotes& n, std::uint32_t name_id,
+              std::uint64_t measured_ns, std::uint64_t handle, std::uint64_t geometry);
+  // Takes the predictor once its loader thread is done; writes what waited for it.
+  void adopt_predictor();
+  void open_records_file();
   void write_line(const std::string& line);
   void write_summary();
 
+  // Records made while the profiles were still loading (bounded; beyond the bound records
+  // are written without predictions rather than held).
+  struct Deferred {
+    PredictedRecord pr;
+    RecordNotes notes;
+    std::uint32_t name_id;
+    std::uint64_t measured_ns;
+    std::uint64_t handle;
+    std::uint64_t geometry;
+  };
+
   WorkerSetup setup_;
-  std::unique_ptr<PredictorAdapter> predictor_;
+  std::unique_ptr<PredictorAdapter> predictor_;  // null until loaded
+  std::thread loader_;
+  std::atomic<PredictorAdapter*> loaded_{nullptr};
+  std::vector<std::string> load_problems_;
+  std::deque<Deferred> deferred_;
   Summary summary_;
   GraphRegistry graphs_;
   std::FILE* records_ = nullptr;
@@ -109,12 +132,14 @@ class Worker {
   std::atomic<bool> stop_{false};
   std::atomic<bool> finished_{false};
   std::uint64_t iterations_ = 0;
+  std::uint64_t work_done_ = 0;  // slots and timings handled: tells busy from idle
+  std::uint64_t orphans_from_drops_ = 0;
   std::uint64_t last_flush_ns_ = 0;
   std::uint64_t last_cupti_flush_ns_ = 0;
 
-  std::unordered_map<std::uint32_t, Pending> by_correlation_;  // callback mode
-  std::unordered_map<std::uint64_t, Pending> by_seq_;          // hooks + external correlation
-  std::deque<std::pair<std::uint64_t, std::uint64_t>> pending_order_;  // (key, arrived)
+  // Launches waiting for their CUPTI record: by correlation id (callback mode) or by seq
+  // with the top bit set (hook mode with external correlation).
+  PendingLaunches pending_;
   std::unordered_map<std::uint32_t, std::uint64_t> external_;  // correlation id -> seq
   std::unordered_map<std::uint32_t, LaunchSlot> graph_by_correlation_;
   std::unordered_map<std::uint64_t, LaunchSlot> graph_by_seq_;

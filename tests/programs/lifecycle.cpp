@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     test_program::init_primary_context();
     launch_n(pid == 0 ? "child_kernel" : "parent_after", n);
     check(cuCtxSynchronize(), "sync");
-    if (pid == 0) _exit(0);
+    if (pid == 0) std::exit(0);
     std::printf("child exit %d\n", wait_child(pid));
     return 0;
   }

@@ -86,7 +86,11 @@ template <typename Record>
 void append_locked(State& s, const Record& r) {
   constexpr std::size_t kSize = (sizeof(Record) + 7) / 8 * 8;
   if (s.current.data == nullptr || s.current.used + kSize > s.current.size) {
-    if (s.current.data != nullptr) s.completed.push_back(s.current);
+    if (s.current.data != nullptr) {
+      // A full buffer is handed over promptly, as CUPTI's own thread does.
+      s.completed.push_back(s.current);
+      s.flusher_cv.notify_all();
+    }
     s.current = Buffer{};
     if (s.request == nullptr) {
       s.dropped++;
@@ -101,7 +105,6 @@ void append_locked(State& s, const Record& r) {
       return;
     }
     s.current = Buffer{data, size, 0};
-    s.flusher_cv.notify_all();
   }
   std::memcpy(s.current.data + s.current.used, &r, sizeof(Record));
   s.current.used += kSize;
@@ -246,19 +249,21 @@ CUptiResult ensure_attached() {
   return CUPTI_SUCCESS;
 }
 
+// Delivers full buffers as soon as they complete, and the partly filled one every period.
 void flusher_loop() {
   for (;;) {
-    std::uint32_t period = 0;
+    bool period_elapsed = false;
     {
       std::unique_lock<std::mutex> lock(st().mu);
-      period = st().flush_period_ms;
+      const std::uint32_t period = st().flush_period_ms;
       if (period == 0) {
         st().flusher_running = false;
         return;
       }
-      st().flusher_cv.wait_for(lock, std::chrono::milliseconds(period));
+      period_elapsed = !st().flusher_cv.wait_for(lock, std::chrono::milliseconds(period),
+                                                 [] { return !st().completed.empty() || st().flush_period_ms == 0; });
     }
-    deliver_completed(true);
+    deliver_completed(period_elapsed);
   }
 }
 

@@ -175,10 +175,11 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
 
 // Like a real launch queue that is full, a launch blocks while the simulated device is too
 // far behind the host. This is the back-pressure real programs feel from a busy GPU.
+// Sleeps until half the backlog has drained, so a blocked launcher wakes up rarely.
 void throttle(std::uint64_t device_ready, std::uint64_t max_backlog) {
   const std::uint64_t now = now_ns();
   if (device_ready > now + max_backlog) {
-    std::this_thread::sleep_for(std::chrono::nanoseconds(device_ready - now - max_backlog));
+    std::this_thread::sleep_for(std::chrono::nanoseconds(device_ready - now - max_backlog / 2));
   }
 }
 
