@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/long_tail_models.h"
 #include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
@@ -213,6 +214,7 @@ struct Predictor::Impl {
   std::vector<Profile> profiles;
   std::vector<CalibratedDevice> calibrated;  // parallel to profiles
   std::vector<Target> targets;
+  LongTailModels long_tail;  // attention, conv, collectives, memory-bound kernel families
   std::vector<std::vector<const CalibratedDevice*>> target_calibrated;  // parallel to targets
   // Where a target's GEMM models come from, per operand type: its own profile for that type,
   // or the most similar calibrated GPU's (borrowed: evaluated with the target's spec).
@@ -585,6 +587,7 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
     build_gemm_indexes(d);
     build_vector_indexes(d);
   }
+  impl_->long_tail = LongTailModels(impl_->catalogue, impl_->profiles);
 }
 
 Predictor::Predictor(Predictor&&) noexcept = default;
@@ -646,6 +649,7 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
   }
   impl_->target_vector.push_back(std::move(vec));
   for (const auto* d : own) t.profiles.push_back(d->profile);
+  impl_->long_tail.add_target(spec);
   impl_->targets.push_back(std::move(t));
   impl_->target_calibrated.push_back(std::move(own));
   return impl_->targets.size() - 1;
@@ -659,6 +663,7 @@ const std::vector<Profile>& Predictor::profiles() const noexcept { return impl_-
 Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls, TargetId target,
                               const PredictOptions& options) const {
   if (target >= impl_->targets.size()) return Prediction{};
+  if (auto p = impl_->long_tail.predict(record, cls, target, options)) return *p;
   const bool gemm_like = cls.family == KernelFamily::kGemm ||
                          (cls.family == KernelFamily::kTritonTemplate && record.op.kind == OpKind::kGemm) ||
                          (cls.family == KernelFamily::kUnknown && record.op.kind == OpKind::kGemm);

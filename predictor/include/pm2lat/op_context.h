@@ -90,6 +90,8 @@ struct AttentionShape {
   bool causal = false;
   bool backward = false;
   DType dtype = DType::kUnknown;
+  std::int64_t window = 0;           // sliding window: keys before each query (0 = unlimited)
+  DType kv_dtype = DType::kUnknown;  // KV-cache element type when it differs from dtype
 
   bool valid() const noexcept {
     return batch > 0 && seqlen_q > 0 && seqlen_kv > 0 && heads > 0 && head_dim > 0;

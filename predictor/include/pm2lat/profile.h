@@ -88,6 +88,48 @@ struct VectorPoint {
   double us = 0;
 };
 
+// Fused attention of one kernel configuration on this GPU (see models/attention_model.h):
+//   kernel_us = c0 + c_iter * makespan + c_cta * waves + c_qo * qo_bytes / bandwidth
+//             + c_kv * kv_bytes / bandwidth
+// The configuration is what the kernel template fixes: implementation, head dimension, KV
+// element type and whether the mask is a sliding window; tile, CTAs per SM and the packing
+// of grouped query heads are the calibration's choice.
+struct AttentionConfigFit {
+  std::string variant;                  // "flash2", "flash3", ... (to_string(AttentionVariant))
+  std::int32_t head_dim = 0;
+  DType kv_dtype = DType::kBf16;
+  bool local = false;                   // sliding-window mask
+  std::int32_t tile_m = 128;
+  std::int32_t tile_n = 64;
+  std::int32_t ctas_per_sm = 1;
+  std::int32_t gqa_packing = 0;         // GqaPacking
+  double c0 = 0;
+  double c_iter = 0;
+  double c_cta = 0;
+  double c_qo = 0;
+  double c_kv = 0;
+  std::int32_t points = 0;
+  double fit_mape_pct = 0;
+};
+
+// One calibration measurement of an attention call (causal prefill unless stated).
+struct AttentionPoint {
+  std::int32_t config = -1;  // index into Profile::attention_configs
+  std::int64_t batch = 0, seqlen_q = 0, seqlen_kv = 0, heads = 0, kv_heads = 0, window = 0;
+  bool causal = true;
+  double us = 0;
+};
+
+// One calibration measurement of a convolution; the configuration's fit is a GemmConfigFit
+// of the implicit GEMM the kernel computes (models/conv_model.h).
+struct ConvPoint {
+  std::int32_t config = -1;  // index into Profile::conv_configs
+  std::int64_t batch = 0, in_channels = 0, out_channels = 0, in_h = 0, in_w = 0;
+  std::int64_t kernel_h = 0, kernel_w = 0, stride = 1, pad = 0;
+  Dim3 grid;
+  double us = 0;
+};
+
 struct Profile {
   int version = kProfileSchemaVersion;
   std::string device;  // canonical catalogue name
@@ -98,6 +140,15 @@ struct Profile {
   std::vector<GemmPoint> gemm_points;
   std::vector<VectorFit> vector_fits;
   std::vector<VectorPoint> vector_points;
+  // Optional sections of the models for the long tail of kernel families.
+  std::vector<AttentionConfigFit> attention_configs;
+  std::vector<AttentionPoint> attention_points;
+  std::vector<GemmConfigFit> conv_configs;
+  std::vector<ConvPoint> conv_points;
+  // Memory-bound kernel families measured as kernels (reductions, copies, memsets, gathers,
+  // optimizer and Triton kernels): VectorFit::op is the family name.
+  std::vector<VectorFit> family_fits;
+  std::vector<VectorPoint> family_points;
 
   std::string file;  // where it was loaded from (not serialised)
 

@@ -135,6 +135,179 @@ std::vector<VectorPoint> read_vector_points(const Reader& r, std::size_t n_fits)
   return pts;
 }
 
+std::int64_t positive_integer(const Reader& v) {
+  const auto x = v.integer();
+  if (x <= 0) v.fail("must be positive");
+  return x;
+}
+
+std::int32_t config_index(const Reader& v, std::size_t n_configs) {
+  const auto idx = v.integer();
+  if (idx < 0 || static_cast<std::size_t>(idx) >= n_configs) v.fail("config index out of range");
+  return static_cast<std::int32_t>(idx);
+}
+
+AttentionConfigFit read_attention_config(const Reader& r) {
+  AttentionConfigFit c;
+  c.variant = r.child("variant").string();
+  if (c.variant.empty()) r.child("variant").fail("must not be empty");
+  c.head_dim = static_cast<std::int32_t>(positive_integer(r.child("head_dim")));
+  const std::string kv = r.string("kv_dtype", "bf16");
+  c.kv_dtype = parse_dtype(kv);
+  if (c.kv_dtype == DType::kUnknown) r.child("kv_dtype").fail("unknown element type '" + kv + "'");
+  c.local = r.boolean("local", false);
+  c.tile_m = static_cast<std::int32_t>(positive_integer(r.child("tile_m")));
+  c.tile_n = static_cast<std::int32_t>(positive_integer(r.child("tile_n")));
+  c.ctas_per_sm = static_cast<std::int32_t>(r.child("ctas_per_sm").integer());
+  if (c.ctas_per_sm < 1 || c.ctas_per_sm > 32) r.child("ctas_per_sm").fail("out of range 1..32");
+  c.gqa_packing = static_cast<std::int32_t>(r.integer("gqa_packing", 0));
+  if (c.gqa_packing < 0 || c.gqa_packing > 2) r.child("gqa_packing").fail("must be 0, 1 or 2");
+  c.c0 = r.child("c0").number();
+  c.c_iter = r.child("c_iter").non_negative();
+  c.c_cta = r.child("c_cta").non_negative();
+  c.c_qo = r.child("c_qo").non_negative();
+  c.c_kv = r.child("c_kv").non_negative();
+  c.points = static_cast<std::int32_t>(r.integer("points", 0));
+  c.fit_mape_pct = r.number("fit_mape_pct", 0);
+  return c;
+}
+
+std::vector<AttentionPoint> read_attention_points(const Reader& r, std::size_t n_configs) {
+  const std::size_t n = r.child("us").size();
+  std::vector<AttentionPoint> pts(n);
+  read_column(r, "config", n, [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
+  read_column(r, "batch", n, [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
+  read_column(r, "seqlen_q", n, [&](std::size_t i, const Reader& v) { pts[i].seqlen_q = positive_integer(v); });
+  read_column(r, "seqlen_kv", n, [&](std::size_t i, const Reader& v) { pts[i].seqlen_kv = positive_integer(v); });
+  read_column(r, "heads", n, [&](std::size_t i, const Reader& v) { pts[i].heads = positive_integer(v); });
+  read_column(r, "kv_heads", n, [&](std::size_t i, const Reader& v) { pts[i].kv_heads = positive_integer(v); });
+  read_column(r, "window", n, [&](std::size_t i, const Reader& v) {
+    pts[i].window = v.integer();
+    if (pts[i].window < 0) v.fail("must not be negative");
+  });
+  read_column(r, "causal", n, [&](std::size_t i, const Reader& v) { pts[i].causal = v.boolean(); });
+  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
+    pts[i].us = v.number();
+    if (pts[i].us <= 0) v.fail("latency must be positive");
+  });
+  return pts;
+}
+
+std::vector<ConvPoint> read_conv_points(const Reader& r, std::size_t n_configs) {
+  const std::size_t n = r.child("us").size();
+  std::vector<ConvPoint> pts(n);
+  read_column(r, "config", n, [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
+  read_column(r, "batch", n, [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
+  read_column(r, "in_channels", n, [&](std::size_t i, const Reader& v) { pts[i].in_channels = positive_integer(v); });
+  read_column(r, "out_channels", n, [&](std::size_t i, const Reader& v) { pts[i].out_channels = positive_integer(v); });
+  read_column(r, "in_h", n, [&](std::size_t i, const Reader& v) { pts[i].in_h = positive_integer(v); });
+  read_column(r, "in_w", n, [&](std::size_t i, const Reader& v) { pts[i].in_w = positive_integer(v); });
+  read_column(r, "kernel_h", n, [&](std::size_t i, const Reader& v) { pts[i].kernel_h = positive_integer(v); });
+  read_column(r, "kernel_w", n, [&](std::size_t i, const Reader& v) { pts[i].kernel_w = positive_integer(v); });
+  read_column(r, "stride", n, [&](std::size_t i, const Reader& v) { pts[i].stride = positive_integer(v); });
+  read_column(r, "pad", n, [&](std::size_t i, const Reader& v) {
+    pts[i].pad = v.integer();
+    if (pts[i].pad < 0) v.fail("must not be negative");
+  });
+  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) { pts[i].grid.x = static_cast<std::uint32_t>(positive_integer(v)); });
+  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) { pts[i].grid.y = static_cast<std::uint32_t>(positive_integer(v)); });
+  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) { pts[i].grid.z = static_cast<std::uint32_t>(positive_integer(v)); });
+  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
+    pts[i].us = v.number();
+    if (pts[i].us <= 0) v.fail("latency must be positive");
+  });
+  return pts;
+}
+
+json gemm_config_json(const GemmConfigFit& c) {
+  return {{"config", c.config},       {"dtype", std::string(to_string(c.dtype))},
+          {"blocks_per_sm", c.blocks_per_sm}, {"tile_m", c.tile_m},
+          {"tile_n", c.tile_n},       {"tile_k", c.tile_k},
+          {"tile_m_on_n", c.tile_m_on_n}, {"c0", c.c0},
+          {"c_wave_k", c.c_wave_k},   {"c_block_k", c.c_block_k},
+          {"c_wave", c.c_wave},       {"c_mem", c.c_mem},
+          {"points", c.points},       {"fit_mape_pct", c.fit_mape_pct}};
+}
+
+json vector_section_json(const std::vector<VectorFit>& fits, const std::vector<VectorPoint>& points) {
+  json out_fits = json::array();
+  for (const auto& f : fits) {
+    out_fits.push_back({{"op", f.op}, {"config", f.config}, {"c0", f.c0}, {"c_byte", f.c_byte},
+                        {"c_row", f.c_row}, {"points", f.points}, {"fit_mape_pct", f.fit_mape_pct}});
+  }
+  json fit = json::array(), rows = json::array(), cols = json::array(), bytes = json::array(), us = json::array();
+  for (const auto& pt : points) {
+    fit.push_back(pt.fit);
+    rows.push_back(pt.rows);
+    cols.push_back(pt.cols);
+    bytes.push_back(pt.bytes);
+    us.push_back(pt.us);
+  }
+  return {{"fits", out_fits},
+          {"points", {{"fit", fit}, {"rows", rows}, {"cols", cols}, {"bytes", bytes}, {"us", us}}}};
+}
+
+json attention_section_json(const Profile& p) {
+  json configs = json::array();
+  for (const auto& c : p.attention_configs) {
+    configs.push_back({{"variant", c.variant},         {"head_dim", c.head_dim},
+                       {"kv_dtype", std::string(to_string(c.kv_dtype))},
+                       {"local", c.local},             {"tile_m", c.tile_m},
+                       {"tile_n", c.tile_n},           {"ctas_per_sm", c.ctas_per_sm},
+                       {"gqa_packing", c.gqa_packing}, {"c0", c.c0},
+                       {"c_iter", c.c_iter},           {"c_cta", c.c_cta},
+                       {"c_qo", c.c_qo},               {"c_kv", c.c_kv},
+                       {"points", c.points},           {"fit_mape_pct", c.fit_mape_pct}});
+  }
+  json config = json::array(), batch = json::array(), sq = json::array(), skv = json::array(),
+       heads = json::array(), kvh = json::array(), window = json::array(), causal = json::array(),
+       us = json::array();
+  for (const auto& pt : p.attention_points) {
+    config.push_back(pt.config);
+    batch.push_back(pt.batch);
+    sq.push_back(pt.seqlen_q);
+    skv.push_back(pt.seqlen_kv);
+    heads.push_back(pt.heads);
+    kvh.push_back(pt.kv_heads);
+    window.push_back(pt.window);
+    causal.push_back(pt.causal);
+    us.push_back(pt.us);
+  }
+  return {{"configs", configs},
+          {"points", {{"config", config}, {"batch", batch}, {"seqlen_q", sq}, {"seqlen_kv", skv},
+                      {"heads", heads}, {"kv_heads", kvh}, {"window", window}, {"causal", causal},
+                      {"us", us}}}};
+}
+
+json conv_section_json(const Profile& p) {
+  json configs = json::array();
+  for (const auto& c : p.conv_configs) configs.push_back(gemm_config_json(c));
+  json config = json::array(), batch = json::array(), cin = json::array(), cout = json::array(),
+       ih = json::array(), iw = json::array(), kh = json::array(), kw = json::array(),
+       stride = json::array(), pad = json::array(), gx = json::array(), gy = json::array(),
+       gz = json::array(), us = json::array();
+  for (const auto& pt : p.conv_points) {
+    config.push_back(pt.config);
+    batch.push_back(pt.batch);
+    cin.push_back(pt.in_channels);
+    cout.push_back(pt.out_channels);
+    ih.push_back(pt.in_h);
+    iw.push_back(pt.in_w);
+    kh.push_back(pt.kernel_h);
+    kw.push_back(pt.kernel_w);
+    stride.push_back(pt.stride);
+    pad.push_back(pt.pad);
+    gx.push_back(pt.grid.x);
+    gy.push_back(pt.grid.y);
+    gz.push_back(pt.grid.z);
+    us.push_back(pt.us);
+  }
+  return {{"configs", configs},
+          {"points", {{"config", config}, {"batch", batch}, {"in_channels", cin}, {"out_channels", cout},
+                      {"in_h", ih}, {"in_w", iw}, {"kernel_h", kh}, {"kernel_w", kw}, {"stride", stride},
+                      {"pad", pad}, {"grid_x", gx}, {"grid_y", gy}, {"grid_z", gz}, {"us", us}}}};
+}
+
 }  // namespace
 
 Profile parse_profile(const std::string& text, const std::string& file) {
@@ -172,6 +345,24 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     const Reader fits = v.child("fits");
     for (std::size_t i = 0; i < fits.size(); ++i) p.vector_fits.push_back(read_vector_fit(fits.at(i)));
     if (v.has("points")) p.vector_points = read_vector_points(v.child("points"), p.vector_fits.size());
+  }
+  if (root.has("attention")) {
+    const Reader a = root.child("attention");
+    const Reader configs = a.child("configs");
+    for (std::size_t i = 0; i < configs.size(); ++i) p.attention_configs.push_back(read_attention_config(configs.at(i)));
+    if (a.has("points")) p.attention_points = read_attention_points(a.child("points"), p.attention_configs.size());
+  }
+  if (root.has("conv")) {
+    const Reader c = root.child("conv");
+    const Reader configs = c.child("configs");
+    for (std::size_t i = 0; i < configs.size(); ++i) p.conv_configs.push_back(read_gemm_config(configs.at(i)));
+    if (c.has("points")) p.conv_points = read_conv_points(c.child("points"), p.conv_configs.size());
+  }
+  if (root.has("families")) {
+    const Reader f = root.child("families");
+    const Reader fits = f.child("fits");
+    for (std::size_t i = 0; i < fits.size(); ++i) p.family_fits.push_back(read_vector_fit(fits.at(i)));
+    if (f.has("points")) p.family_points = read_vector_points(f.child("points"), p.family_fits.size());
   }
   return p;
 }
@@ -266,6 +457,9 @@ std::string serialize_profile(const Profile& p) {
                       {"points", {{"fit", fit}, {"rows", rows}, {"cols", cols},
                                   {"bytes", bytes}, {"us", us}}}};
   }
+  if (!p.attention_configs.empty()) root["attention"] = attention_section_json(p);
+  if (!p.conv_configs.empty()) root["conv"] = conv_section_json(p);
+  if (!p.family_fits.empty()) root["families"] = vector_section_json(p.family_fits, p.family_points);
   return root.dump();
 }
 

@@ -1,0 +1,48 @@
+// Attention kernels on a target GPU: picks the calibrated configuration that matches the
+// kernel (implementation from the name; head dimension, KV type and window from the shape),
+// evaluates the attention model with the target's spec and corrects it by the residuals of
+// the nearest calibrated shapes of that configuration.
+//
+// Where the target has no calibration of that implementation, the configuration comes from
+// the most similar GPU that has one, carried over by per-SM math throughput (flag
+// spec_scaled); where no GPU has it, the target's own preferred implementation stands in
+// (flag config_chosen). Backward and helper kernels are derived from the forward fits.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/kernel_record.h"
+#include "pm2lat/prediction.h"
+#include "pm2lat/profile.h"
+
+namespace pm2lat {
+
+class AttentionPredictor {
+ public:
+  AttentionPredictor();
+  // `profiles` must outlive the predictor; their device names are canonical catalogue names.
+  AttentionPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  AttentionPredictor(AttentionPredictor&&) noexcept;
+  AttentionPredictor& operator=(AttentionPredictor&&) noexcept;
+  ~AttentionPredictor();
+
+  // Registers the next target (targets are numbered in the order they are added).
+  void add_target(const DeviceSpec& spec);
+
+  // Whether any profile calibrates attention.
+  bool calibrated() const noexcept;
+
+  // Prediction for an attention kernel (family attention, or an unclassified kernel whose
+  // context is an attention op). Allocation-free.
+  Prediction predict(const KernelRecord& record, std::size_t target) const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pm2lat

@@ -1,0 +1,46 @@
+// The models for the long tail of kernel families, behind one entry point for the
+// predictor's dispatch: fused attention, convolution, collectives (NCCL), and the
+// memory-bound families measured as kernels (reductions, copies, memsets, gathers and
+// scatters, optimizer and Triton kernels). GEMM, elementwise and normalisation kernels are
+// served by the predictor's own GEMM wave and memory-bound models.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/kernel_record.h"
+#include "pm2lat/prediction.h"
+#include "pm2lat/profile.h"
+
+namespace pm2lat {
+
+struct PredictOptions;
+
+class LongTailModels {
+ public:
+  LongTailModels();
+  // `catalogue` and `profiles` must outlive the models.
+  LongTailModels(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  LongTailModels(LongTailModels&&) noexcept;
+  LongTailModels& operator=(LongTailModels&&) noexcept;
+  ~LongTailModels();
+
+  // Registers the next target; targets are numbered in the order they are added, as the
+  // predictor numbers them.
+  void add_target(const DeviceSpec& spec);
+
+  // The prediction when the kernel belongs to a family these models serve, nullopt when
+  // another model should take it.
+  std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
+                                    const PredictOptions& options) const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pm2lat

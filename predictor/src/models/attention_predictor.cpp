@@ -1,0 +1,318 @@
+#include "pm2lat/models/attention_predictor.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "pm2lat/models/attention_kernel.h"
+#include "pm2lat/models/attention_model.h"
+#include "pm2lat/models/residual_interpolator.h"
+#include "pm2lat/models/roofline_model.h"
+
+namespace pm2lat {
+namespace {
+
+constexpr std::size_t kNeighbours = 8;
+// The backward pass recomputes the scores and runs five GEMMs to the forward's two (2.5x the
+// FLOPs) at a lower share of peak (FlashAttention 2 reaches ~63 % of A100 peak backward
+// against ~73 % forward): one backward iteration costs about three forward ones.
+constexpr double kBackwardIterationCost = 3.0;
+// Hopper and data-centre Blackwell reach their datasheet tensor peak only through
+// wgmma/tcgen05; kernels built on Ampere-style mma.sync (FlashAttention 2, the CUTLASS
+// memory-efficient kernels, FlashInfer's FA2 path) get about half of it (FA2 runs at
+// ~35 % of H100 peak where it reaches ~70 % of A100's).
+constexpr double kLegacyMmaShareOnNewTensorCores = 0.5;
+// Helper kernels (dO.O dot, dQ conversion, split-KV combine) stream their operands at
+// about this share of DRAM bandwidth.
+constexpr double kHelperBandwidthShare = 0.7;
+
+// Preference when the target must stand in its own implementation for one it lacks.
+constexpr std::array<AttentionVariant, 10> kPreferred{
+    AttentionVariant::kFlash3,         AttentionVariant::kFlash2,       AttentionVariant::kFlash4,
+    AttentionVariant::kTrtllmPrefill,  AttentionVariant::kFlashInferPrefill, AttentionVariant::kCudnn,
+    AttentionVariant::kMemEfficient,   AttentionVariant::kTriton,       AttentionVariant::kFlashInferDecode,
+    AttentionVariant::kTrtllmDecode};
+
+bool legacy_mma(AttentionVariant v) {
+  return v == AttentionVariant::kFlash2 || v == AttentionVariant::kMemEfficient ||
+         v == AttentionVariant::kFlashInferPrefill || v == AttentionVariant::kFlashInferDecode ||
+         v == AttentionVariant::kPaged;
+}
+
+// Tensor throughput per SM an implementation reaches on a GPU, relative units.
+double per_sm_math(const DeviceSpec& s, AttentionVariant v, DType dtype) {
+  const DType math = dtype == DType::kFp8E4M3 || dtype == DType::kFp8E5M2 ? dtype : DType::kBf16;
+  double peak = s.peak_tflops(math) / std::max(1, s.sm_count);
+  const bool wgmma_era = s.cc_major == 9 || s.cc_major == 10;
+  if (legacy_mma(v) && wgmma_era) peak *= kLegacyMmaShareOnNewTensorCores;
+  return peak;
+}
+
+double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
+
+std::array<double, 5> residual_key(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t kvh,
+                                   std::int64_t window) {
+  return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(s)), log2_pos(static_cast<double>(h)),
+          log2_pos(static_cast<double>(kvh)), log2_pos(1.0 + static_cast<double>(window))};
+}
+
+AttentionShape point_shape(const AttentionPoint& p, const AttentionConfigFit& c) {
+  AttentionShape s;
+  s.batch = p.batch;
+  s.seqlen_q = p.seqlen_q;
+  s.seqlen_kv = p.seqlen_kv;
+  s.heads = p.heads;
+  s.kv_heads = p.kv_heads;
+  s.head_dim = c.head_dim;
+  s.window = p.window;
+  s.causal = p.causal;
+  s.dtype = DType::kBf16;
+  s.kv_dtype = c.kv_dtype;
+  return s;
+}
+
+// Dimensions the launch geometry implies when the record has no shape (flag no_shape):
+// FlashAttention 2 launches (row blocks, batch, heads), the memory-efficient kernels
+// (row blocks, heads, batch); anything else counts each CTA as one (batch, head) row block.
+AttentionShape shape_from_geometry(const AttentionKernel& k, const KernelLaunch& l, std::int32_t tile_m,
+                                   std::int32_t tile_n) {
+  AttentionShape s;
+  s.head_dim = k.head_dim > 0 ? k.head_dim : 128;
+  s.causal = k.causal_known && k.causal;
+  s.dtype = k.dtype == DType::kUnknown ? DType::kBf16 : k.dtype;
+  const bool bwd = k.pass == AttentionPass::kBackward;
+  const std::int64_t rows_per_cta = bwd ? tile_n : tile_m;
+  if (k.variant == AttentionVariant::kFlash2 && !k.split_kv) {
+    s.seqlen_q = static_cast<std::int64_t>(l.grid.x) * rows_per_cta;
+    s.batch = l.grid.y;
+    s.heads = l.grid.z;
+  } else if (k.variant == AttentionVariant::kMemEfficient && !bwd) {
+    s.seqlen_q = static_cast<std::int64_t>(l.grid.x) * rows_per_cta;
+    s.heads = l.grid.y;
+    s.batch = l.grid.z;
+  } else {
+    s.seqlen_q = rows_per_cta;
+    s.batch = 1;
+    s.heads = static_cast<std::int64_t>(std::max<std::uint64_t>(1, l.grid.volume()));
+  }
+  s.seqlen_kv = s.seqlen_q;
+  s.kv_heads = s.heads;
+  return s;
+}
+
+}  // namespace
+
+struct AttentionPredictor::Impl {
+  struct Device {
+    const Profile* profile = nullptr;
+    const DeviceSpec* spec = nullptr;
+    std::vector<ResidualInterpolator<5>> residual;  // per attention config
+    std::vector<AttentionVariant> variant;          // per attention config
+  };
+  std::vector<Device> devices;
+  // Per target: its own calibrated device (or -1) and every device, most similar first.
+  struct TargetDevices {
+    const DeviceSpec* spec = nullptr;
+    int own = -1;
+    std::vector<int> by_similarity;
+  };
+  std::vector<TargetDevices> targets;
+
+  // The config of `d` that best matches; -1 if `d` has no config of this variant.
+  int best_config(const Device& d, AttentionVariant v, std::int64_t head_dim, DType kv, bool local) const {
+    int best = -1;
+    double best_score = 0;
+    for (std::size_t i = 0; i < d.variant.size(); ++i) {
+      if (d.variant[i] != v) continue;
+      const AttentionConfigFit& c = d.profile->attention_configs[i];
+      double score = 2.0 * std::fabs(std::log2(static_cast<double>(std::max<std::int64_t>(1, head_dim)) /
+                                               static_cast<double>(std::max(1, c.head_dim))));
+      if (kv != DType::kUnknown && c.kv_dtype != kv) score += 1.0;
+      if (c.local != local) score += 0.5;
+      if (best < 0 || score < best_score) {
+        best = static_cast<int>(i);
+        best_score = score;
+      }
+    }
+    return best;
+  }
+};
+
+AttentionPredictor::AttentionPredictor() : impl_(std::make_unique<Impl>()) {}
+AttentionPredictor::AttentionPredictor(AttentionPredictor&&) noexcept = default;
+AttentionPredictor& AttentionPredictor::operator=(AttentionPredictor&&) noexcept = default;
+AttentionPredictor::~AttentionPredictor() = default;
+
+AttentionPredictor::AttentionPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
+    : impl_(std::make_unique<Impl>()) {
+  for (const Profile& p : profiles) {
+    if (p.attention_configs.empty()) continue;
+    Impl::Device d;
+    d.profile = &p;
+    d.spec = catalogue.find(p.device);
+    if (d.spec == nullptr) continue;
+    const std::size_t n = p.attention_configs.size();
+    std::vector<std::vector<std::array<double, 5>>> keys(n);
+    std::vector<std::vector<double>> res(n);
+    for (const AttentionConfigFit& c : p.attention_configs) d.variant.push_back(parse_attention_variant(c.variant));
+    for (const AttentionPoint& pt : p.attention_points) {
+      const auto ci = static_cast<std::size_t>(pt.config);
+      const AttentionConfigFit& c = p.attention_configs[ci];
+      const AttentionShape s = point_shape(pt, c);
+      const AttentionWork w = attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
+      const double model = attention_kernel_us(c, attention_features(w, c.ctas_per_sm, *d.spec));
+      keys[ci].push_back(residual_key(pt.batch, pt.seqlen_q, pt.heads, pt.kv_heads, pt.window));
+      res[ci].push_back(std::log(pt.us / model));
+    }
+    for (std::size_t i = 0; i < n; ++i) d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
+    impl_->devices.push_back(std::move(d));
+  }
+}
+
+bool AttentionPredictor::calibrated() const noexcept { return !impl_->devices.empty(); }
+
+void AttentionPredictor::add_target(const DeviceSpec& spec) {
+  Impl::TargetDevices t;
+  t.spec = &spec;
+  std::vector<std::pair<double, int>> order;
+  for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
+    const DeviceSpec& s = *impl_->devices[i].spec;
+    if (&s == &spec || s.name == spec.name) t.own = static_cast<int>(i);
+    double score = std::abs(std::log(static_cast<double>(std::max(1, s.sm_count)) / std::max(1, spec.sm_count))) +
+                   std::abs(std::log(std::max(1.0, s.mem_bw_gbps) / std::max(1.0, spec.mem_bw_gbps))) +
+                   std::abs(std::log(std::max(1.0, s.peak_tflops(DType::kBf16)) /
+                                     std::max(1.0, spec.peak_tflops(DType::kBf16))));
+    if (s.cc_major != spec.cc_major) score += 10;
+    else if (s.cc_minor != spec.cc_minor) score += 2;
+    order.emplace_back(score, static_cast<int>(i));
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [score, i] : order) t.by_similarity.push_back(i);
+  impl_->targets.push_back(std::move(t));
+}
+
+Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target) const noexcept {
+  Prediction p;
+  p.model = ModelKind::kAttention;
+  p.basis = TimeBasis::kKernel;
+  if (target >= impl_->targets.size()) return p;
+  const Impl::TargetDevices& t = impl_->targets[target];
+  const DeviceSpec& spec = *t.spec;
+  const AttentionKernel k = decode_attention_kernel(r.launch.name);
+  const bool has_shape = r.op.kind == OpKind::kAttention && r.op.attention.valid();
+
+  if (k.pass == AttentionPass::kHelper) {
+    // Pre/post-processing kernels stream O, dO or partial results once.
+    double bytes = 0;
+    if (has_shape) {
+      const AttentionShape& s = r.op.attention;
+      const double elems = static_cast<double>(s.batch) * static_cast<double>(s.seqlen_q) *
+                           static_cast<double>(s.heads) * static_cast<double>(s.head_dim);
+      bytes = elems * (2.0 * dtype_bytes(s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype) + 4.0);
+    } else {
+      p.flags |= prediction_flags::kNoShape;
+      bytes = static_cast<double>(r.launch.grid.volume()) * static_cast<double>(r.launch.block.volume()) * 16.0;
+    }
+    p.us = kMinimumKernelUs + bytes / (kHelperBandwidthShare * std::max(1.0, spec.bytes_per_us()));
+    return p;
+  }
+
+  const AttentionVariant wanted = k.recognised() ? k.variant : AttentionVariant::kFlash2;
+  const std::int64_t head_dim = has_shape ? r.op.attention.head_dim : (k.head_dim > 0 ? k.head_dim : 128);
+  const DType kv = has_shape ? (r.op.attention.kv_dtype != DType::kUnknown ? r.op.attention.kv_dtype
+                                                                           : r.op.attention.dtype)
+                             : k.dtype;
+  const bool local = has_shape ? r.op.attention.window > 0 : k.local;
+
+  // The calibrated configuration: this implementation on the target, then on the most
+  // similar GPU that has it, then the target's (or its nearest GPU's) preferred one.
+  const Impl::Device* dev = nullptr;
+  int cfg = -1;
+  if (t.own >= 0) {
+    const auto& d = impl_->devices[static_cast<std::size_t>(t.own)];
+    cfg = impl_->best_config(d, wanted, head_dim, kv, local);
+    if (cfg >= 0) dev = &d;
+  }
+  if (dev == nullptr) {
+    for (int i : t.by_similarity) {
+      const auto& d = impl_->devices[static_cast<std::size_t>(i)];
+      cfg = impl_->best_config(d, wanted, head_dim, kv, local);
+      if (cfg >= 0) {
+        dev = &d;
+        break;
+      }
+    }
+  }
+  if (dev == nullptr && !t.by_similarity.empty()) {
+    const auto& d = impl_->devices[static_cast<std::size_t>(t.own >= 0 ? t.own : t.by_similarity.front())];
+    for (AttentionVariant v : kPreferred) {
+      cfg = impl_->best_config(d, v, head_dim, kv, local);
+      if (cfg >= 0) {
+        dev = &d;
+        p.flags |= prediction_flags::kConfigChosen;
+        break;
+      }
+    }
+  }
+
+  AttentionShape s = has_shape ? r.op.attention : AttentionShape{};
+  if (dev == nullptr) {
+    // No attention calibration anywhere: the roofline of the attention FLOPs.
+    if (!has_shape) {
+      const AttentionTile tile = default_attention_tile(wanted, static_cast<std::int32_t>(head_dim), spec.compute_capability());
+      s = shape_from_geometry(k, r.launch, k.tile_m > 0 ? k.tile_m : tile.m, k.tile_n > 0 ? k.tile_n : tile.n);
+      p.flags |= prediction_flags::kNoShape;
+    }
+    p.model = ModelKind::kRoofline;
+    p.flags |= prediction_flags::kFallback;
+    p.us = roofline_kernel_us(spec, s.flops(), 0, s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype);
+    return p;
+  }
+
+  AttentionConfigFit c = dev->profile->attention_configs[static_cast<std::size_t>(cfg)];
+  p.config = dev->profile->attention_configs[static_cast<std::size_t>(cfg)].variant;
+  // The kernel's own tile when its name states it; the calibrated one otherwise.
+  if (dev->variant[static_cast<std::size_t>(cfg)] == k.variant && k.tile_m > 0 && k.tile_n > 0) {
+    c.tile_m = k.tile_m;
+    c.tile_n = k.tile_n;
+  }
+  if (!has_shape) {
+    s = shape_from_geometry(k, r.launch, c.tile_m, c.tile_n);
+    if (s.head_dim <= 0) s.head_dim = c.head_dim;
+    p.flags |= prediction_flags::kNoShape;
+  }
+  const bool exact = c.head_dim == s.head_dim && (kv == DType::kUnknown || c.kv_dtype == kv) && c.local == local;
+  if (!exact) p.flags |= prediction_flags::kExtrapolated;
+  // Per-iteration work grows with the head dimension.
+  c.c_iter *= static_cast<double>(s.head_dim) / static_cast<double>(std::max(1, c.head_dim));
+  const bool own = t.own >= 0 && dev == &impl_->devices[static_cast<std::size_t>(t.own)];
+  if (!own) {
+    const double from = per_sm_math(*dev->spec, dev->variant[static_cast<std::size_t>(cfg)], c.kv_dtype);
+    const double to = per_sm_math(spec, dev->variant[static_cast<std::size_t>(cfg)], c.kv_dtype);
+    if (from > 0 && to > 0) c.c_iter *= from / to;
+    if (dev->spec->boost_clock_mhz > 0 && spec.boost_clock_mhz > 0) c.c_cta *= dev->spec->boost_clock_mhz / spec.boost_clock_mhz;
+    p.flags |= prediction_flags::kSpecScaled;
+  }
+
+  const bool backward = k.pass == AttentionPass::kBackward || s.backward;
+  AttentionWork w;
+  if (backward) {
+    // One CTA per key block walking the query blocks: the forward walk transposed.
+    AttentionShape tr = s;
+    std::swap(tr.seqlen_q, tr.seqlen_kv);
+    w = attention_work(tr, c.tile_n, c.tile_m, GqaPacking::kNone);
+    c.c_iter *= kBackwardIterationCost;
+    p.flags |= prediction_flags::kExtrapolated;
+  } else {
+    w = attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
+  }
+  double us = attention_kernel_us(c, attention_features(w, c.ctas_per_sm, spec));
+  if (!backward && s.seqlen_q == s.seqlen_kv && !(p.flags & prediction_flags::kNoShape) && s.head_dim == c.head_dim) {
+    us *= dev->residual[static_cast<std::size_t>(cfg)].correction(
+        residual_key(s.batch, s.seqlen_q, s.heads, s.kv_heads > 0 ? s.kv_heads : s.heads, s.window));
+  }
+  p.us = us;
+  return p;
+}
+
+}  // namespace pm2lat
