@@ -18,3 +18,7 @@ meas=$root/calibrate/measurements
 "$calib" import --format aiconfigurator --data "$meas/aiconfigurator/gemm_bf16.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag aiconfigurator-bf16 \
   --source "ai-dynamo/aiconfigurator silicon database GEMM tables (commit 095f58a), Apache-2.0; calibrate/measurements/aiconfigurator"
+
+"$calib" import-attention --data "$meas/aiconfigurator/attention_bf16.csv.gz" --out "$out" \
+  --catalogue "$out/devices.json" --tag aiconfigurator-attention \
+  --source "ai-dynamo/aiconfigurator silicon database attention tables (commit 095f58a), Apache-2.0; calibrate/measurements/aiconfigurator"

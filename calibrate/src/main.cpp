@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "attention_commands.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
@@ -153,6 +154,8 @@ int main(int argc, char** argv) {
   spl->add_option("--seed", seed, "hash seed");
   spl->add_option("--train", train_out, "train output (.csv or .csv.gz)")->required();
   spl->add_option("--test", test_out, "test output (.csv or .csv.gz)")->required();
+
+  pm2lat::calibrate::add_attention_commands(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
