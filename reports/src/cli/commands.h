@@ -18,6 +18,7 @@ using Action = std::function<int()>;
 
 // Registration: adds the subcommand(s) and returns the action to run if parsed.
 void add_eval_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_eval_attention_command(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
 void add_replay_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
 void add_report_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
 void add_check_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
