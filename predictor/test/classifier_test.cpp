@@ -64,7 +64,9 @@ TEST(Classifier, EveryGemmNameDecodesToTheTileItStates) {
     ASSERT_TRUE(c.family == KernelFamily::kGemm || c.family == KernelFamily::kConv) << name;
     EXPECT_EQ(c.gemm.tile_m, stated->m) << name;
     EXPECT_EQ(c.gemm.tile_n, stated->n) << name;
-    if (stated->k != 0) EXPECT_EQ(c.gemm.tile_k, stated->k) << name;
+    if (stated->k != 0) {
+      EXPECT_EQ(c.gemm.tile_k, stated->k) << name;
+    }
     ++checked;
   }
   EXPECT_GT(checked, 120);
