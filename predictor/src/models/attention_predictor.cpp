@@ -182,6 +182,10 @@ void AttentionPredictor::add_target(const DeviceSpec& spec) {
                    std::abs(std::log(std::max(1.0, s.mem_bw_gbps) / std::max(1.0, spec.mem_bw_gbps))) +
                    std::abs(std::log(std::max(1.0, s.peak_tflops(DType::kBf16)) /
                                      std::max(1.0, spec.peak_tflops(DType::kBf16))));
+    // Shared memory per SM decides which tiles a kernel can use (FlashAttention 2 picks
+    // smaller ones on 100 KB parts).
+    if (s.smem_per_sm_bytes > 0 && spec.smem_per_sm_bytes > 0)
+      score += std::abs(std::log(static_cast<double>(s.smem_per_sm_bytes) / spec.smem_per_sm_bytes));
     if (s.cc_major != spec.cc_major) score += 10;
     else if (s.cc_minor != spec.cc_minor) score += 2;
     order.emplace_back(score, static_cast<int>(i));

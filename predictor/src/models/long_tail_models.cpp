@@ -1,7 +1,13 @@
 #include "pm2lat/models/long_tail_models.h"
 
+#include <string>
+
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_predictor.h"
+#include "pm2lat/models/collective_model.h"
+#include "pm2lat/models/conv_model.h"
+#include "pm2lat/models/conv_predictor.h"
+#include "pm2lat/models/memory_family_predictor.h"
 #include "pm2lat/predictor.h"
 
 namespace pm2lat {
@@ -14,10 +20,23 @@ bool is_attention(const KernelRecord& r, const KernelClass& cls) {
   return r.op.kind == OpKind::kAttention || decode_attention_kernel(r.launch.name).recognised();
 }
 
+Prediction collective(const KernelRecord& r, const DeviceSpec& spec) {
+  Prediction p;
+  p.model = ModelKind::kCollective;
+  p.basis = TimeBasis::kKernel;
+  p.flags = prediction_flags::kCommunication;
+  if (r.op.collective.bytes <= 0) p.flags |= prediction_flags::kNoShape;  // latency only
+  p.us = collective_kernel_us(decode_collective_kernel(r.launch.name), r.op.collective, spec);
+  return p;
+}
+
 }  // namespace
 
 struct LongTailModels::Impl {
   AttentionPredictor attention;
+  ConvPredictor conv;
+  MemoryFamilyPredictor memory;
+  std::vector<const DeviceSpec*> targets;
 };
 
 LongTailModels::LongTailModels() : impl_(std::make_unique<Impl>()) {}
@@ -28,14 +47,33 @@ LongTailModels::~LongTailModels() = default;
 LongTailModels::LongTailModels(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
   impl_->attention = AttentionPredictor(catalogue, profiles);
+  impl_->conv = ConvPredictor(catalogue, profiles);
+  impl_->memory = MemoryFamilyPredictor(catalogue, profiles);
 }
 
-void LongTailModels::add_target(const DeviceSpec& spec) { impl_->attention.add_target(spec); }
+void LongTailModels::add_target(const DeviceSpec& spec) {
+  impl_->targets.push_back(&spec);
+  impl_->attention.add_target(spec);
+  impl_->conv.add_target(spec);
+  impl_->memory.add_target(spec);
+}
 
 std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, const KernelClass& cls,
                                                   std::size_t target, const PredictOptions& options) const noexcept {
-  (void)options;
+  if (target >= impl_->targets.size()) return std::nullopt;
+  const DeviceSpec& spec = *impl_->targets[target];
+  if (cls.family == KernelFamily::kCollective || record.op.kind == OpKind::kCollective)
+    return collective(record, spec);
   if (is_attention(record, cls)) return impl_->attention.predict(record, target);
+  if (cls.family == KernelFamily::kConv) {
+    if (is_conv_helper_kernel(record, cls)) {
+      KernelClass as_copy = cls;
+      as_copy.family = KernelFamily::kCopy;
+      return impl_->memory.predict(record, as_copy, target);
+    }
+    return impl_->conv.predict(record, cls, target, options.basis == TimeBasis::kCall);
+  }
+  if (is_memory_family(cls.family)) return impl_->memory.predict(record, cls, target);
   return std::nullopt;
 }
 

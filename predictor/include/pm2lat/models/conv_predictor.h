@@ -1,0 +1,39 @@
+// Convolution kernels on a target GPU (models/conv_model.h): the kernel configuration's own
+// wave-model fit where the target (or, carried over by per-SM throughput, a GPU of the same
+// architecture) calibrated it, else the class fit of its math path, else a spec estimate
+// at a nominal efficiency. cuDNN's helper kernels inside a convolution (layout transforms,
+// offset tables, Winograd transforms) are not served here: they are copies or elementwise.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/kernel_record.h"
+#include "pm2lat/prediction.h"
+#include "pm2lat/profile.h"
+
+namespace pm2lat {
+
+class ConvPredictor {
+ public:
+  ConvPredictor();
+  ConvPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  ConvPredictor(ConvPredictor&&) noexcept;
+  ConvPredictor& operator=(ConvPredictor&&) noexcept;
+  ~ConvPredictor();
+
+  void add_target(const DeviceSpec& spec);
+
+  // `call_basis`: the caller wants whole-call time (host dispatch included).
+  Prediction predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
+                     bool call_basis) const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pm2lat

@@ -1,0 +1,55 @@
+// Memory-bound kernel families measured as kernels (CUPTI durations from real runs):
+// reductions (ATen reduce, batch norm, pooling, CUB scans and sorts), copies and layout
+// transforms, memsets, embedding gathers/scatters (ATen and FBGEMM), optimizer
+// multi-tensor-apply kernels, and Triton pointwise/reduction kernels. Each is the
+// memory-bound model (models/memory_bound_model.h) with a fit per family and, where enough
+// kernels of one configuration were measured, per kernel configuration.
+//
+// Bytes come from the record's shapes; when the record has none, a "geometry" fit of the
+// same family relates time to the launched threads instead (flag no_shape). A target with
+// no fits of its own uses the most similar GPU's, evaluated with the target's spec (its
+// bandwidth and SM count: flag spec_scaled).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/kernel_record.h"
+#include "pm2lat/prediction.h"
+#include "pm2lat/profile.h"
+
+namespace pm2lat {
+
+// Bytes a launched thread stands for in geometry fits (a nominal 4-element read and write):
+// the fit's coefficient absorbs the kernel's real per-thread traffic.
+inline constexpr double kGeometryBytesPerThread = 16.0;
+
+// The fit key of a family's geometry fits ("reduction#geometry").
+std::string geometry_fit_name(KernelFamily family);
+
+// Whether a family is served by these fits.
+bool is_memory_family(KernelFamily family) noexcept;
+
+class MemoryFamilyPredictor {
+ public:
+  MemoryFamilyPredictor();
+  MemoryFamilyPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  MemoryFamilyPredictor(MemoryFamilyPredictor&&) noexcept;
+  MemoryFamilyPredictor& operator=(MemoryFamilyPredictor&&) noexcept;
+  ~MemoryFamilyPredictor();
+
+  void add_target(const DeviceSpec& spec);
+
+  // nullopt when no GPU has a fit for the kernel's family.
+  std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls, std::size_t target) const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pm2lat

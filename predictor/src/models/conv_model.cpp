@@ -1,0 +1,148 @@
+#include "pm2lat/models/conv_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pm2lat {
+namespace {
+
+bool has(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return out;
+}
+
+double tiles(const GemmShape& g, double tm, double tn) {
+  return std::ceil(static_cast<double>(g.m) / tm) * std::ceil(static_cast<double>(g.n) / tn) *
+         static_cast<double>(std::max<std::int64_t>(1, g.batch));
+}
+
+}  // namespace
+
+std::string_view to_string(ConvPass p) noexcept {
+  switch (p) {
+    case ConvPass::kDataGrad: return "dgrad";
+    case ConvPass::kWeightGrad: return "wgrad";
+    default: return "fprop";
+  }
+}
+
+GemmShape conv_implicit_gemm(const ConvShape& c, ConvPass pass) noexcept {
+  const std::int64_t g = std::max<std::int64_t>(1, c.groups);
+  const std::int64_t npq = c.batch * std::max<std::int64_t>(1, c.out_h()) * std::max<std::int64_t>(1, c.out_w());
+  const std::int64_t nhw = c.batch * c.in_h * c.in_w;
+  const std::int64_t crs = c.in_channels / g * c.kernel_h * c.kernel_w;
+  const std::int64_t krs = c.out_channels / g * c.kernel_h * c.kernel_w;
+  GemmShape s;
+  s.batch = g;
+  s.a = s.b = s.c = c.dtype;
+  switch (pass) {
+    case ConvPass::kDataGrad:
+      s.m = nhw, s.n = c.in_channels / g, s.k = krs;
+      break;
+    case ConvPass::kWeightGrad:
+      s.m = c.out_channels / g, s.n = crs, s.k = npq;
+      break;
+    default:
+      s.m = npq, s.n = c.out_channels / g, s.k = crs;
+      break;
+  }
+  s.m = std::max<std::int64_t>(1, s.m);
+  s.n = std::max<std::int64_t>(1, s.n);
+  s.k = std::max<std::int64_t>(1, s.k);
+  return s;
+}
+
+ConvPass conv_pass(const KernelClass& cls, const OpContext& op, const Dim3& grid) noexcept {
+  try {
+    const std::string l = lower(cls.config);
+    if (has(l, "dgrad")) return ConvPass::kDataGrad;
+    if (has(l, "wgrad")) return ConvPass::kWeightGrad;
+    if (has(l, "fprop")) return ConvPass::kForward;
+    if (op.name.find("backward") == std::string::npos || !op.conv.valid()) return ConvPass::kForward;
+    // A gradient kernel that does not say which: the one whose tiles match the launch.
+    const double tm = std::max(1, cls.gemm.tile_m > 0 ? cls.gemm.tile_m : 128);
+    const double tn = std::max(1, cls.gemm.tile_n > 0 ? cls.gemm.tile_n : 64);
+    const double blocks = static_cast<double>(std::max<std::uint64_t>(1, grid.volume()));
+    auto mismatch = [&](ConvPass p) {
+      const GemmShape s = conv_implicit_gemm(op.conv, p);
+      return std::min(std::fabs(std::log(tiles(s, tm, tn) / blocks)), std::fabs(std::log(tiles(s, tn, tm) / blocks)));
+    };
+    return mismatch(ConvPass::kDataGrad) <= mismatch(ConvPass::kWeightGrad) ? ConvPass::kDataGrad
+                                                                           : ConvPass::kWeightGrad;
+  } catch (...) {
+    return ConvPass::kForward;
+  }
+}
+
+DType conv_math_type(const KernelClass& cls, DType dtype) noexcept {
+  if (dtype == DType::kBf16 || dtype == DType::kFp16 || cls.gemm.a == DType::kBf16 || cls.gemm.a == DType::kFp16)
+    return dtype == DType::kFp16 || cls.gemm.a == DType::kFp16 ? DType::kFp16 : DType::kBf16;
+  if (cls.gemm.tensor_core || cls.gemm.a == DType::kTf32 || has(cls.config, "tf32") || has(cls.config, "s1688"))
+    return DType::kTf32;
+  return DType::kFp32;
+}
+
+GemmConfigFit conv_kernel_config(const KernelClass& cls, DType dtype) noexcept {
+  GemmConfigFit c;
+  c.config = cls.config;
+  const DType math = conv_math_type(cls, dtype);
+  const bool tc = math != DType::kFp32;
+  c.dtype = dtype == DType::kUnknown ? DType::kFp32 : dtype;
+  c.tile_m = cls.gemm.tile_m > 0 ? cls.gemm.tile_m : 128;
+  c.tile_n = cls.gemm.tile_n > 0 ? cls.gemm.tile_n : (tc ? 128 : 64);
+  c.tile_k = cls.gemm.tile_k > 0 ? cls.gemm.tile_k : (tc ? 32 : 8);
+  c.blocks_per_sm = 1;
+  return c;
+}
+
+double conv_tile_step_us(const GemmConfigFit& c, DType math, const DeviceSpec& spec) noexcept {
+  const double per_sm = spec.peak_flop_per_us(math) / static_cast<double>(std::max(1, spec.sm_count));
+  const double flops = 2.0 * std::max(1, c.tile_m) * std::max(1, c.tile_n) * std::max(1, c.tile_k);
+  return per_sm > 0 ? flops / per_sm : 1.0;
+}
+
+bool is_conv_helper_kernel(const KernelRecord& r, const KernelClass& cls) noexcept {
+  if (r.op.kind != OpKind::kConv && r.op.vec.bytes() > 0) return true;
+  const std::string_view n = cls.config;
+  for (std::string_view h : {"generateWinogradTiles", "generatewinogradtiles", "reduce_wgrad", "computeOffsets",
+                             "computeBOffsets", "computeoffsets", "init_device_workspace", "precompute", "zero_init",
+                             "nchwToNhwc", "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
+    if (has(n, h)) return true;
+  }
+  if (!has(n, "winograd") || has(n, "scudnn")) return false;  // fused Winograd kernels do the math
+  return has(n, "Data") || has(n, "Filter") || has(n, "Output") || has(n, "data") || has(n, "filter") ||
+         has(n, "output");
+}
+
+GemmWork conv_work(const GemmConfigFit& c, const ConvShape& conv, ConvPass pass, const Dim3& grid,
+                   double eb) noexcept {
+  const GemmShape g = conv_implicit_gemm(conv, pass);
+  const double tm = std::max(1, c.tile_m), tn = std::max(1, c.tile_n);
+  const double tiles_mn = std::min(tiles(g, tm, tn), tiles(g, tn, tm));
+  const double grid_blocks = static_cast<double>(grid.volume());
+  // Persistent kernels (sm90 xmma, CUTLASS 3) launch about one CTA per SM and loop over the
+  // tiles: a grid smaller than the output tiles says nothing about the work.
+  const double blocks = grid_blocks > 1 && grid_blocks >= tiles_mn ? grid_blocks : tiles_mn;
+  const double split = std::max(1.0, std::floor(blocks / std::max(1.0, tiles_mn) + 0.25));
+  GemmWork w = gemm_work(c, g, blocks, 1, eb);
+  w.k_iters = std::max(1.0, std::ceil(static_cast<double>(g.k) / split / std::max(1, c.tile_k)));
+  const double groups = static_cast<double>(std::max<std::int64_t>(1, conv.groups));
+  const double input = static_cast<double>(conv.batch) * static_cast<double>(conv.in_channels) *
+                       static_cast<double>(conv.in_h) * static_cast<double>(conv.in_w);
+  const double filter = static_cast<double>(conv.out_channels) * static_cast<double>(conv.in_channels) / groups *
+                        static_cast<double>(conv.kernel_h) * static_cast<double>(conv.kernel_w);
+  const double output = static_cast<double>(conv.batch) * static_cast<double>(conv.out_channels) *
+                        static_cast<double>(std::max<std::int64_t>(1, conv.out_h())) *
+                        static_cast<double>(std::max<std::int64_t>(1, conv.out_w()));
+  w.bytes = eb * (input + filter + output);
+  return w;
+}
+
+std::string conv_class_name(DType math) { return "conv:" + std::string(to_string(math)); }
+
+std::string conv_geometry_fit_name(const std::string& name) { return name + "#geometry"; }
+
+}  // namespace pm2lat

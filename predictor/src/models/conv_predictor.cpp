@@ -1,0 +1,238 @@
+#include "pm2lat/models/conv_predictor.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <unordered_map>
+
+#include "pm2lat/models/conv_model.h"
+#include "pm2lat/models/gemm_wave_model.h"
+
+namespace pm2lat {
+namespace {
+
+// Without any calibration: each wave's tile steps at half of peak (what cuDNN's TF32 kernels
+// reach on H100), a launch-sized fixed cost and one pass over the tensors.
+constexpr double kDefaultInverseEfficiency = 2.0;
+constexpr double kDefaultFixedUs = 4.0;
+constexpr double kDefaultMemory = 1.0;
+// Reduction length assumed when the record has no shape (a 3x3 convolution over 128
+// channels); calibration points of the configuration replace it.
+constexpr double kDefaultReduction = 1152;
+
+// Class names per math type, built once: predictions stay allocation-free.
+const std::string& class_name(DType math) {
+  static const std::array<std::string, 16> names = [] {
+    std::array<std::string, 16> n;
+    for (std::size_t i = 0; i < n.size(); ++i) n[i] = conv_class_name(static_cast<DType>(i));
+    return n;
+  }();
+  return names[std::min<std::size_t>(static_cast<std::size_t>(math), names.size() - 1)];
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+struct ConvPredictor::Impl {
+  struct Device {
+    const Profile* profile = nullptr;
+    const DeviceSpec* spec = nullptr;
+    std::unordered_map<std::string, std::size_t> by_config;  // config or class name -> fit
+    std::unordered_map<std::string, std::size_t> geometry;   // the same, fits for launches without shapes
+    std::vector<double> typical_k_iters;                      // per fit, from its points
+  };
+  std::vector<Device> devices;
+  struct TargetDevices {
+    const DeviceSpec* spec = nullptr;
+    int own_kernel = -1, own_call = -1;  // own profiles by basis
+    std::vector<int> order;              // by similarity, own first
+  };
+  std::vector<TargetDevices> targets;
+};
+
+ConvPredictor::ConvPredictor() : impl_(std::make_unique<Impl>()) {}
+ConvPredictor::ConvPredictor(ConvPredictor&&) noexcept = default;
+ConvPredictor& ConvPredictor::operator=(ConvPredictor&&) noexcept = default;
+ConvPredictor::~ConvPredictor() = default;
+
+ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
+    : impl_(std::make_unique<Impl>()) {
+  for (const Profile& p : profiles) {
+    if (p.conv_configs.empty()) continue;
+    Impl::Device d;
+    d.profile = &p;
+    d.spec = catalogue.find(p.device);
+    if (d.spec == nullptr) continue;
+    std::vector<std::vector<double>> k_iters(p.conv_configs.size());
+    for (const ConvPoint& pt : p.conv_points) {
+      const GemmConfigFit& c = p.conv_configs[static_cast<std::size_t>(pt.config)];
+      ConvShape s;
+      s.batch = pt.batch;
+      s.in_channels = pt.in_channels;
+      s.out_channels = pt.out_channels;
+      s.in_h = pt.in_h;
+      s.in_w = pt.in_w;
+      s.kernel_h = pt.kernel_h;
+      s.kernel_w = pt.kernel_w;
+      s.stride_h = s.stride_w = pt.stride;
+      s.pad_h = s.pad_w = pt.pad;
+      KernelClass cls;
+      cls.config = c.config;
+      k_iters[static_cast<std::size_t>(pt.config)].push_back(conv_work(c, s, conv_pass(cls, OpContext{}, pt.grid), pt.grid, 4).k_iters);
+    }
+    const std::string suffix = conv_geometry_fit_name("");
+    for (std::size_t i = 0; i < p.conv_configs.size(); ++i) {
+      const std::string& name = p.conv_configs[i].config;
+      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        d.geometry.emplace(name.substr(0, name.size() - suffix.size()), i);
+      } else {
+        d.by_config.emplace(name, i);
+      }
+      d.typical_k_iters.push_back(median(k_iters[i]));
+    }
+    impl_->devices.push_back(std::move(d));
+  }
+}
+
+void ConvPredictor::add_target(const DeviceSpec& spec) {
+  Impl::TargetDevices t;
+  t.spec = &spec;
+  std::vector<std::pair<double, int>> order;
+  for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
+    const auto& d = impl_->devices[i];
+    const DeviceSpec& s = *d.spec;
+    double score = std::abs(std::log(static_cast<double>(std::max(1, s.sm_count)) / std::max(1, spec.sm_count))) +
+                   std::abs(std::log(std::max(1.0, s.mem_bw_gbps) / std::max(1.0, spec.mem_bw_gbps)));
+    if (s.cc_major != spec.cc_major) score += 10;
+    if (d.profile->basis == TimeBasis::kCall) score += 0.5;  // kernel-basis fits first
+    if (s.name == spec.name) {
+      score = d.profile->basis == TimeBasis::kKernel ? -2 : -1;
+      (d.profile->basis == TimeBasis::kKernel ? t.own_kernel : t.own_call) = static_cast<int>(i);
+    }
+    order.emplace_back(score, static_cast<int>(i));
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [score, i] : order) t.order.push_back(i);
+  impl_->targets.push_back(std::move(t));
+}
+
+Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls, std::size_t target,
+                                  bool call_basis) const noexcept {
+  Prediction p;
+  p.model = ModelKind::kConv;
+  p.basis = TimeBasis::kKernel;
+  if (target >= impl_->targets.size()) return p;
+  const Impl::TargetDevices& t = impl_->targets[target];
+  const DeviceSpec& spec = *t.spec;
+  const bool has_shape = r.op.kind == OpKind::kConv && r.op.conv.valid();
+  const DType dtype = has_shape && r.op.conv.dtype != DType::kUnknown ? r.op.conv.dtype
+                      : cls.dtype != DType::kUnknown                  ? cls.dtype
+                                                                      : DType::kFp32;
+  const DType math = conv_math_type(cls, dtype);
+  const GemmConfigFit kernel = conv_kernel_config(cls, dtype);
+
+  if (!has_shape) {
+    // Launches without a shape: the geometry fit of the configuration, else of its class.
+    for (const std::string* name : {&cls.config, &class_name(math)}) {
+      for (int i : t.order) {
+        const auto& d = impl_->devices[static_cast<std::size_t>(i)];
+        if (d.profile->basis != TimeBasis::kKernel) continue;
+        const auto it = d.geometry.find(*name);
+        if (it == d.geometry.end()) continue;
+        const GemmConfigFit& g = d.profile->conv_configs[it->second];
+        const double waves = std::ceil(static_cast<double>(std::max<std::uint64_t>(1, r.launch.grid.volume())) /
+                                       static_cast<double>(std::max(1, spec.sm_count)));
+        p.us = std::max(0.5, g.c0 + g.c_wave_k * waves * conv_tile_step_us(kernel, math, spec));
+        p.flags |= prediction_flags::kNoShape;
+        if (d.spec->name != spec.name) p.flags |= prediction_flags::kSpecScaled;
+        if (name == &cls.config) p.config = g.config;
+        return p;
+      }
+    }
+  }
+  // The configuration's own fit: this GPU, then a GPU of the same architecture.
+  const Impl::Device* dev = nullptr;
+  std::size_t fit_index = 0;
+  for (int i : t.order) {
+    const auto& d = impl_->devices[static_cast<std::size_t>(i)];
+    if (d.spec->cc_major != spec.cc_major) continue;
+    if (auto it = d.by_config.find(cls.config); it != d.by_config.end()) {
+      dev = &d;
+      fit_index = it->second;
+      break;
+    }
+  }
+  GemmConfigFit fit = kernel;
+  double k_iters_guess = kDefaultReduction / std::max(1, kernel.tile_k);
+  if (dev != nullptr) {
+    fit = dev->profile->conv_configs[fit_index];
+    p.config = dev->profile->conv_configs[fit_index].config;
+    if (dev->typical_k_iters[fit_index] > 0) k_iters_guess = dev->typical_k_iters[fit_index];
+    if (dev->spec != &spec && dev->spec->name != spec.name) {
+      const double from = dev->spec->peak_tflops(math) / std::max(1, dev->spec->sm_count);
+      const double to = spec.peak_tflops(math) / std::max(1, spec.sm_count);
+      if (from > 0 && to > 0) {
+        fit.c_wave_k *= from / to;
+        fit.c_block_k *= from / to;
+      }
+      if (dev->spec->boost_clock_mhz > 0 && spec.boost_clock_mhz > 0) fit.c_wave *= dev->spec->boost_clock_mhz / spec.boost_clock_mhz;
+      p.flags |= prediction_flags::kSpecScaled;
+    }
+  } else {
+    // The class fit of the math path (normalised: an inverse efficiency per tile step).
+    const std::string& name = class_name(math);
+    for (int i : t.order) {
+      const auto& d = impl_->devices[static_cast<std::size_t>(i)];
+      if (d.profile->basis != TimeBasis::kKernel) continue;
+      if (auto it = d.by_config.find(name); it != d.by_config.end()) {
+        dev = &d;
+        fit_index = it->second;
+        break;
+      }
+    }
+    const double step = conv_tile_step_us(kernel, math, spec);
+    if (dev != nullptr) {
+      const GemmConfigFit& c = dev->profile->conv_configs[fit_index];
+      fit.c0 = c.c0;
+      fit.c_wave_k = c.c_wave_k * step;
+      fit.c_block_k = c.c_block_k * step;
+      fit.c_wave = c.c_wave;
+      fit.c_mem = c.c_mem;
+      fit.blocks_per_sm = c.blocks_per_sm;
+      if (dev->spec->name != spec.name) p.flags |= prediction_flags::kSpecScaled;
+    } else {
+      fit.c0 = kDefaultFixedUs;
+      fit.c_wave_k = kDefaultInverseEfficiency * step;
+      fit.c_mem = kDefaultMemory;
+      p.flags |= prediction_flags::kExtrapolated;
+    }
+  }
+
+  GemmWork w;
+  const double grid_blocks = static_cast<double>(r.launch.grid.volume());
+  if (has_shape) {
+    w = conv_work(fit, r.op.conv, conv_pass(cls, r.op, r.launch.grid), r.launch.grid, dtype_bytes(dtype));
+  } else {
+    w.blocks = std::max(1.0, grid_blocks);
+    w.k_iters = k_iters_guess;
+    w.bytes = w.blocks * static_cast<double>(fit.tile_m) * static_cast<double>(fit.tile_n) * dtype_bytes(dtype) *
+              (1.0 + 2.0 * k_iters_guess * static_cast<double>(fit.tile_k) /
+                         static_cast<double>(std::max(1, std::min(fit.tile_m, fit.tile_n))));
+    p.flags |= prediction_flags::kNoShape;
+  }
+  double us = gemm_wave_kernel_us(fit, spec, w);
+  if (call_basis && dev != nullptr && dev->profile->basis == TimeBasis::kCall) {
+    const CallOverhead& o = dev->profile->overhead_for("conv");
+    us = std::max(o.floor_us, o.pre_us + us);
+    p.basis = TimeBasis::kCall;
+  }
+  p.us = us;
+  return p;
+}
+
+}  // namespace pm2lat

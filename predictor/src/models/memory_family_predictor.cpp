@@ -1,0 +1,150 @@
+#include "pm2lat/models/memory_family_predictor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "pm2lat/models/memory_bound_model.h"
+
+namespace pm2lat {
+namespace {
+
+// Triton kernels have no fits of their own in most profiles: the nearest ATen family
+// stands in (pointwise -> elementwise, reductions -> reduction).
+KernelFamily stand_in(KernelFamily f) {
+  if (f == KernelFamily::kTritonPointwise) return KernelFamily::kElementwise;
+  if (f == KernelFamily::kTritonReduction) return KernelFamily::kReduction;
+  return f;
+}
+
+}  // namespace
+
+std::string geometry_fit_name(KernelFamily family) { return std::string(to_string(family)) + "#geometry"; }
+
+bool is_memory_family(KernelFamily f) noexcept {
+  switch (f) {
+    case KernelFamily::kReduction:
+    case KernelFamily::kCopy:
+    case KernelFamily::kMemset:
+    case KernelFamily::kEmbedding:
+    case KernelFamily::kOptimizer:
+    case KernelFamily::kTritonPointwise:
+    case KernelFamily::kTritonReduction: return true;
+    default: return false;
+  }
+}
+
+struct MemoryFamilyPredictor::Impl {
+  struct Device {
+    const Profile* profile = nullptr;
+    const DeviceSpec* spec = nullptr;
+    // "family" or "family#geometry" -> (config -> fit index); config "" = family-wide.
+    std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> fits;
+
+    const VectorFit* find(const std::string& op, const std::string& config, bool* specific) const {
+      const auto it = fits.find(op);
+      if (it == fits.end()) return nullptr;
+      if (auto c = it->second.find(config); c != it->second.end()) {
+        *specific = !config.empty();
+        return &profile->family_fits[c->second];
+      }
+      if (auto c = it->second.find(""); c != it->second.end()) {
+        *specific = false;
+        return &profile->family_fits[c->second];
+      }
+      return nullptr;
+    }
+  };
+  std::vector<Device> devices;
+  struct TargetDevices {
+    const DeviceSpec* spec = nullptr;
+    std::vector<int> order;  // own device first, then by similarity
+    int own = -1;
+  };
+  std::vector<TargetDevices> targets;
+  // Family names, computed once (prediction stays allocation-free).
+  std::vector<std::string> family_names, geometry_names;
+};
+
+MemoryFamilyPredictor::MemoryFamilyPredictor() : impl_(std::make_unique<Impl>()) {}
+MemoryFamilyPredictor::MemoryFamilyPredictor(MemoryFamilyPredictor&&) noexcept = default;
+MemoryFamilyPredictor& MemoryFamilyPredictor::operator=(MemoryFamilyPredictor&&) noexcept = default;
+MemoryFamilyPredictor::~MemoryFamilyPredictor() = default;
+
+MemoryFamilyPredictor::MemoryFamilyPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
+    : impl_(std::make_unique<Impl>()) {
+  for (std::size_t f = 0; f <= static_cast<std::size_t>(KernelFamily::kCollective); ++f) {
+    impl_->family_names.emplace_back(to_string(static_cast<KernelFamily>(f)));
+    impl_->geometry_names.push_back(geometry_fit_name(static_cast<KernelFamily>(f)));
+  }
+  for (const Profile& p : profiles) {
+    if (p.family_fits.empty()) continue;
+    Impl::Device d;
+    d.profile = &p;
+    d.spec = catalogue.find(p.device);
+    if (d.spec == nullptr) continue;
+    for (std::size_t i = 0; i < p.family_fits.size(); ++i) d.fits[p.family_fits[i].op][p.family_fits[i].config] = i;
+    impl_->devices.push_back(std::move(d));
+  }
+}
+
+void MemoryFamilyPredictor::add_target(const DeviceSpec& spec) {
+  Impl::TargetDevices t;
+  t.spec = &spec;
+  std::vector<std::pair<double, int>> order;
+  for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
+    const DeviceSpec& s = *impl_->devices[i].spec;
+    double score = std::abs(std::log(std::max(1.0, s.mem_bw_gbps) / std::max(1.0, spec.mem_bw_gbps))) +
+                   std::abs(std::log(static_cast<double>(std::max(1, s.sm_count)) / std::max(1, spec.sm_count))) +
+                   0.5 * std::abs(s.cc_major - spec.cc_major);
+    if (s.name == spec.name) {
+      score = -1;
+      t.own = static_cast<int>(i);
+    }
+    order.emplace_back(score, static_cast<int>(i));
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [score, i] : order) t.order.push_back(i);
+  impl_->targets.push_back(std::move(t));
+}
+
+std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r, const KernelClass& cls,
+                                                         std::size_t target) const noexcept {
+  if (target >= impl_->targets.size() || !is_memory_family(cls.family)) return std::nullopt;
+  const Impl::TargetDevices& t = impl_->targets[target];
+  const double shape_bytes = r.op.vec.bytes();
+  const bool geometry = !(shape_bytes > 0);
+  const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;
+  const VectorFit* fit = nullptr;
+  const Impl::Device* dev = nullptr;
+  bool specific = false;
+  for (KernelFamily f : {cls.family, stand_in(cls.family)}) {
+    const std::string& op = (*names)[static_cast<std::size_t>(f)];
+    for (int i : t.order) {
+      const auto& d = impl_->devices[static_cast<std::size_t>(i)];
+      if ((fit = d.find(op, cls.config, &specific)) != nullptr) {
+        dev = &d;
+        break;
+      }
+    }
+    if (fit != nullptr) break;
+  }
+  if (fit == nullptr) return std::nullopt;
+  Prediction p;
+  p.model = ModelKind::kMemoryBound;
+  p.basis = TimeBasis::kKernel;
+  if (specific) p.config = fit->config;
+  if (dev != &impl_->devices[static_cast<std::size_t>(std::max(0, t.own))] || t.own < 0)
+    p.flags |= prediction_flags::kSpecScaled;
+  double bytes = shape_bytes, rows = static_cast<double>(std::max<std::int64_t>(1, r.op.vec.rows));
+  if (geometry) {
+    const double threads = static_cast<double>(r.launch.grid.volume()) * static_cast<double>(r.launch.block.volume());
+    bytes = threads * kGeometryBytesPerThread;
+    rows = static_cast<double>(r.launch.grid.volume());
+    p.flags |= prediction_flags::kNoShape;
+  }
+  p.us = memory_bound_kernel_us(*fit, *t.spec, bytes, rows);
+  return p;
+}
+
+}  // namespace pm2lat

@@ -1,0 +1,217 @@
+// Collectives, convolutions and the memory-bound kernel families through the predictor.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "pm2lat/classifier.h"
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/models/collective_model.h"
+#include "pm2lat/models/conv_model.h"
+#include "pm2lat/models/memory_bound_model.h"
+#include "pm2lat/models/memory_family_predictor.h"
+#include "pm2lat/predictor.h"
+
+namespace pm2lat {
+namespace {
+
+DeviceSpec gpu(const std::string& name, int sms, double bw, int cc_major, double nvlink = 300) {
+  DeviceSpec s;
+  s.name = name;
+  s.sm_count = sms;
+  s.mem_bw_gbps = bw;
+  s.cc_major = cc_major;
+  s.bf16_tflops = s.fp16_tflops = 300;
+  s.tf32_tflops = 150;
+  s.fp32_tflops = 20;
+  s.boost_clock_mhz = 1500;
+  s.nvlink_gbps = nvlink;
+  s.pcie_gbps = 32;
+  return s;
+}
+
+TEST(CollectiveModel, DecodesBothNameSchemes) {
+  const auto a = decode_collective_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL");
+  EXPECT_EQ(a.collective, Collective::kAllReduce);
+  EXPECT_EQ(a.algorithm, CollectiveAlgorithm::kRing);
+  EXPECT_EQ(a.protocol, CollectiveProtocol::kLL);
+  const auto b = decode_collective_kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)");
+  EXPECT_EQ(b.collective, Collective::kSendRecv);
+  EXPECT_EQ(b.protocol, CollectiveProtocol::kSimple);
+  const auto c = decode_collective_kernel("ncclDevKernel_AllGather_RING_LL128");
+  EXPECT_EQ(c.collective, Collective::kAllGather);
+  EXPECT_EQ(c.protocol, CollectiveProtocol::kLL128);
+  EXPECT_TRUE(decode_collective_kernel("void cross_device_reduce_1stage<__nv_bfloat16, 8>(...)").custom_all_reduce);
+}
+
+TEST(CollectiveModel, RingAllReduceMovesTwiceThePayloadOverTheLink) {
+  const DeviceSpec s = gpu("G", 100, 2000, 8, 100);  // 100 GB/s per direction
+  CollectiveKernel k = decode_collective_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_SIMPLE");
+  CollectiveShape big{1e9, 8};
+  CollectiveShape small{1e3, 8};
+  const double t = collective_kernel_us(k, big, s);
+  // 2 * 7/8 * 1 GB at 100 GB/s and 96 % protocol efficiency: ~18.2 ms.
+  EXPECT_NEAR(t, 2.0 * 7 / 8 * 1e9 / (100e3 * 0.96), 0.02 * t);
+  EXPECT_LT(collective_kernel_us(k, small, s), 100);  // latency-bound: steps x hop latency
+  // A PCIe-only GPU is slower for the same payload.
+  EXPECT_GT(collective_kernel_us(k, big, gpu("P", 100, 2000, 8, 0)), 2 * t);
+}
+
+TEST(LongTailModels, CollectivesAreFlaggedCommunication) {
+  Predictor predictor(DeviceCatalogue({gpu("G", 100, 2000, 8)}), {});
+  const TargetId t = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+  r.op.kind = OpKind::kCollective;
+  r.op.collective = CollectiveShape{4e6, 8};
+  const Prediction p = predictor.predict(r, classify_kernel(r.launch.name), t);
+  EXPECT_EQ(p.model, ModelKind::kCollective);
+  EXPECT_TRUE(p.has(prediction_flags::kCommunication));
+  EXPECT_FALSE(p.has(prediction_flags::kFallback));
+  r.op.collective.bytes = 0;
+  EXPECT_TRUE(predictor.predict(r, classify_kernel(r.launch.name), t).has(prediction_flags::kNoShape));
+}
+
+ConvShape vgg_layer() {
+  ConvShape c;
+  c.batch = 64;
+  c.in_channels = 128;
+  c.out_channels = 256;
+  c.in_h = c.in_w = 56;
+  c.kernel_h = c.kernel_w = 3;
+  c.stride_h = c.stride_w = 1;
+  c.pad_h = c.pad_w = 1;
+  c.dtype = DType::kFp32;
+  return c;
+}
+
+TEST(ConvModel, ImplicitGemmOfEachPass) {
+  const ConvShape c = vgg_layer();
+  const GemmShape f = conv_implicit_gemm(c, ConvPass::kForward);
+  EXPECT_EQ(f.m, 64 * 56 * 56);
+  EXPECT_EQ(f.n, 256);
+  EXPECT_EQ(f.k, 128 * 9);
+  const GemmShape d = conv_implicit_gemm(c, ConvPass::kDataGrad);
+  EXPECT_EQ(d.n, 128);
+  EXPECT_EQ(d.k, 256 * 9);
+  const GemmShape w = conv_implicit_gemm(c, ConvPass::kWeightGrad);
+  EXPECT_EQ(w.m, 256);
+  EXPECT_EQ(w.k, 64 * 56 * 56);
+  EXPECT_DOUBLE_EQ(f.flops(), c.flops());
+
+  KernelClass cls = classify_kernel(
+      "sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32_warpgroupsize1x1x1_"
+      "g1_execute_segment_k_on_kernel_cudnn_train");
+  EXPECT_EQ(conv_pass(cls, OpContext{}, Dim3{}), ConvPass::kWeightGrad);
+  EXPECT_EQ(conv_math_type(cls, DType::kFp32), DType::kTf32);
+  // A split-K launch: 126 blocks over 2x9 output tiles = 7 slices of the N*P*Q reduction.
+  const GemmConfigFit k = conv_kernel_config(cls, DType::kFp32);
+  const GemmWork work = conv_work(k, c, ConvPass::kWeightGrad, Dim3{126, 1, 1}, 4);
+  EXPECT_DOUBLE_EQ(work.blocks, 126);
+  EXPECT_DOUBLE_EQ(work.k_iters, std::ceil(64.0 * 56 * 56 / 7 / 32));
+  // A persistent launch (fewer CTAs than tiles) counts the tiles.
+  EXPECT_DOUBLE_EQ(conv_work(k, c, ConvPass::kForward, Dim3{132, 1, 1}, 4).blocks, std::ceil(64.0 * 56 * 56 / 128) * 2);
+}
+
+TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {
+  DeviceCatalogue cat({gpu("G", 100, 2000, 9)});
+  Profile p;
+  p.device = "G";
+  p.basis = TimeBasis::kKernel;
+  const std::string name =
+      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32_warpgroupsize1x1x1_g1_"
+      "execute_kernel_cudnn_train";
+  KernelClass cls = classify_kernel(name);
+  ASSERT_EQ(cls.family, KernelFamily::kConv);
+  GemmConfigFit own = conv_kernel_config(cls, DType::kFp32);
+  own.c0 = 3;
+  own.c_wave_k = 0.5;
+  p.conv_configs.push_back(own);
+  GemmConfigFit cls_fit;
+  cls_fit.config = conv_class_name(DType::kTf32);
+  cls_fit.c0 = 3;
+  cls_fit.c_wave_k = 2.0;  // half of peak per tile step
+  p.conv_configs.push_back(cls_fit);
+  Predictor predictor(cat, {p});
+  const TargetId t = predictor.add_target("G");
+
+  KernelRecord r;
+  r.launch.name = name;
+  r.op.kind = OpKind::kConv;
+  r.op.name = "aten::cudnn_convolution";
+  r.op.conv = vgg_layer();
+  const Prediction a = predictor.predict(r, cls, t);
+  EXPECT_EQ(a.model, ModelKind::kConv);
+  EXPECT_EQ(a.config, name);
+  const GemmWork w = conv_work(own, r.op.conv, ConvPass::kForward, r.launch.grid, 4);
+  EXPECT_NEAR(a.us, gemm_wave_kernel_us(own, *cat.find("G"), w), 1e-9);
+
+  // Another configuration of the same math: the class fit, normalised by the tile step.
+  r.launch.name = "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize256x64x32_warpgroupsize1x1x1_g1_execute_kernel_cudnn_train";
+  const KernelClass other = classify_kernel(r.launch.name);
+  const Prediction b = predictor.predict(r, other, t);
+  EXPECT_TRUE(b.config.empty());
+  EXPECT_GT(b.us, 0);
+  const double seconds_at_peak = r.op.conv.flops() / (150e12);
+  EXPECT_GT(b.us * 1e-6, 1.5 * seconds_at_peak);  // about half of peak
+  EXPECT_LT(b.us * 1e-6, 4.0 * seconds_at_peak);
+
+  // cuDNN helpers inside a convolution are not the GEMM.
+  KernelRecord helper;
+  helper.launch.name = "cudnn::winograd_nonfused::winogradForwardData4x4<float, float>";
+  EXPECT_TRUE(is_conv_helper_kernel(helper, classify_kernel(helper.launch.name)));
+  EXPECT_FALSE(is_conv_helper_kernel(r, other));
+}
+
+TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
+  DeviceCatalogue cat({gpu("G", 100, 2000, 8), gpu("Other", 50, 1000, 8)});
+  Profile p;
+  p.device = "G";
+  VectorFit family;
+  family.op = "copy";
+  family.c0 = 3;
+  family.c_byte = 1.2;
+  VectorFit config = family;
+  config.config = "cudnn::ops::nchwToNhwcKernel";
+  config.c_byte = 1.1;
+  VectorFit geometry;
+  geometry.op = geometry_fit_name(KernelFamily::kReduction);
+  geometry.c0 = 4;
+  geometry.c_byte = 2;
+  p.family_fits = {family, config, geometry};
+  Predictor predictor(cat, {p});
+  const TargetId g = predictor.add_target("G");
+  const TargetId o = predictor.add_target("Other");
+
+  KernelRecord r;
+  r.launch.name = "void cudnn::ops::nchwToNhwcKernel<float, float, float, true, false>(...)";
+  r.op.kind = OpKind::kCopy;
+  r.op.vec.rows = 1000;
+  r.op.vec.cols = 1000;
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 4e6;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kCopy);
+  const Prediction a = predictor.predict(r, cls, g);
+  EXPECT_EQ(a.model, ModelKind::kMemoryBound);
+  EXPECT_NEAR(a.us, 3 + 1.1 * 8e6 / 2e6, 1e-9);
+  // Another copy kernel: the family fit. Another GPU: the same fit on its spec, flagged.
+  KernelRecord other = r;
+  other.launch.name = "at::native::(anonymous namespace)::CatArrayBatchedCopy<float>";
+  EXPECT_NEAR(predictor.predict(other, classify_kernel(other.launch.name), g).us, 3 + 1.2 * 8e6 / 2e6, 1e-9);
+  const Prediction b = predictor.predict(r, cls, o);
+  EXPECT_TRUE(b.has(prediction_flags::kSpecScaled));
+  EXPECT_NEAR(b.us, 3 + 1.1 * 8e6 / 1e6, 1e-9);
+
+  // A reduction without a shape: the geometry fit over the launched threads.
+  KernelRecord red;
+  red.launch.name = "cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1, true>";
+  red.launch.grid = Dim3{1000, 1, 1};
+  red.launch.block = Dim3{512, 1, 1};
+  const KernelClass rc = classify_kernel(red.launch.name);
+  ASSERT_EQ(rc.family, KernelFamily::kReduction);
+  const Prediction c = predictor.predict(red, rc, g);
+  EXPECT_TRUE(c.has(prediction_flags::kNoShape));
+  EXPECT_NEAR(c.us, 4 + 2 * 1000.0 * 512 * kGeometryBytesPerThread / 2e6, 1e-9);
+}
+
+}  // namespace
+}  // namespace pm2lat
