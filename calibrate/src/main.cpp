@@ -9,6 +9,7 @@
 #include <set>
 
 #include "attention_commands.h"
+#include "family_commands.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
@@ -156,6 +157,7 @@ int main(int argc, char** argv) {
   spl->add_option("--test", test_out, "test output (.csv or .csv.gz)")->required();
 
   pm2lat::calibrate::add_attention_commands(app);
+  pm2lat::calibrate::add_family_commands(app);
 
   CLI11_PARSE(app, argc, argv);
   try {

@@ -1,0 +1,175 @@
+#include "family_commands.h"
+
+#include <fmt/core.h>
+
+#include <ctime>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "pm2lat/calibrate/csv_table.h"
+#include "pm2lat/calibrate/kernel_family_fit.h"
+#include "pm2lat/calibrate/neusight_table.h"
+#include "pm2lat/calibrate/profile_builder.h"
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/models/roofline_model.h"
+#include "pm2lat/predictor.h"
+#include "pm2lat/profile_io.h"
+#include "pm2lat/record_jsonl.h"
+
+namespace pm2lat::calibrate {
+namespace {
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+struct Options {
+  std::vector<std::string> inputs;
+  std::string data, out_dir, catalogue, tag, source, devices;
+};
+
+template <typename F>
+void run_or_exit(F&& f) {
+  int rc = 1;
+  try {
+    rc = f();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+  }
+  if (rc != 0) throw CLI::RuntimeError(rc);
+}
+
+int run_import_records(const Options& o) {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load(o.catalogue);
+  std::vector<KernelRecord> records;
+  std::vector<std::string> gpus;
+  for (const auto& file : o.inputs) {
+    std::istringstream in(read_maybe_gzipped(file));
+    std::string line;
+    RecordsHeader header;
+    std::size_t n = 0;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      const std::string where = file + ":" + std::to_string(++n);
+      if (n == 1) {
+        header = header_from_jsonl(line, where);
+        continue;
+      }
+      PredictedRecord r = record_from_jsonl(line, where);
+      if (!r.record.measured_us || r.record.basis != TimeBasis::kKernel) continue;
+      gpus.push_back(r.gpu.empty() ? header.gpu : r.gpu);
+      records.push_back(std::move(r.record));
+    }
+  }
+  std::map<std::string, std::vector<const KernelRecord*>> by_device;
+  std::set<std::string> unknown;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const DeviceSpec* spec = catalogue.find(gpus[i]);
+    if (spec == nullptr) {
+      unknown.insert(gpus[i]);
+      continue;
+    }
+    by_device[spec->name].push_back(&records[i]);
+  }
+  for (const auto& u : unknown) fmt::print(stderr, "warning: records of GPU '{}' skipped: not in the catalogue\n", u);
+  if (by_device.empty()) {
+    fmt::print(stderr, "error: no measured kernel records of a catalogued GPU\n");
+    return 1;
+  }
+  std::vector<SpecRecord> pooled;
+  for (const auto& [device, list] : by_device) {
+    for (const auto* r : list) pooled.emplace_back(r, &catalogue.resolve(device));
+  }
+  for (const auto& [device, list] : by_device) {
+    Profile p;
+    p.device = device;
+    p.basis = TimeBasis::kKernel;
+    p.provenance.source = o.source;
+    p.provenance.tool = "pm2lat-calibrate import-records";
+    p.provenance.created = today();
+    p.provenance.notes = "Kernel durations (CUPTI) of real runs: basis 'kernel'.";
+    FamilyBuildReport rep;
+    build_family_section(list, catalogue.resolve(device), p, &rep, &pooled);
+    build_conv_section(list, catalogue.resolve(device), p, nullptr, &rep);
+    const std::string file = o.out_dir + "/" + device + "." + o.tag + ".json";
+    save_profile(p, file);
+    fmt::print("{:<16} {:>6} family kernels in {:>3} fits, {:>4} conv kernels in {} configs + {} classes -> {}\n", device,
+               rep.family_kernels, rep.family_fits, rep.conv_kernels, rep.conv_configs, rep.conv_classes, file);
+  }
+  return 0;
+}
+
+int run_import_conv(const Options& o) {
+  const DeviceCatalogue catalogue = DeviceCatalogue::load(o.catalogue);
+  const auto calls = read_neusight_kernels(CsvTable::read(o.data));
+  std::map<std::string, std::vector<const KernelRecord*>> by_device;
+  for (const auto& c : calls) {
+    if (c.op != "conv") continue;
+    if (const DeviceSpec* spec = catalogue.find(c.device)) by_device[spec->name].push_back(&c.record);
+  }
+  if (by_device.empty()) {
+    fmt::print(stderr, "error: {}: no conv rows of a catalogued GPU\n", o.data);
+    return 1;
+  }
+  for (const auto& [device, list] : by_device) {
+    std::vector<double> latencies;
+    for (const auto* r : list) latencies.push_back(*r->measured_us);
+    CallOverhead call;
+    call.floor_us = latency_floor(latencies);
+    call.pre_us = std::max(0.0, call.floor_us - kMinimumKernelUs);
+    Profile p;
+    p.device = device;
+    p.basis = TimeBasis::kCall;
+    p.provenance.source = o.source;
+    p.provenance.tool = "pm2lat-calibrate import-conv";
+    p.provenance.created = today();
+    p.provenance.notes = "Conv2d calls timed with CUDA events (host dispatch included): basis 'call'.";
+    FamilyBuildReport rep;
+    build_conv_section(list, catalogue.resolve(device), p, &call, &rep);
+    const std::string file = o.out_dir + "/" + device + "." + o.tag + ".json";
+    save_profile(p, file);
+    fmt::print("{:<16} {:>6} conv calls in {:>3} configs (floor {:.1f} us) -> {}\n", device, rep.conv_kernels,
+               rep.conv_configs, call.floor_us, file);
+  }
+  return 0;
+}
+
+void common_options(CLI::App* cmd, Options& o) {
+  cmd->add_option("--out", o.out_dir, "directory for the profiles");
+  cmd->add_option("--catalogue", o.catalogue, "device catalogue JSON");
+  cmd->add_option("--source", o.source, "provenance text recorded in the profiles");
+  cmd->add_option("--tag", o.tag, "profile file tag: <device>.<tag>.json")->capture_default_str();
+}
+
+}  // namespace
+
+void add_family_commands(CLI::App& app) {
+  const std::string dir = Predictor::default_profile_dir().string();
+  auto ro = std::make_shared<Options>();
+  ro->out_dir = dir;
+  ro->catalogue = dir + "/devices.json";
+  ro->tag = "traces-kernel";
+  ro->source = "kernel records of replayed profiler traces";
+  auto* rec = app.add_subcommand("import-records",
+                                 "Build kernel-family and convolution fits from measured kernel records (pm2lat replay --out)");
+  rec->add_option("records", ro->inputs, "records files (.jsonl or .jsonl.gz)")->required()->check(CLI::ExistingFile);
+  common_options(rec, *ro);
+  rec->callback([ro]() { run_or_exit([&] { return run_import_records(*ro); }); });
+
+  auto co = std::make_shared<Options>();
+  co->out_dir = dir;
+  co->catalogue = dir + "/devices.json";
+  co->tag = "neusight-conv";
+  co->source = "sitar-lab/NeuSight kernel measurements, conv rows (MIT)";
+  auto* conv = app.add_subcommand("import-conv", "Build convolution fits from a NeuSight-format table's conv rows");
+  conv->add_option("--data", co->data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  common_options(conv, *co);
+  conv->callback([co]() { run_or_exit([&] { return run_import_conv(*co); }); });
+}
+
+}  // namespace pm2lat::calibrate

@@ -1,0 +1,120 @@
+// Kernel-family and convolution fits from measured kernel records.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "pm2lat/calibrate/kernel_family_fit.h"
+#include "pm2lat/classifier.h"
+#include "pm2lat/models/conv_model.h"
+#include "pm2lat/models/memory_family_predictor.h"
+
+namespace pm2lat::calibrate {
+namespace {
+
+DeviceSpec gpu() {
+  DeviceSpec s;
+  s.name = "G";
+  s.sm_count = 100;
+  s.mem_bw_gbps = 1000;  // 1e6 bytes per µs
+  s.cc_major = 8;
+  s.tf32_tflops = 150;
+  return s;
+}
+
+KernelRecord copy_kernel(const char* name, double bytes, double us) {
+  KernelRecord r;
+  r.launch.name = name;
+  r.launch.grid = Dim3{static_cast<std::uint32_t>(bytes / 4096), 1, 1};
+  r.launch.block = Dim3{256, 1, 1};
+  r.op.kind = OpKind::kCopy;
+  r.op.vec.rows = static_cast<std::int64_t>(bytes / 4096);
+  r.op.vec.cols = 1024;
+  r.op.vec.bytes_read = r.op.vec.bytes_written = bytes / 2;
+  r.measured_us = us;
+  return r;
+}
+
+TEST(KernelFamilyFit, FitsConfigurationsAndARobustFamilyFit) {
+  std::vector<KernelRecord> records;
+  // A layout transform at 80 % of bandwidth over sizes 64 KB .. 256 MB, 3 µs fixed cost.
+  for (double b = 65536; b <= 268435456; b *= 4) records.push_back(copy_kernel("cudnn::ops::nchwToNhwcKernel<float>", b, 3 + b / 1e6 / 0.8));
+  // Another copy kernel measured at only one size, twice: its own efficiency, 50 %.
+  records.push_back(copy_kernel("recat_copy_async_kernel", 4e7, 2.5 + 4e7 / 1e6 / 0.5));
+  for (int i = 0; i < 3; ++i) records.push_back(copy_kernel("recat_copy_async_kernel", 4e7, 2.5 + 4e7 / 1e6 / 0.5));
+  std::vector<const KernelRecord*> ptrs;
+  for (const auto& r : records) ptrs.push_back(&r);
+  Profile p;
+  FamilyBuildReport rep;
+  build_family_section(ptrs, gpu(), p, &rep);
+  EXPECT_EQ(rep.family_kernels, records.size());
+  const VectorFit* transform = nullptr;
+  const VectorFit* recat = nullptr;
+  const VectorFit* family = nullptr;
+  for (const auto& f : p.family_fits) {
+    if (f.op != "copy") continue;
+    if (f.config == "cudnn::ops::nchwToNhwcKernel") transform = &f;
+    if (f.config == "recat_copy_async_kernel") recat = &f;
+    if (f.config.empty()) family = &f;
+  }
+  ASSERT_NE(transform, nullptr);
+  ASSERT_NE(recat, nullptr);
+  ASSERT_NE(family, nullptr);
+  EXPECT_NEAR(transform->c_byte, 1.25, 0.01);
+  EXPECT_NEAR(transform->c0, 3, 0.05);
+  EXPECT_NEAR(recat->c_byte, 2.0, 0.01);
+  // The family fit sits between the two efficiencies and never below a plausible one.
+  EXPECT_GE(family->c_byte, 1.2);
+  EXPECT_LE(family->c_byte, 2.05);
+}
+
+TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReduction) {
+  const char* name =
+      "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage4_warpsize2x2x1_g1_"
+      "tensor16x8x8_kernel";
+  std::vector<KernelRecord> records;
+  for (std::int64_t c : {64, 128, 256, 512}) {
+    KernelRecord r;
+    r.launch.name = name;
+    r.op.kind = OpKind::kConv;
+    r.op.name = "aten::cudnn_convolution";
+    ConvShape& s = r.op.conv;
+    s.batch = 32;
+    s.in_channels = c;
+    s.out_channels = c;
+    s.in_h = s.in_w = 28;
+    s.kernel_h = s.kernel_w = 3;
+    s.pad_h = s.pad_w = 1;
+    s.dtype = DType::kFp32;
+    // Half of peak per tile step of each wave, plus 5 µs.
+    const KernelClass cls = classify_kernel(name);
+    const GemmConfigFit k = conv_kernel_config(cls, DType::kFp32);
+    const GemmWork w = conv_work(k, s, ConvPass::kForward, r.launch.grid, 4);
+    const double waves = std::ceil(w.blocks / 100);
+    r.measured_us = 5 + 2.0 * waves * w.k_iters * conv_tile_step_us(k, DType::kTf32, gpu());
+    records.push_back(r);
+    KernelRecord tiny = r;  // a split's second launch: not the convolution
+    tiny.measured_us = 1;
+    records.push_back(tiny);
+  }
+  std::vector<const KernelRecord*> ptrs;
+  for (const auto& r : records) ptrs.push_back(&r);
+  Profile p;
+  FamilyBuildReport rep;
+  build_conv_section(ptrs, gpu(), p, nullptr, &rep);
+  EXPECT_EQ(rep.conv_kernels, 4u);
+  bool own = false, cls = false, geometry = false;
+  for (const auto& c : p.conv_configs) {
+    own = own || c.config == name;
+    cls = cls || c.config == "conv:tf32";
+    geometry = geometry || c.config.find("#geometry") != std::string::npos;
+    if (c.config == name) EXPECT_LT(c.fit_mape_pct, 1);
+    if (c.config == "conv:tf32") EXPECT_LT(c.fit_mape_pct, 1);  // normalised by the tile step
+  }
+  EXPECT_TRUE(own);
+  EXPECT_TRUE(cls);
+  EXPECT_TRUE(geometry);
+  EXPECT_EQ(p.conv_points.size(), 4u);
+}
+
+}  // namespace
+}  // namespace pm2lat::calibrate
