@@ -108,19 +108,22 @@ int run_import_conv(const Options& o) {
   const DeviceCatalogue catalogue = DeviceCatalogue::load(o.catalogue);
   const auto calls = read_neusight_kernels(CsvTable::read(o.data));
   std::map<std::string, std::vector<const KernelRecord*>> by_device;
+  std::map<std::string, std::vector<double>> all_latencies;  // every op of the GPU: the host floor
   for (const auto& c : calls) {
-    if (c.op != "conv") continue;
-    if (const DeviceSpec* spec = catalogue.find(c.device)) by_device[spec->name].push_back(&c.record);
+    const DeviceSpec* spec = catalogue.find(c.device);
+    if (spec == nullptr) continue;
+    all_latencies[spec->name].push_back(*c.record.measured_us);
+    if (c.op == "conv") by_device[spec->name].push_back(&c.record);
   }
   if (by_device.empty()) {
     fmt::print(stderr, "error: {}: no conv rows of a catalogued GPU\n", o.data);
     return 1;
   }
   for (const auto& [device, list] : by_device) {
-    std::vector<double> latencies;
-    for (const auto* r : list) latencies.push_back(*r->measured_us);
+    // The dispatch floor of a PyTorch call on this GPU: the fastest calls of any operator
+    // (the conv rows alone floor at their smallest convolution, not at the host).
     CallOverhead call;
-    call.floor_us = latency_floor(latencies);
+    call.floor_us = latency_floor(all_latencies[device]);
     call.pre_us = std::max(0.0, call.floor_us - kMinimumKernelUs);
     Profile p;
     p.device = device;

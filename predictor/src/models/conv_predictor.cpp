@@ -7,6 +7,7 @@
 
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/residual_interpolator.h"
 
 namespace pm2lat {
 namespace {
@@ -30,6 +31,28 @@ const std::string& class_name(DType math) {
   return names[std::min<std::size_t>(static_cast<std::size_t>(math), names.size() - 1)];
 }
 
+constexpr std::size_t kNeighbours = 8;
+
+double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
+
+// Where a convolution sits among the calibrated ones: batch, channels in and out, spatial
+// size, filter taps times stride.
+std::array<double, 5> conv_key(const ConvShape& c) {
+  return {log2_pos(static_cast<double>(c.batch)), log2_pos(static_cast<double>(c.in_channels)),
+          log2_pos(static_cast<double>(c.out_channels)), log2_pos(static_cast<double>(c.in_h * c.in_w)),
+          log2_pos(static_cast<double>(c.kernel_h * c.kernel_w * c.stride_h))};
+}
+
+// The model time of a calibrated configuration for a shape, in the profile's basis.
+double config_us(const GemmConfigFit& fit, const Profile& p, const DeviceSpec& spec, const ConvShape& s,
+                 ConvPass pass, const Dim3& grid) {
+  const GemmWork w = conv_work(fit, s, pass, grid, dtype_bytes(s.dtype == DType::kUnknown ? DType::kFp32 : s.dtype));
+  const double kern = gemm_wave_kernel_us(fit, spec, w);
+  if (p.basis != TimeBasis::kCall) return kern;
+  const CallOverhead& o = p.overhead_for("conv");
+  return std::max(o.floor_us, o.pre_us + kern);
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -45,6 +68,7 @@ struct ConvPredictor::Impl {
     std::unordered_map<std::string, std::size_t> by_config;  // config or class name -> fit
     std::unordered_map<std::string, std::size_t> geometry;   // the same, fits for launches without shapes
     std::vector<double> typical_k_iters;                      // per fit, from its points
+    std::vector<ResidualInterpolator<5>> residual;            // per fit, from its points
   };
   std::vector<Device> devices;
   struct TargetDevices {
@@ -69,6 +93,8 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
     d.spec = catalogue.find(p.device);
     if (d.spec == nullptr) continue;
     std::vector<std::vector<double>> k_iters(p.conv_configs.size());
+    std::vector<std::vector<std::array<double, 5>>> keys(p.conv_configs.size());
+    std::vector<std::vector<double>> res(p.conv_configs.size());
     for (const ConvPoint& pt : p.conv_points) {
       const GemmConfigFit& c = p.conv_configs[static_cast<std::size_t>(pt.config)];
       ConvShape s;
@@ -83,7 +109,12 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       s.pad_h = s.pad_w = pt.pad;
       KernelClass cls;
       cls.config = c.config;
-      k_iters[static_cast<std::size_t>(pt.config)].push_back(conv_work(c, s, conv_pass(cls, OpContext{}, pt.grid), pt.grid, 4).k_iters);
+      s.dtype = c.dtype;
+      const ConvPass pass = conv_pass(cls, OpContext{}, pt.grid);
+      const auto ci = static_cast<std::size_t>(pt.config);
+      k_iters[ci].push_back(conv_work(c, s, pass, pt.grid, 4).k_iters);
+      keys[ci].push_back(conv_key(s));
+      res[ci].push_back(std::log(pt.us / config_us(c, p, *d.spec, s, pass, pt.grid)));
     }
     const std::string suffix = conv_geometry_fit_name("");
     for (std::size_t i = 0; i < p.conv_configs.size(); ++i) {
@@ -94,6 +125,7 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
         d.by_config.emplace(name, i);
       }
       d.typical_k_iters.push_back(median(k_iters[i]));
+      d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
     }
     impl_->devices.push_back(std::move(d));
   }
@@ -168,11 +200,13 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
     }
   }
   GemmConfigFit fit = kernel;
+  const ResidualInterpolator<5>* residual = nullptr;
   double k_iters_guess = kDefaultReduction / std::max(1, kernel.tile_k);
   if (dev != nullptr) {
     fit = dev->profile->conv_configs[fit_index];
     p.config = dev->profile->conv_configs[fit_index].config;
     if (dev->typical_k_iters[fit_index] > 0) k_iters_guess = dev->typical_k_iters[fit_index];
+    residual = &dev->residual[fit_index];
     if (dev->spec != &spec && dev->spec->name != spec.name) {
       const double from = dev->spec->peak_tflops(math) / std::max(1, dev->spec->sm_count);
       const double to = spec.peak_tflops(math) / std::max(1, spec.sm_count);
@@ -231,6 +265,8 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
     us = std::max(o.floor_us, o.pre_us + us);
     p.basis = TimeBasis::kCall;
   }
+  // What the configuration's fit leaves unexplained near this shape.
+  if (residual != nullptr && has_shape) us *= residual->correction(conv_key(r.op.conv));
   p.us = us;
   return p;
 }

@@ -65,7 +65,9 @@ std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, co
   if (cls.family == KernelFamily::kCollective || record.op.kind == OpKind::kCollective)
     return collective(record, spec);
   if (is_attention(record, cls)) return impl_->attention.predict(record, target);
-  if (cls.family == KernelFamily::kConv) {
+  // cuDNN also runs convolutions as plain GEMM kernels (Winograd's batched GEMM, im2col):
+  // with a convolution context they are the convolution.
+  if (cls.family == KernelFamily::kConv || (cls.family == KernelFamily::kGemm && record.op.kind == OpKind::kConv)) {
     if (is_conv_helper_kernel(record, cls)) {
       KernelClass as_copy = cls;
       as_copy.family = KernelFamily::kCopy;
