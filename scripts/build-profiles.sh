@@ -22,3 +22,16 @@ meas=$root/calibrate/measurements
 "$calib" import-attention --data "$meas/aiconfigurator/attention_bf16.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag aiconfigurator-attention \
   --source "ai-dynamo/aiconfigurator silicon database attention tables (commit 095f58a), Apache-2.0; calibrate/measurements/aiconfigurator"
+
+"$calib" import-conv --data "$meas/neusight/kernels.csv.gz" --out "$out" \
+  --catalogue "$out/devices.json" --tag neusight-conv \
+  --source "sitar-lab/NeuSight kernels.csv conv rows (commit 6945927), MIT; calibrate/measurements/neusight"
+
+# Long-tail kernel families from the shipped profiler traces: replay them to kernel records
+# (CUPTI durations with operator shapes), then fit.
+records=$(mktemp -d)
+trap 'rm -rf "$records"' EXIT
+"$build/reports/pm2lat" replay "$meas/traces" --quiet --profiles "$out" --out "$records" > /dev/null
+"$calib" import-records "$records"/records.*.jsonl --out "$out" \
+  --catalogue "$out/devices.json" --tag traces-kernel \
+  --source "HolisticTraceAnalysis, TraceLens and TrioSim profiler traces (MIT); calibrate/measurements/traces"
