@@ -127,6 +127,77 @@ void BM_PredictElementwise(benchmark::State& state) {
 }
 BENCHMARK(BM_PredictElementwise);
 
+// Long-tail families: a FlashAttention 2 forward with its name decoded per prediction, on
+// its calibrated GPU and carried to another; a cuDNN convolution; a layout transform.
+void BM_PredictAttention(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target(state.range(0) == 0 ? "A100-SXM" : "H100-SXM");
+  KernelRecord r;
+  r.launch.name =
+      "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t, "
+      "Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, false, "
+      "false>(Flash_fwd_params)";
+  r.op.kind = OpKind::kAttention;
+  AttentionShape& a = r.op.attention;
+  a.batch = 4;
+  a.heads = 32;
+  a.kv_heads = 8;
+  a.head_dim = 128;
+  a.causal = true;
+  a.dtype = DType::kBf16;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  std::int64_t s = 1;
+  for (auto _ : state) {
+    s = 1 + (s * 37) % 16384;  // vary the sequence length
+    a.seqlen_q = a.seqlen_kv = s;
+    benchmark::DoNotOptimize(p.predict(r, cls, t));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictAttention)->Arg(0)->Arg(1);
+
+void BM_PredictConv(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("V100-PCIE-32GB");
+  KernelRecord r;
+  r.launch.name = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
+  r.launch.grid = {1, 1, 1};
+  r.op.kind = OpKind::kConv;
+  ConvShape& c = r.op.conv;
+  c.batch = 32;
+  c.in_channels = 64;
+  c.out_channels = 128;
+  c.in_h = c.in_w = 56;
+  c.kernel_h = c.kernel_w = 3;
+  c.pad_h = c.pad_w = 1;
+  c.dtype = DType::kFp32;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  for (auto _ : state) {
+    c.in_channels = 16 + (c.in_channels * 7) % 1024;
+    benchmark::DoNotOptimize(p.predict(r, cls, t));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictConv);
+
+void BM_PredictLayoutTransform(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("H100-SXM");
+  KernelRecord r;
+  r.launch.name = "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>(...)";
+  r.op.kind = OpKind::kCopy;
+  r.op.vec.rows = 4096;
+  r.op.vec.cols = 1024;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  for (auto _ : state) {
+    r.op.vec.rows = 1 + (r.op.vec.rows * 7) % 8191;
+    r.op.vec.bytes_read = r.op.vec.bytes_written = 4.0 * static_cast<double>(r.op.vec.rows * r.op.vec.cols);
+    benchmark::DoNotOptimize(p.predict(r, cls, t));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictLayoutTransform);
+
 void BM_Classify(benchmark::State& state) {
   const std::string name =
       "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_"

@@ -9,8 +9,8 @@ namespace {
 // Above this many row blocks per (batch, head) the per-block walk is summed over strata
 // (midpoint rule): the walk length is piecewise linear in the block index, so the error is
 // a fraction of one iteration per stratum, and the cost stays bounded for 1M-row prefills.
-constexpr std::int64_t kExactBlocks = 512;
-constexpr std::int64_t kStrata = 256;
+constexpr std::int64_t kExactBlocks = 32;
+constexpr std::int64_t kStrata = 16;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
 
@@ -106,7 +106,9 @@ AttentionWork attention_work(const AttentionShape& s, std::int32_t tile_m, std::
     for (std::int64_t k = 0; k < kStrata; ++k) {
       const std::int64_t lo = blocks * k / kStrata, hi = blocks * (k + 1) / kStrata;
       if (hi <= lo) continue;
-      per_group += static_cast<double>(hi - lo) * static_cast<double>(walk.iterations((lo + hi - 1) / 2));
+      // The stratum's centre lies between two blocks when it has an even count: average them.
+      const double mid = 0.5 * static_cast<double>(walk.iterations((lo + hi - 1) / 2) + walk.iterations((lo + hi) / 2));
+      per_group += static_cast<double>(hi - lo) * mid;
     }
   }
   w.ctas = groups * static_cast<double>(blocks);

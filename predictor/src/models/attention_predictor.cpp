@@ -50,6 +50,31 @@ double per_sm_math(const DeviceSpec& s, AttentionVariant v, DType dtype) {
 
 double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
 
+// Decoding a long templated name costs more than the model itself; a run predicts the same
+// few attention kernels over and over. A small per-thread cache keyed by a hash of the name
+// (and its length) keeps predictions fast without locks or allocation.
+AttentionKernel decode_cached(std::string_view name) {
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::size_t size = 0;
+    AttentionKernel kernel;
+  };
+  constexpr std::size_t kEntries = 64;
+  thread_local std::array<Entry, kEntries> cache{};
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const char c : name) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  Entry& e = cache[h % kEntries];
+  if (e.hash != h || e.size != name.size()) {
+    e.hash = h;
+    e.size = name.size();
+    e.kernel = decode_attention_kernel(name);
+  }
+  return e.kernel;
+}
+
 std::array<double, 5> residual_key(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t kvh,
                                    std::int64_t window) {
   return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(s)), log2_pos(static_cast<double>(h)),
@@ -202,7 +227,7 @@ Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target
   if (target >= impl_->targets.size()) return p;
   const Impl::TargetDevices& t = impl_->targets[target];
   const DeviceSpec& spec = *t.spec;
-  const AttentionKernel k = decode_attention_kernel(r.launch.name);
+  const AttentionKernel k = decode_cached(r.launch.name);
   const bool has_shape = r.op.kind == OpKind::kAttention && r.op.attention.valid();
 
   if (k.pass == AttentionPass::kHelper) {

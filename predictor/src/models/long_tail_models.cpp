@@ -76,6 +76,15 @@ std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, co
     return impl_->conv.predict(record, cls, target, options.basis == TimeBasis::kCall);
   }
   if (is_memory_family(cls.family)) return impl_->memory.predict(record, cls, target);
+  // A kernel no rule names, with no work from its context: the elementwise geometry fit over
+  // its launched threads beats a roofline of nothing (flag no_shape).
+  if (cls.family == KernelFamily::kUnknown && record.op.vec.bytes() <= 0 &&
+      (record.op.kind == OpKind::kUnknown || record.op.kind == OpKind::kElementwise ||
+       record.op.kind == OpKind::kCopy || record.op.kind == OpKind::kReduction)) {
+    KernelClass as_elementwise = cls;
+    as_elementwise.family = KernelFamily::kTritonPointwise;  // stands in for elementwise
+    return impl_->memory.predict(record, as_elementwise, target);
+  }
   return std::nullopt;
 }
 
