@@ -213,5 +213,30 @@ TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   EXPECT_NEAR(c.us, 4 + 2 * 1000.0 * 512 * kGeometryBytesPerThread / 2e6, 1e-9);
 }
 
+TEST(LongTailModels, TritonKernelsTakeTheirSizeFromTheIntegerArguments) {
+  DeviceCatalogue cat({gpu("G", 100, 2000, 8)});
+  Profile p;
+  p.device = "G";
+  VectorFit elementwise;
+  elementwise.op = "elementwise";
+  elementwise.c0 = 2;
+  elementwise.c_byte = 1.25;
+  p.family_fits = {elementwise};
+  Predictor predictor(cat, {p});
+  const TargetId t = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name = "triton_poi_fused_add_cos_sin_0";
+  r.launch.grid = Dim3{1024, 1, 1};
+  r.launch.int_args = {1 << 20};  // xnumel
+  const KernelClass cls = classify_kernel(r.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kTritonPointwise);
+  const Prediction a = predictor.predict(r, cls, t);
+  EXPECT_EQ(a.model, ModelKind::kMemoryBound);
+  EXPECT_FALSE(a.has(prediction_flags::kNoShape));
+  EXPECT_NEAR(a.us, 2 + 1.25 * 3.0 * (1 << 20) * 4 / 2e6, 1e-9);  // two reads, one write
+  r.launch.int_args = {1 << 22};
+  EXPECT_GT(predictor.predict(r, cls, t).us, 3 * a.us);
+}
+
 }  // namespace
 }  // namespace pm2lat

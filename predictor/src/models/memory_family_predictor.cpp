@@ -9,6 +9,8 @@
 namespace pm2lat {
 namespace {
 
+constexpr double kTritonTensorsPerElement = 3.0;
+
 // Triton kernels have no fits of their own in most profiles: the nearest ATen family
 // stands in (pointwise -> elementwise, reductions -> reduction).
 KernelFamily stand_in(KernelFamily f) {
@@ -112,7 +114,22 @@ std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r, 
                                                          std::size_t target) const noexcept {
   if (target >= impl_->targets.size() || !is_memory_family(cls.family)) return std::nullopt;
   const Impl::TargetDevices& t = impl_->targets[target];
-  const double shape_bytes = r.op.vec.bytes();
+  double shape_bytes = r.op.vec.bytes();
+  double shape_rows = static_cast<double>(std::max<std::int64_t>(1, r.op.vec.rows));
+  bool from_arguments = false;
+  if (!(shape_bytes > 0) && !r.launch.int_args.empty() &&
+      (cls.family == KernelFamily::kTritonPointwise || cls.family == KernelFamily::kTritonReduction)) {
+    // Inductor passes the element counts as the last integer arguments (xnumel, then rnumel
+    // for reductions): a nominal two reads and one write per element.
+    const auto& a = r.launch.int_args;
+    const bool reduction = cls.family == KernelFamily::kTritonReduction && a.size() >= 2;
+    const double x = static_cast<double>(std::max<std::int64_t>(1, reduction ? a[a.size() - 2] : a.back()));
+    const double rn = reduction ? static_cast<double>(std::max<std::int64_t>(1, a.back())) : 1.0;
+    const double eb = cls.dtype != DType::kUnknown ? dtype_bytes(cls.dtype) : 4.0;
+    shape_bytes = kTritonTensorsPerElement * x * rn * eb;
+    shape_rows = reduction ? x : static_cast<double>(std::max<std::uint32_t>(1, r.launch.grid.x));
+    from_arguments = true;
+  }
   const bool geometry = !(shape_bytes > 0);
   const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;
   const VectorFit* fit = nullptr;
@@ -136,7 +153,8 @@ std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r, 
   if (specific) p.config = fit->config;
   if (dev != &impl_->devices[static_cast<std::size_t>(std::max(0, t.own))] || t.own < 0)
     p.flags |= prediction_flags::kSpecScaled;
-  double bytes = shape_bytes, rows = static_cast<double>(std::max<std::int64_t>(1, r.op.vec.rows));
+  if (from_arguments) p.flags |= prediction_flags::kExtrapolated;
+  double bytes = shape_bytes, rows = shape_rows;
   if (geometry) {
     const double threads = static_cast<double>(r.launch.grid.volume()) * static_cast<double>(r.launch.block.volume());
     bytes = threads * kGeometryBytesPerThread;
