@@ -2,8 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
+#include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/kernel_family_fit.h"
+#include "pm2lat/calibrate/neusight_table.h"
+#include "pm2lat/calibrate/profile_builder.h"
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/predictor.h"
+#include "pm2lat/models/roofline_model.h"
 #include "pm2lat/classifier.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/memory_family_predictor.h"
@@ -114,6 +121,50 @@ TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReductio
   EXPECT_TRUE(cls);
   EXPECT_TRUE(geometry);
   EXPECT_EQ(p.conv_points.size(), 4u);
+}
+
+// Generous bounds that catch breakage; the measured figures are well below (MODELS.md).
+TEST(AccuracyFloor, NeusightConvOutOfSample) {
+  const auto calls = read_neusight_kernels(CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/neusight/kernels.csv.gz"));
+  DeviceCatalogue catalogue = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  std::map<std::string, std::vector<const KernelRecord*>> train;
+  std::map<std::string, std::vector<double>> floors;
+  std::vector<const MeasuredCall*> test;
+  for (const auto& c : calls) {
+    if (c.device != "T4" && c.device != "V100-PCIE-32GB") continue;  // two GPUs keep it quick
+    floors[c.device].push_back(*c.record.measured_us);
+    if (c.op != "conv") continue;
+    if (in_holdout(c.shape_key, 0.2)) test.push_back(&c);
+    else train[c.device].push_back(&c.record);
+  }
+  std::vector<Profile> profiles;
+  for (const auto& [device, list] : train) {
+    Profile p;
+    p.device = catalogue.resolve(device).name;
+    p.basis = TimeBasis::kCall;
+    CallOverhead call;
+    call.floor_us = latency_floor(floors[device]);
+    call.pre_us = std::max(0.0, call.floor_us - kMinimumKernelUs);
+    build_conv_section(list, catalogue.resolve(device), p, &call);
+    profiles.push_back(std::move(p));
+  }
+  Predictor predictor(std::move(catalogue), std::move(profiles));
+  std::map<std::string, std::pair<double, std::size_t>> ape;
+  for (const auto* c : test) {
+    const TargetId t = predictor.add_target(c->device);
+    PredictOptions o;
+    o.basis = TimeBasis::kCall;
+    const Prediction p = predictor.predict(c->record, classify_kernel(c->record.launch.name), t, o);
+    EXPECT_EQ(p.model, ModelKind::kConv);
+    auto& [sum, n] = ape[c->device];
+    sum += std::fabs(p.us - *c->record.measured_us) / *c->record.measured_us;
+    ++n;
+  }
+  ASSERT_EQ(ape.size(), 2u);
+  for (const auto& [device, v] : ape) {
+    EXPECT_GT(v.second, 500u) << device;
+    EXPECT_LT(100 * v.first / static_cast<double>(v.second), 30) << device << " conv MAPE";
+  }
 }
 
 }  // namespace
