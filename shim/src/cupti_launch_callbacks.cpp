@@ -203,6 +203,11 @@ void CUPTIAPI CuptiCallbacks::on_callback(void* userdata, CUpti_CallbackDomain d
   }
 }
 
+void CuptiCallbacks::unsubscribe() noexcept {
+  if (api_ != nullptr && subscriber_ != nullptr) api_->unsubscribe(subscriber_);
+  subscriber_ = nullptr;
+}
+
 SubscribeResult CuptiCallbacks::subscribe(const CuptiApi* api, std::string* holder,
                                           std::string* reason) {
   CUpti_SubscriberHandle sub = nullptr;

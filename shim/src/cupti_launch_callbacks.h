@@ -20,6 +20,8 @@ class CuptiCallbacks {
   // `holder` names the current subscriber when CUPTI says (cuptiSubscribe_v2).
   SubscribeResult subscribe(const CuptiApi* api, std::string* holder, std::string* reason);
   bool subscribed() const noexcept { return subscriber_ != nullptr; }
+  // Gives the slot back (when the interposers were asked to record launches instead).
+  void unsubscribe() noexcept;
 
   void reset_after_fork() noexcept {
     subscriber_ = nullptr;

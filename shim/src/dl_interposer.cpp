@@ -64,11 +64,14 @@ void* substitute(const char* name, void* found) noexcept {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("hidden"))) void* pm2lat_dlsym_impl(void* handle,
-                                                                         const char* name) {
+// Not instrumented up to the point where it may substitute: sanitizer runtimes call dlsym
+// before they are initialised (see real_dl.cpp).
+extern "C" __attribute__((visibility("hidden"), no_sanitize("address", "undefined", "thread")))
+void* pm2lat_dlsym_impl(void* handle, const char* name) {
   void* found = pm2lat::shim::real_dlsym(handle, name);
   // RTLD_DEFAULT already finds our exported interposers first.
   if (found == nullptr || name == nullptr || handle == RTLD_DEFAULT) return found;
+  if (name[0] != 'c' && name[0] != '_') return found;  // no substitution possible
   return substitute(name, found);
 }
 

@@ -8,6 +8,12 @@
 #include <string>
 #include <vector>
 
+// Sanitizer runtimes look their interceptors up with dlsym(RTLD_NEXT, ...) while they start,
+// and our dlsym is in the global scope: the code on that path must run before the sanitizer
+// is initialised, so it is not instrumented and uses no out-of-line library code.
+#define PM2LAT_UNINSTRUMENTED \
+  __attribute__((no_sanitize("address", "undefined", "thread"), noinline))
+
 namespace pm2lat::shim {
 
 namespace {
@@ -16,14 +22,11 @@ using DlsymFn = void* (*)(void*, const char*);
 
 // glibc's dlsym is found with dlvsym, which the shim deliberately does not interpose (see
 // dl_interposer.cpp): it is the one loader entry point left that reaches glibc directly.
-DlsymFn resolve_libc_dlsym() noexcept {
-  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
-    if (void* p = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<DlsymFn>(p);
-  }
-  return nullptr;
+PM2LAT_UNINSTRUMENTED DlsymFn resolve_libc_dlsym() noexcept {
+  if (void* p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34")) return reinterpret_cast<DlsymFn>(p);
+  if (void* p = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5")) return reinterpret_cast<DlsymFn>(p);
+  return reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.17"));
 }
-
-std::atomic<DlsymFn> g_libc_dlsym{nullptr};
 
 int marker;  // an address inside libpm2lat.so
 
@@ -34,17 +37,17 @@ extern "C" {
 __attribute__((visibility("hidden"))) void* pm2lat_real_dlsym_ptr = nullptr;
 }
 
-extern "C" __attribute__((visibility("hidden"))) void* pm2lat_resolve_real_dlsym() {
-  DlsymFn fn = g_libc_dlsym.load(std::memory_order_acquire);
+extern "C" __attribute__((visibility("hidden"))) PM2LAT_UNINSTRUMENTED void*
+pm2lat_resolve_real_dlsym() {
+  void* fn = __atomic_load_n(&pm2lat_real_dlsym_ptr, __ATOMIC_ACQUIRE);
   if (fn == nullptr) {
-    fn = resolve_libc_dlsym();
-    g_libc_dlsym.store(fn, std::memory_order_release);
-    __atomic_store_n(&pm2lat_real_dlsym_ptr, reinterpret_cast<void*>(fn), __ATOMIC_RELEASE);
+    fn = reinterpret_cast<void*>(resolve_libc_dlsym());
+    __atomic_store_n(&pm2lat_real_dlsym_ptr, fn, __ATOMIC_RELEASE);
   }
-  return reinterpret_cast<void*>(fn);
+  return fn;
 }
 
-void* real_dlsym(void* handle, const char* name) noexcept {
+PM2LAT_UNINSTRUMENTED void* real_dlsym(void* handle, const char* name) noexcept {
   auto fn = reinterpret_cast<DlsymFn>(pm2lat_resolve_real_dlsym());
   return fn ? fn(handle, name) : nullptr;
 }

@@ -39,6 +39,7 @@ TEST_P(DriverLaunchPaths, EveryPathIsRecordedOnceWithGeometryApiAndDuration) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("symbol-status ok"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("rejected ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rtld-next ok"), std::string::npos) << r.out;
 
   const Records records = read_records(r.dir + "/records.jsonl");
   const FakeLog fake = read_fake_log(r.dir + "/fake.log");
@@ -64,9 +65,10 @@ TEST_P(DriverLaunchPaths, EveryPathIsRecordedOnceWithGeometryApiAndDuration) {
       EXPECT_NEAR(measured, simulated, 1e-6) << e.name;
       EXPECT_EQ(k.at("ts_ns").get<std::uint64_t>(), e.start_ns) << e.name;
     } else {
-      // Events bracket the launch: the kernel plus the host gap before it started.
+      // Events bracket the launch: the kernel plus the host gap before it started, which is
+      // microseconds unless the launching thread is preempted in between (a loaded machine).
       EXPECT_GE(measured, simulated - 1e-3) << e.name;
-      EXPECT_LE(measured, simulated + 2000.0) << e.name;
+      EXPECT_LE(measured, simulated + 100'000.0) << e.name;
       EXPECT_TRUE(has_note(k, "events_timing")) << e.name;
     }
     EXPECT_FALSE(has_note(k, "unhooked")) << e.name;

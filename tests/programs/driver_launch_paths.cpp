@@ -72,6 +72,11 @@ int main() {
     std::printf("symbol-status ok\n");
   }
 
+  // dlsym(RTLD_NEXT) still means "after the caller": from the executable, the first
+  // definition after it, which is the one RTLD_DEFAULT finds too.
+  if (dlsym(RTLD_NEXT, "cuLaunchKernel") != dlsym(RTLD_DEFAULT, "cuLaunchKernel")) return 95;
+  std::printf("rtld-next ok\n");
+
   // 1. Linked directly against libcuda: the exported symbol.
   CUfunction f = function("path_direct_launch");
   check(cuLaunchKernel(f, 2, 3, 1, 128, 1, 1, 0, nullptr, nullptr, nullptr), "direct");

@@ -31,8 +31,8 @@ PM2LAT_DECLARE_DRIVER_VARIANT(cuEventRecord_ptsz, PFN_cuEventRecord_v7000_ptsz)
 PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetId_ptsz, PFN_cuStreamGetId_v12000_ptsz)
 
 // cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 by macro; the four-argument CUDA 11.3
-// entry point keeps the plain name in the driver's symbol table. A definition of it is
-// written as `CUresult PM2LAT_LEGACY_GET_PROC_ADDRESS(...)` under the asm name below.
+// entry point keeps the plain name in the driver's symbol table. This declares a function
+// with a local C++ name whose symbol is "cuGetProcAddress"; define it under the local name.
 #define PM2LAT_DECLARE_LEGACY_GET_PROC_ADDRESS(local_name)                                   \
   extern "C" CUresult local_name(const char* symbol, void** pfn, int cudaVersion,            \
                                  cuuint64_t flags) __asm__("cuGetProcAddress");               \
