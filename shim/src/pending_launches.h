@@ -18,6 +18,9 @@ class PendingLaunches {
   struct Entry {
     LaunchSlot slot;
     std::uint64_t arrived_ns;
+    std::uint64_t key;
+    std::size_t bucket;  // where the index points at it, kept current across growth
+    bool live;
   };
 
   // Stores a launch; an existing entry with the same key is replaced.
@@ -25,6 +28,8 @@ class PendingLaunches {
   // The launch with `key`, or null.
   Entry* find(std::uint64_t key) noexcept;
   void erase(std::uint64_t key) noexcept;
+  // Erases an entry found with find() or oldest(), without hashing its key again.
+  void erase(Entry* entry) noexcept;
   // The oldest launch still waiting (insertion order), or null.
   std::pair<std::uint64_t, Entry*> oldest() noexcept;
   std::size_t size() const noexcept { return size_; }
@@ -32,6 +37,7 @@ class PendingLaunches {
  private:
   static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
   static constexpr std::uint32_t kTombstone = kEmpty - 1;
+  static constexpr std::size_t kMinBuckets = 1024;
 
   struct Bucket {
     std::uint64_t key;

@@ -180,8 +180,12 @@ void Runtime::choose_mode() {
       switch (CuptiCallbacks::instance().subscribe(&cupti_, &holder, &reason)) {
         case SubscribeResult::kSubscribed:
           cupti_ok_ = true;
-          metadata = config_.launch_source == LaunchSource::kHooks ? MetadataSource::kHooks
-                                                                   : MetadataSource::kCuptiCallbacks;
+          metadata = MetadataSource::kCuptiCallbacks;
+          if (config_.launch_source == LaunchSource::kHooks) {
+            // The slot was only probed: leave it to other tools.
+            CuptiCallbacks::instance().unsubscribe();
+            metadata = MetadataSource::kHooks;
+          }
           break;
         case SubscribeResult::kSlotTaken:
           cupti_holder_ = holder.empty() ? "another tool" : holder;
@@ -297,7 +301,7 @@ void Runtime::shutdown(int signal_number) noexcept {
     return;
   }
   // In a signal handler: only async-signal-safe calls. The worker does the work.
-  const int done = worker_->request_finish_from_signal();
+  const int done = worker_->request_finish_from_signal(kSignalFlushTimeoutMs);
   if (done >= 0) {
     pollfd p{done, POLLIN, 0};
     poll(&p, 1, kSignalFlushTimeoutMs);

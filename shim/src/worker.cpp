@@ -90,7 +90,12 @@ void Worker::start() {
   thread_ = std::thread([this] { run(); });
 }
 
-int Worker::request_finish_from_signal() noexcept {
+int Worker::request_finish_from_signal(std::uint32_t budget_ms) noexcept {
+  if (budget_ms != 0) {
+    // Two thirds of the budget for the profiles, the rest to write what is there.
+    finish_deadline_ns_.store(monotonic_ns() + std::uint64_t(budget_ms) * kMs * 2 / 3,
+                              std::memory_order_release);
+  }
   stop_.store(true, std::memory_order_release);
   if (wake_pipe_[1] >= 0) {
     const char c = 's';
@@ -162,8 +167,12 @@ void Worker::open_records_file() {
   }
   std::setvbuf(records_, nullptr, _IOFBF, std::size_t(1) << 20);
   RecordsHeader h = setup_.header;
-  h.gpu = predictor_->source_name();
-  h.targets = predictor_->target_names();
+  if (predictor_ != nullptr) {
+    h.gpu = predictor_->source_name();
+    h.targets = predictor_->target_names();
+  } else {
+    h.targets = setup_.targets;  // as requested: nothing resolved them
+  }
   std::string line = header_to_jsonl(h);
   line.pop_back();
   line += ",\"runtime\":{\"mode\":\"" + setup_.mode + "\",\"version\":\"" PM2LAT_VERSION "\"}}";
@@ -191,8 +200,29 @@ void Worker::adopt_predictor() {
 void Worker::finalise() {
   if (setup_.cupti_activity) CuptiActivity::instance().flush(true);
   iteration(true);
-  if (loader_.joinable()) loader_.join();
-  adopt_predictor();
+  const std::uint64_t deadline = finish_deadline_ns_.load(std::memory_order_acquire);
+  while (deadline != 0 && loaded_.load(std::memory_order_acquire) == nullptr &&
+         monotonic_ns() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (deadline == 0 || loaded_.load(std::memory_order_acquire) != nullptr) {
+    if (loader_.joinable()) loader_.join();
+    adopt_predictor();
+  } else {
+    // A signal is ending the process before the profiles loaded: the records go out without
+    // predictions. The loader is left to the signal that is about to end the process.
+    if (loader_.joinable()) loader_.detach();
+    Diagnostics::instance().warn_once(
+        "profiles-late", "the program was stopped by a signal before the profiles loaded: "
+                         "records are written without predictions");
+    for (const auto& msg : setup_.startup_problems) Diagnostics::instance().warn_once(msg, msg);
+    open_records_file();
+    while (!deferred_.empty()) {
+      Deferred& d = deferred_.front();
+      finish(d.pr, d.notes, d.name_id, d.measured_ns, d.handle, d.geometry);
+      deferred_.pop_front();
+    }
+  }
   summary_.counters().passed_through =
       launch_path_state().passed_through.load(std::memory_order_relaxed);
   summary_.counters().library_calls = library_calls_made();
@@ -219,6 +249,8 @@ void Worker::iteration(bool final) {
   // not pile up as launches waiting for records that are already there.
   CuptiActivity& activity = CuptiActivity::instance();
   for (int pass = 0; pass < 64; ++pass) {
+    // One clock read per pass: arrival times only feed timeouts of seconds.
+    pass_ns_ = monotonic_ns();
     buffers_.clear();
     if (setup_.cupti_activity) activity.take_completed(buffers_);
     // Rings before buffers: a launch's slot is published before its kernel can complete, so
@@ -336,7 +368,7 @@ void Worker::handle_kernel_slot(const LaunchSlot& s) {
     c.captured++;
     return;
   }
-  const std::uint64_t now = monotonic_ns();
+  const std::uint64_t now = pass_ns_;
   if (setup_.timing == TimingMode::kCupti) {
     if ((s.flags & slot_flags::kFromCallback) != 0 && s.correlation_id != 0) {
       pending_.insert(s.correlation_id, s, now);
@@ -392,7 +424,8 @@ void Worker::on_external(const ExternalCorrelation& e) {
 void Worker::on_timing(const KernelTiming& t, bool) {
   ++work_done_;
   if (join_timing(t)) return;
-  orphans_.push_back(Orphan{t, monotonic_ns(), iterations_});
+  orphans_.push_back(Orphan{t, monotonic_ns(), iterations_,
+                            launch_path_state().next_seq.load(std::memory_order_relaxed)});
 }
 
 bool Worker::join_timing(const KernelTiming& t) {
@@ -442,7 +475,7 @@ bool Worker::join_timing(const KernelTiming& t) {
     PendingLaunches::Entry* e = pending_.find(t.correlation_id);
     if (e == nullptr) return false;
     emit(&e->slot, &t, call_context(e->slot), us, ns, 0);
-    pending_.erase(t.correlation_id);
+    pending_.erase(e);
     return true;
   }
   auto e = external_.find(t.correlation_id);
@@ -456,16 +489,25 @@ bool Worker::join_timing(const KernelTiming& t) {
   PendingLaunches::Entry* p = pending_.find(key);
   if (p == nullptr) return false;
   emit(&p->slot, &t, call_context(p->slot), us, ns, 0);
-  pending_.erase(key);
+  pending_.erase(p);
   external_.erase(e);
   return true;
 }
 
 void Worker::process_orphans(bool final) {
+  if (orphans_.empty()) return;
   const std::uint64_t now = monotonic_ns();
+  const std::uint64_t waiting_seq = oldest_waiting_seq();
   while (!orphans_.empty()) {
     Orphan& o = orphans_.front();
-    if (!final && (iterations_ - o.iteration < 2 || now - o.arrived_ns < kOrphanGraceNs)) break;
+    // A record can arrive before its launch's slot is drained when the worker is behind
+    // (a starved CPU): it waits until the rings are drained past it. The grace period covers
+    // a launch still between its reservation and its publication. Old or too many orphans
+    // are settled regardless, so that a stuck ring cannot hold memory.
+    const bool settled_anyway = now - o.arrived_ns > kTimingTimeoutNs || orphans_.size() > kMaxPending;
+    const bool may_still_come = o.seq_bound > waiting_seq || iterations_ - o.iteration < 2 ||
+                                now - o.arrived_ns < kOrphanGraceNs;
+    if (!final && !settled_anyway && may_still_come) break;
     const KernelTiming t = o.timing;
     orphans_.pop_front();
     if (join_timing(t)) continue;
@@ -499,6 +541,14 @@ void Worker::process_orphans(bool final) {
   }
 }
 
+std::uint64_t Worker::oldest_waiting_seq() noexcept {
+  std::uint64_t oldest = UINT64_MAX;
+  for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
+    if (const LaunchSlot* s = r->peek(); s != nullptr && s->seq < oldest) oldest = s->seq;
+  }
+  return oldest;
+}
+
 void Worker::expire_pending(bool final) {
   const std::uint64_t now = monotonic_ns();
   for (auto [key, p] = pending_.oldest(); p != nullptr; std::tie(key, p) = pending_.oldest()) {
@@ -507,7 +557,7 @@ void Worker::expire_pending(bool final) {
     summary_.counters().timing_lost++;
     emit(&p->slot, nullptr, call_context(p->slot), std::nullopt, 0,
          notes::kUnmeasured | notes::kTimingLost);
-    pending_.erase(key);
+    pending_.erase(p);
   }
   while (!runtime_only_.empty() &&
          (final || now - runtime_only_.front().arrived_ns > kTimingTimeoutNs)) {

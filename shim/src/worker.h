@@ -59,8 +59,9 @@ class Worker {
   // `timeout_ms`. Safe to call more than once.
   void finish(std::uint32_t timeout_ms);
   // Async-signal-safe: asks the worker to finish; returns the fd that becomes readable when
-  // it has (or -1).
-  int request_finish_from_signal() noexcept;
+  // it has (or -1). With a budget (the time the caller will wait), records still waiting for
+  // the profiles to load are written without predictions rather than not at all.
+  int request_finish_from_signal(std::uint32_t budget_ms = 0) noexcept;
 
   // One pass over rings and CUPTI buffers (the thread calls it; tests may too).
   void iteration(bool final);
@@ -75,9 +76,14 @@ class Worker {
     KernelTiming timing;
     std::uint64_t arrived_ns;
     std::uint64_t iteration;
+    // Launch sequence numbers handed out when the record arrived: its launch, if hooked, has
+    // a smaller one, so once every ring is drained past this bound it can no longer turn up.
+    std::uint64_t seq_bound;
   };
 
   void run();
+  // The smallest sequence number still waiting in a ring (UINT64_MAX when all are empty).
+  std::uint64_t oldest_waiting_seq() noexcept;
   void finalise();
   // Handles up to `budget` slots; true when it stopped on the budget.
   bool drain_ring(ThreadRing* ring, bool final, std::size_t budget);
@@ -121,6 +127,7 @@ class Worker {
   std::unique_ptr<PredictorAdapter> predictor_;  // null until loaded
   std::thread loader_;
   std::atomic<PredictorAdapter*> loaded_{nullptr};
+  std::atomic<std::uint64_t> finish_deadline_ns_{0};  // 0: wait for the profiles
   std::vector<std::string> load_problems_;
   std::deque<Deferred> deferred_;
   Summary summary_;
@@ -132,6 +139,7 @@ class Worker {
   std::atomic<bool> stop_{false};
   std::atomic<bool> finished_{false};
   std::uint64_t iterations_ = 0;
+  std::uint64_t pass_ns_ = 0;  // monotonic time at the start of the current drain pass
   std::uint64_t work_done_ = 0;  // slots and timings handled: tells busy from idle
   std::uint64_t orphans_from_drops_ = 0;
   std::uint64_t last_flush_ns_ = 0;

@@ -3,6 +3,8 @@
 // SIGTERM, with the exit status unchanged; fork children start clean.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -64,6 +66,32 @@ TEST(Lifecycle, SigtermFlushesRecordsAndTheProgramStillDiesOfSigterm) {
   const Records records = read_records(r.dir + "/records.jsonl");
   EXPECT_EQ(records.kernels.size(), 30u);
   EXPECT_TRUE(file_exists(r.dir + "/summary.json"));
+}
+
+TEST(Lifecycle, ASigtermBeforeTheProfilesLoadStillWritesTheRecordsWithoutPredictions) {
+  // A profile directory whose catalogue is a FIFO nobody writes: loading blocks for ever,
+  // as a slow file system or a starved CPU would make it take longer than the signal allows.
+  char dir_template[] = "/tmp/pm2lat-blocked-profiles-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string profiles = dir_template;
+  ASSERT_EQ(::mkfifo((profiles + "/devices.json").c_str(), 0600), 0);
+
+  const RunResult r = run({{program("lifecycle"), "sigterm", "30"}, {{"PM2LAT_PROFILES", profiles}}});
+  ::unlink((profiles + "/devices.json").c_str());
+  ::rmdir(profiles.c_str());
+  EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.exit_code << " " << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  ASSERT_EQ(records.kernels.size(), 30u);
+  for (const auto& k : records.kernels) {
+    EXPECT_TRUE(k.at("measured_us").is_number()) << k.dump();
+    EXPECT_TRUE(k.value("predicted_us", nlohmann::json::object()).empty()) << k.dump();
+  }
+  const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
+  bool warned = false;
+  for (const auto& w : summary.at("warnings")) {
+    warned |= w.get<std::string>().find("before the profiles loaded") != std::string::npos;
+  }
+  EXPECT_TRUE(warned) << summary.dump();
 }
 
 TEST(Lifecycle, AChildThatNeverUsesCudaIsUntouchedAndTheParentKeepsRecording) {

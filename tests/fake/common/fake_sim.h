@@ -20,9 +20,13 @@ inline std::uint64_t fnv1a(std::string_view s) {
 
 // Base cost of every kernel in ns; FAKE_CUDA_BASE_NS overrides it (throughput tests use
 // short kernels so they finish quickly).
+// Read once: it is on every simulated launch, and the environment is fixed per process.
 inline std::uint64_t base_ns() {
-  if (const char* v = std::getenv("FAKE_CUDA_BASE_NS")) return std::strtoull(v, nullptr, 10);
-  return 1500;
+  static const std::uint64_t base = [] {
+    const char* v = std::getenv("FAKE_CUDA_BASE_NS");
+    return v != nullptr ? std::strtoull(v, nullptr, 10) : std::uint64_t{1500};
+  }();
+  return base;
 }
 
 // Duration of one kernel: a base cost, a name-dependent part and a part that grows with the

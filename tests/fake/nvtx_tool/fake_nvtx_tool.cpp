@@ -72,6 +72,21 @@ void set(NvtxFunctionTable table, unsigned size, unsigned id, NvtxFunctionPointe
 
 }  // namespace
 
+// For test programs that must wait for an asynchronous effect: how many ranges pushed so far
+// carry a payload and have `text` in their message.
+extern "C" __attribute__((visibility("default"))) int fake_nvtx_payload_pushes(const char* text) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_lines == nullptr) return 0;
+  int n = 0;
+  for (const auto& l : *g_lines) {
+    if (l.rfind("push ", 0) == 0 && l.find(text) != std::string::npos &&
+        l.compare(l.size() - 5, 5, " none") != 0) {
+      ++n;
+    }
+  }
+  return n;
+}
+
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table) {
   const auto* callbacks =
       static_cast<const NvtxExportTableCallbacks*>(get_table(NVTX_ETID_CALLBACKS));
