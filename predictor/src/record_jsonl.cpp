@@ -48,6 +48,8 @@ json op_json(const OpContext& op) {
       o.update({{"b", a.batch}, {"sq", a.seqlen_q}, {"skv", a.seqlen_kv}, {"h", a.heads},
                 {"hkv", a.kv_heads}, {"d", a.head_dim}, {"causal", a.causal},
                 {"backward", a.backward}, {"dtype", std::string(to_string(a.dtype))}});
+      if (a.window > 0) o["window"] = a.window;
+      if (a.kv_dtype != DType::kUnknown) o["kv_dtype"] = std::string(to_string(a.kv_dtype));
       break;
     }
     case OpKind::kCollective:
@@ -132,6 +134,8 @@ OpContext op_from(const json& o) {
       a.causal = get_or<bool>(o, "causal", false);
       a.backward = get_or<bool>(o, "backward", false);
       a.dtype = parse_dtype(get_or<std::string>(o, "dtype", ""));
+      a.window = get_or<std::int64_t>(o, "window", 0);
+      a.kv_dtype = parse_dtype(get_or<std::string>(o, "kv_dtype", ""));
       break;
     }
     case OpKind::kCollective:

@@ -63,6 +63,30 @@ TEST(RecordJsonl, RoundTripsAGemmRecordWithPredictions) {
   EXPECT_EQ(q->flags, p.flags);
 }
 
+TEST(RecordJsonl, RoundTripsAnAttentionRecord) {
+  PredictedRecord pr;
+  pr.family = KernelFamily::kAttention;
+  AttentionShape& a = pr.record.op.attention;
+  pr.record.op.kind = OpKind::kAttention;
+  a.batch = 2;
+  a.seqlen_q = 1024;
+  a.seqlen_kv = 4096;
+  a.heads = 32;
+  a.kv_heads = 8;
+  a.head_dim = 128;
+  a.causal = true;
+  a.window = 512;
+  a.dtype = DType::kBf16;
+  a.kv_dtype = DType::kFp8E4M3;
+  const AttentionShape b = record_from_jsonl(record_to_jsonl(pr), "t:1").record.op.attention;
+  EXPECT_EQ(b.seqlen_kv, 4096);
+  EXPECT_EQ(b.kv_heads, 8);
+  EXPECT_TRUE(b.causal);
+  EXPECT_EQ(b.window, 512);
+  EXPECT_EQ(b.dtype, DType::kBf16);
+  EXPECT_EQ(b.kv_dtype, DType::kFp8E4M3);
+}
+
 TEST(RecordJsonl, HeaderAndErrors) {
   RecordsHeader h;
   h.gpu = "A100-SXM";
