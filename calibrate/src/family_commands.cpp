@@ -96,10 +96,26 @@ int run_import_records(const Options& o) {
     FamilyBuildReport rep;
     build_family_section(list, catalogue.resolve(device), p, &rep, &pooled);
     build_conv_section(list, catalogue.resolve(device), p, nullptr, &rep);
+    // GEMM kernels with their shapes calibrate their own configurations (real kernel names).
+    std::vector<MeasuredCall> gemm_calls;
+    for (const KernelRecord* r : list) {
+      if (r->op.kind != OpKind::kGemm || !r->op.gemm.valid()) continue;
+      MeasuredCall c;
+      c.device = device;
+      c.op = op_key(r->op);
+      c.record = *r;
+      gemm_calls.push_back(std::move(c));
+    }
+    std::vector<const MeasuredCall*> gemm_ptrs;
+    for (const auto& c : gemm_calls) gemm_ptrs.push_back(&c);
+    BuildReport gemm_rep;
+    append_gemm_section(gemm_ptrs, catalogue.resolve(device), p, &gemm_rep);
     const std::string file = o.out_dir + "/" + device + "." + o.tag + ".json";
     save_profile(p, file);
-    fmt::print("{:<16} {:>6} family kernels in {:>3} fits, {:>4} conv kernels in {} configs + {} classes -> {}\n", device,
-               rep.family_kernels, rep.family_fits, rep.conv_kernels, rep.conv_configs, rep.conv_classes, file);
+    fmt::print("{:<16} {:>6} family kernels in {:>3} fits, {:>4} conv kernels in {} configs + {} classes, "
+               "{:>4} GEMM kernels in {} configs -> {}\n",
+               device, rep.family_kernels, rep.family_fits, rep.conv_kernels, rep.conv_configs, rep.conv_classes,
+               gemm_rep.gemm_rows, gemm_rep.gemm_configs, file);
   }
   return 0;
 }

@@ -1,8 +1,10 @@
 #include "pm2lat/calibrate/profile_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "pm2lat/calibrate/nnls.h"
@@ -67,9 +69,68 @@ bool tile_m_runs_on_n(const GemmConfigFit& c, const std::vector<const GemmRow*>&
   return along_n > along_m;
 }
 
+// Below this many distinct shapes the five wave-model coefficients are not identifiable
+// (a profiled run repeats a handful of layer shapes): the configuration then gets the
+// spec's throughput model scaled by one measured efficiency.
+constexpr std::size_t kMinShapesForWaveFit = 8;
+
+std::size_t distinct_shapes(const std::vector<const GemmRow*>& rows) {
+  std::set<std::array<std::int64_t, 4>> shapes;
+  for (const GemmRow* r : rows) {
+    const GemmShape& g = r->call->record.op.gemm;
+    shapes.insert({g.batch, g.m, g.n, g.k});
+  }
+  return shapes.size();
+}
+
+// The prior for a configuration seen at few shapes: an empty kernel, plus each block's K
+// steps at the SM's peak rate for the configuration's math, plus one pass over the bytes;
+// the compute and memory terms scaled by the median efficiency the measurements show.
+GemmConfigFit fit_gemm_efficiency(GemmConfigFit c, const std::vector<const GemmRow*>& rows,
+                                  const DeviceSpec& spec, const Profile& profile) {
+  const double tile_flops = 2.0 * c.tile_m * c.tile_n * c.tile_k;
+  const DType math = c.dtype == DType::kFp32 ? DType::kFp32 : c.dtype;
+  const double per_sm = std::max(1.0, spec.peak_flop_per_us(math) / std::max(1, spec.sm_count));
+  c.blocks_per_sm = 1;
+  c.c0 = kMinimumKernelUs;
+  c.c_wave_k = 0;
+  c.c_wave = 0;
+  c.c_block_k = tile_flops / per_sm;
+  c.c_mem = 1.0;
+  std::vector<double> ratios;
+  for (const GemmRow* r : rows) {
+    const auto& rec = r->call->record;
+    const CallOverhead& o = profile.overhead_for(r->call->op);
+    const GemmShape& s = rec.op.gemm;
+    const GemmWork w = gemm_work(c, s, blocks_from_grid(rec.launch.grid, s.batch),
+                                 split_k_from_grid(rec.launch.grid, s.batch), dtype_bytes(c.dtype));
+    const double variable = gemm_wave_kernel_us(c, spec, w) - c.c0;
+    const double measured = std::max(0.5, *rec.measured_us - o.pre_us) - c.c0;
+    if (variable > 0 && measured > 0) ratios.push_back(measured / variable);
+  }
+  const double scale = ratios.empty() ? 1.0 : median(ratios);
+  c.c_block_k *= scale;
+  c.c_mem *= scale;
+  double err = 0;
+  for (const GemmRow* r : rows) {
+    const auto& rec = r->call->record;
+    const CallOverhead& o = profile.overhead_for(r->call->op);
+    const GemmShape& s = rec.op.gemm;
+    const GemmWork w = gemm_work(c, s, blocks_from_grid(rec.launch.grid, s.batch),
+                                 split_k_from_grid(rec.launch.grid, s.batch), dtype_bytes(c.dtype));
+    const double kern = gemm_wave_kernel_us(c, spec, w);
+    const double pred = profile.basis == TimeBasis::kCall ? std::max(o.floor_us, o.pre_us + kern) : kern;
+    err += std::fabs(pred - *rec.measured_us) / *rec.measured_us;
+  }
+  c.fit_mape_pct = rows.empty() ? 0 : 100.0 * err / static_cast<double>(rows.size());
+  c.points = static_cast<std::int32_t>(rows.size());
+  return c;
+}
+
 // Fits one configuration for each blocks-per-SM candidate and keeps the best.
 GemmConfigFit fit_gemm_config(GemmConfigFit base, const std::vector<const GemmRow*>& rows,
                               const DeviceSpec& spec, const Profile& profile) {
+  if (distinct_shapes(rows) < kMinShapesForWaveFit) return fit_gemm_efficiency(base, rows, spec, profile);
   GemmConfigFit best = base;
   double best_err = -1;
   for (std::int32_t bps = 1; bps <= 4; ++bps) {
@@ -214,6 +275,7 @@ void build_gemm(const std::vector<const MeasuredCall*>& calls, const DeviceSpec&
       const auto& rec = r.call->record;
       GemmPoint pt;
       pt.op = r.call->op;
+      pt.transposed_weight = rec.op.gemm.trans_b;
       pt.config = index;
       pt.batch = rec.op.gemm.batch;
       pt.m = rec.op.gemm.m;
@@ -302,6 +364,19 @@ void build_vector(const std::vector<const MeasuredCall*>& calls, const DeviceSpe
 }
 
 }  // namespace
+
+void append_gemm_section(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec, Profile& profile,
+                         BuildReport* report) {
+  BuildReport local;
+  std::unordered_map<std::string, KernelClass> classes;
+  for (const auto* c : calls) {
+    if (classes.find(c->record.launch.name) == classes.end()) {
+      classes.emplace(c->record.launch.name,
+                      c->kernel_class ? *c->kernel_class : classify_kernel(c->record.launch.name));
+    }
+  }
+  build_gemm(calls, spec, classes, profile, report ? *report : local);
+}
 
 double latency_floor(std::vector<double> v, double q) {
   if (v.empty()) return 0;

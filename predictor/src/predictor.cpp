@@ -56,8 +56,9 @@ std::array<double, 2> vector_key(std::int64_t rows, std::int64_t cols) {
 // run different kernels for the same shape; keep them apart when choosing a configuration.
 double transposed_weight_coordinate(bool transposed) { return transposed ? kLayoutPenalty : 0.0; }
 
-// Whether a calibration point's operator multiplies by a transposed weight.
-bool op_has_transposed_weight(const std::string& op) { return op == "linear"; }
+// An own GEMM calibration with fewer points than this chooses kernel configurations from a
+// similar GPU's denser one instead.
+constexpr std::size_t kRichCalibrationPoints = 500;
 
 // Configurations chosen by vote among this many nearest calibrated shapes: one odd point
 // must not send a shape to a configuration calibrated far from it.
@@ -104,6 +105,7 @@ struct CalibratedDevice {
   std::vector<ResidualInterpolator<5>> gemm_kernel_residual;  // per config
   std::vector<ResidualInterpolator<5>> gemm_call_residual;
   std::vector<std::int32_t> gemm_points_per_config;
+  std::vector<std::vector<std::uint32_t>> gemm_points_of_config;  // config -> point indices
   ResidualInterpolator<5> gemm_selector;     // nearest calibrated shape -> point
   std::vector<std::size_t> selector_points;  // selector index -> gemm point
   std::vector<ResidualInterpolator<2>> vector_kernel_residual;  // per fit
@@ -133,6 +135,7 @@ void build_gemm_indexes(CalibratedDevice& d) {
   std::vector<std::vector<std::array<double, 5>>> kpts(nc), cpts(nc);
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.gemm_points_per_config.assign(nc, 0);
+  d.gemm_points_of_config.assign(nc, {});
   std::vector<std::array<double, 5>> sel;
   for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
     const GemmPoint& pt = p.gemm_points[i];
@@ -150,6 +153,7 @@ void build_gemm_indexes(CalibratedDevice& d) {
     const auto key = residual_key(shape, c, *d.spec, w.blocks);
     const auto ci = static_cast<std::size_t>(pt.config);
     ++d.gemm_points_per_config[ci];
+    d.gemm_points_of_config[ci].push_back(static_cast<std::uint32_t>(i));
     if (p.basis == TimeBasis::kCall) {
       const CallOverhead& o = p.overhead_for(pt.op);
       cpts[ci].push_back(key);
@@ -163,7 +167,7 @@ void build_gemm_indexes(CalibratedDevice& d) {
       kres[ci].push_back(std::log(pt.us / kern));
     }
     sel.push_back({shape[0], shape[1], shape[2], shape[3],
-                   transposed_weight_coordinate(op_has_transposed_weight(pt.op))});
+                   transposed_weight_coordinate(pt.transposed_weight)});
     d.selector_points.push_back(i);
   }
   for (std::size_t c = 0; c < nc; ++c) {
@@ -220,8 +224,11 @@ struct Predictor::Impl {
   // or the most similar calibrated GPU's (borrowed: evaluated with the target's spec).
   struct GemmSource {
     DType dtype = DType::kUnknown;
-    const CalibratedDevice* device = nullptr;
-    bool borrowed = false;
+    const CalibratedDevice* device = nullptr;  // the richest calibration: chooses configs
+    bool borrowed = false;                     // `device` is another GPU's
+    // The target's own profiles with this type: a kernel observed on the target is looked up
+    // by name in these first (e.g. configurations calibrated from the target's traces).
+    std::vector<const CalibratedDevice*> named;
   };
   std::vector<std::vector<GemmSource>> target_gemm;  // parallel to targets
   // Where a target's memory-bound fits come from: its own profiles, or (when they have no
@@ -304,16 +311,17 @@ struct Predictor::Impl {
                   const PredictOptions& o) const;
   Prediction gemm_uncached(const KernelRecord& r, const KernelClass& cls, TargetId t,
                            const PredictOptions& o) const;
+  Prediction gemm_from_launch(const KernelRecord& r, const KernelClass& cls, TargetId t, const GemmSource& source,
+                              DType dtype, const PredictOptions& o) const;
   Prediction memory_bound(const KernelRecord& r, const KernelClass& cls, TargetId t,
                           const PredictOptions& o) const;
   // Whether the record was observed on the GPU the profile calibrates (then its kernel is
   // the one this GPU runs).
-  bool same_gpu(const Target& t, const CalibratedDevice& d, const PredictOptions& o) const {
-    if (t.spec_scaled) return false;
-    if (o.source_spec != nullptr) return o.source_spec == d.spec;
-    if (o.source_device.empty() || o.source_device == d.profile->device) return true;
-    const DeviceSpec* s = catalogue.find(o.source_device);
-    return s == d.spec;
+  // Whether the record was observed on the target GPU itself.
+  bool observed_on_target(const Target& t, const PredictOptions& o) const {
+    if (o.source_spec != nullptr) return o.source_spec == t.spec;
+    if (o.source_device.empty() || o.source_device == t.name) return true;
+    return catalogue.find(o.source_device) == t.spec;
   }
 };
 
@@ -392,6 +400,80 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   return p;
 }
 
+// A GEMM kernel whose shape was not recorded (a trace without record_shapes): its kernel and
+// grid are known, its K is not. The nearest calibrated launch of the same configuration (by
+// block count and split) stands in for K, and the wave model runs with the observed grid.
+Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const KernelClass& cls, TargetId tid,
+                                             const GemmSource& source, DType dtype, const PredictOptions& o) const {
+  const Target& t = targets[tid];
+  if (cls.config.empty() || r.launch.grid.volume() <= 1) return roofline(r, cls, t);
+  const CalibratedDevice* d = nullptr;
+  int cfg = -1;
+  bool borrowed = false;
+  std::vector<std::pair<const CalibratedDevice*, bool>> search;
+  if (observed_on_target(t, o)) {
+    for (const CalibratedDevice* nd : source.named) search.emplace_back(nd, false);
+  }
+  search.emplace_back(source.device, source.borrowed);
+  for (const auto& [cand, cand_borrowed] : search) {
+    const auto it = cand->config_index.find(cls.config);
+    if (it == cand->config_index.end() ||
+        cand->gemm_points_per_config[static_cast<std::size_t>(it->second)] < kMinConfigPoints) {
+      continue;
+    }
+    d = cand;
+    cfg = it->second;
+    borrowed = cand_borrowed;
+    break;
+  }
+  if (d == nullptr) return roofline(r, cls, t);
+  const Profile& prof = *d->profile;
+  const GemmConfigFit& fit = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+  const std::int32_t split = split_k_from_grid(r.launch.grid, 1);
+  const double blocks = static_cast<double>(r.launch.grid.volume());
+  const GemmPoint* near = nullptr;
+  double best = 0;
+  for (std::uint32_t i : d->gemm_points_of_config[static_cast<std::size_t>(cfg)]) {
+    const GemmPoint& pt = prof.gemm_points[i];
+    const double dist = std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
+                        std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
+    if (near == nullptr || dist < best) {
+      near = &pt;
+      best = dist;
+    }
+  }
+  if (near == nullptr) return roofline(r, cls, t);
+  GemmShape s;
+  s.batch = 1;
+  s.k = near->k;
+  // An output of the observed block count at the point's aspect ratio (bytes only).
+  const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
+  s.m = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->m * near->batch) * scale));
+  s.n = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->n) * scale));
+  const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
+  GemmConfigFit c = fit;
+  if (borrowed) {
+    const Scale sc = scale_between(*d->spec, *t.spec, fit.dtype);
+    c.c_wave_k *= sc.wave_k;
+    c.c_block_k *= sc.wave_k;
+    c.c_wave *= sc.wave;
+  }
+  Prediction p;
+  p.model = ModelKind::kGemmWave;
+  p.config = fit.config;
+  p.flags |= prediction_flags::kNoShape;
+  if (borrowed) p.flags |= prediction_flags::kSpecScaled;
+  const double kern = gemm_wave_kernel_us(c, *t.spec, w);
+  if (o.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
+    p.us = call_from_kernel(prof.overhead_for(op_key(r.op)), kern);
+    p.basis = TimeBasis::kCall;
+  } else {
+    p.us = kern;
+    p.basis = TimeBasis::kKernel;
+  }
+  return p;
+}
+
 Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelClass& cls, TargetId tid,
                                           const PredictOptions& o) const {
   const Target& t = targets[tid];
@@ -401,20 +483,33 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
   if (s.compute == DType::kTf32 || (cls.gemm.tensor_core && dtype == DType::kFp32))
     dtype = DType::kTf32;
   const GemmSource* source = gemm_source_for(tid, dtype);
-  if (source == nullptr || !s.valid()) return roofline(r, cls, t);
+  if (source == nullptr) return roofline(r, cls, t);
+  if (!s.valid()) return gemm_from_launch(r, cls, tid, *source, dtype, o);
   const CalibratedDevice* d = source->device;
-  const Profile& prof = *d->profile;
+  bool borrowed = source->borrowed;
 
   Prediction p;
   p.model = ModelKind::kGemmWave;
   int cfg = -1;
   double blocks = 0;
   std::int32_t split = 1;
-  const bool own = !source->borrowed && same_gpu(t, *d, o);
-  if (own && !cls.config.empty()) {
-    const auto it = d->config_index.find(cls.config);
-    cfg = it == d->config_index.end() ? -1 : it->second;
-    if (cfg >= 0 && d->gemm_points_per_config[static_cast<std::size_t>(cfg)] < kMinConfigPoints) cfg = -1;
+  // A kernel observed on the target runs as itself: its own calibration, if the target has
+  // one for that configuration.
+  if (!cls.config.empty() && observed_on_target(t, o)) {
+    for (const CalibratedDevice* nd : source->named) {
+      const auto it = nd->config_index.find(cls.config);
+      if (it == nd->config_index.end() ||
+          nd->gemm_points_per_config[static_cast<std::size_t>(it->second)] < kMinConfigPoints) {
+        continue;
+      }
+      d = nd;
+      borrowed = false;
+      cfg = it->second;
+      break;
+    }
+  }
+  const Profile& prof = *d->profile;
+  {
     if (cfg >= 0) {
       const GemmConfigFit& c = prof.gemm_configs[static_cast<std::size_t>(cfg)];
       if (r.launch.grid.volume() > 1) {
@@ -472,9 +567,9 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
   const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
   double kern = 0;
   const double dtype_scale = t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
-  if (source->borrowed || fit.dtype != dtype) {
+  if (borrowed || fit.dtype != dtype) {
     GemmConfigFit c = fit;  // coefficients carried to the target by spec ratios
-    const Scale sc = source->borrowed ? scale_between(*d->spec, *t.spec, fit.dtype) : Scale{};
+    const Scale sc = borrowed ? scale_between(*d->spec, *t.spec, fit.dtype) : Scale{};
     const double compute = fit.dtype != dtype ? dtype_scale : 1.0;
     c.c_wave_k *= sc.wave_k * compute;
     c.c_block_k *= sc.wave_k * compute;
@@ -625,12 +720,27 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
       if (known) continue;
       Impl::GemmSource g;
       g.dtype = c.dtype;
-      for (const auto* o : own) {
-        if (!t.spec_scaled && o->has_dtype(c.dtype)) g.device = o;
+      std::size_t own_points = 0;
+      if (!t.spec_scaled) {
+        for (const auto* o : own) {
+          if (!o->has_dtype(c.dtype)) continue;
+          g.named.push_back(o);
+          if (o->profile->gemm_points.size() > own_points) {
+            own_points = o->profile->gemm_points.size();
+            g.device = o;
+          }
+        }
       }
-      if (g.device == nullptr) {
-        g.device = impl_->most_similar(spec, [&](const CalibratedDevice& x) { return x.has_dtype(c.dtype); });
-        g.borrowed = true;
+      // A few calibrated launches (a profiled run) choose configurations poorly: prefer a
+      // similar GPU's dense calibration for that, keeping the own launches for their kernels.
+      if (own_points < kRichCalibrationPoints) {
+        const CalibratedDevice* other = impl_->most_similar(spec, [&](const CalibratedDevice& x) {
+          return x.spec != &spec && x.has_dtype(c.dtype);
+        });
+        if (other != nullptr && other->profile->gemm_points.size() > own_points) {
+          g.device = other;
+          g.borrowed = true;
+        }
       }
       if (g.device != nullptr) gemm.push_back(g);
     }

@@ -63,6 +63,7 @@ struct GemmConfigFit {
 // One calibration measurement of a GEMM call.
 struct GemmPoint {
   std::string op;             // "bmm", "linear", "matmul", ... (call-overhead key)
+  bool transposed_weight = false;  // B stored transposed (nn.Linear's y = x W^T)
   std::int32_t config = -1;   // index into Profile::gemm_configs
   std::int64_t batch = 1, m = 0, n = 0, k = 0;
   Dim3 grid;

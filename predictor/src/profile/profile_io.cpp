@@ -87,6 +87,11 @@ std::vector<GemmPoint> read_gemm_points(const Reader& r, std::size_t n_configs) 
     if (idx < 0 || static_cast<std::size_t>(idx) >= ops.size()) v.fail("op index out of range");
     pts[i].op = ops[static_cast<std::size_t>(idx)];
   });
+  if (r.has("trans_b")) {
+    read_column(r, "trans_b", n, [&](std::size_t i, const Reader& v) { pts[i].transposed_weight = v.integer() != 0; });
+  } else {
+    for (auto& p : pts) p.transposed_weight = p.op == "linear";  // profiles written before the column
+  }
   read_column(r, "config", n, [&](std::size_t i, const Reader& v) {
     const auto idx = v.integer();
     if (idx < 0 || static_cast<std::size_t>(idx) >= n_configs) v.fail("config index out of range");
@@ -413,8 +418,9 @@ std::string serialize_profile(const Profile& p) {
     std::vector<std::string> ops;
     json op = json::array(), config = json::array(), batch = json::array(), m = json::array(),
          n = json::array(), k = json::array(), gx = json::array(), gy = json::array(),
-         gz = json::array(), us = json::array();
+         gz = json::array(), us = json::array(), trans_b = json::array();
     for (const auto& pt : p.gemm_points) {
+      trans_b.push_back(pt.transposed_weight ? 1 : 0);
       auto it = std::find(ops.begin(), ops.end(), pt.op);
       if (it == ops.end()) it = ops.insert(ops.end(), pt.op);
       op.push_back(it - ops.begin());
@@ -429,7 +435,7 @@ std::string serialize_profile(const Profile& p) {
       us.push_back(pt.us);
     }
     root["gemm"] = {{"configs", configs},
-                    {"points", {{"ops", ops}, {"op", op}, {"config", config}, {"batch", batch},
+                    {"points", {{"ops", ops}, {"op", op}, {"trans_b", trans_b}, {"config", config}, {"batch", batch},
                                 {"m", m}, {"n", n}, {"k", k}, {"grid_x", gx}, {"grid_y", gy},
                                 {"grid_z", gz}, {"us", us}}}};
   }

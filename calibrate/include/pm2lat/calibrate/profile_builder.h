@@ -25,6 +25,11 @@ struct BuildReport {
 Profile build_profile(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec,
                       const BuildOptions& options, BuildReport* report = nullptr);
 
+// Appends GEMM configurations and points for the GEMM kernels among `calls` to `profile`
+// (its basis must be set); used for kernel records of real runs (replayed traces).
+void append_gemm_section(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec, Profile& profile,
+                         BuildReport* report = nullptr);
+
 // Pieces exposed for tests.
 // Lowest typical latency of a set of calls: the `q` quantile (host-dispatch floor).
 double latency_floor(std::vector<double> latencies, double q = 0.02);
