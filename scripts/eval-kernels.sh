@@ -16,5 +16,7 @@ cp "$root/calibrate/profiles/devices.json" "$work/profiles/"
   --fraction 0.2 --train "$work/train.csv.gz" --test "$work/test.csv.gz"
 "$build/calibrate/pm2lat-calibrate" import --data "$work/train.csv.gz" --out "$work/profiles" \
   --catalogue "$work/profiles/devices.json" --tag neusight-fp32 >/dev/null
+"$build/calibrate/pm2lat-calibrate" import-conv --data "$work/train.csv.gz" --out "$work/profiles" \
+  --catalogue "$work/profiles/devices.json" --tag neusight-conv >/dev/null
 "$build/reports/pm2lat" eval kernels --data "$work/test.csv.gz" --profiles "$work/profiles" \
   ${json:+--json "$json"}

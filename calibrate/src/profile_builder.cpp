@@ -23,6 +23,7 @@ constexpr double kOverheadAboveFloor = 1.5;
 constexpr std::size_t kMinRowsForOverhead = 20;
 // Default K step of SIMT sgemm kernels whose names do not state it.
 constexpr std::int32_t kDefaultTileK = 8;
+constexpr std::size_t kMinRowsForRowTerm = 50;
 
 // Measured latencies carry about six significant digits; storing more only bloats profiles.
 double six_digits(double v) {
@@ -310,6 +311,11 @@ std::optional<VectorFit> fit_vector(const std::string& op, const std::string& co
     x.clear();
     y.clear();
     add(false);
+  }
+  // A per-row term is identifiable only from many shapes with varied row counts; with a
+  // few it would absorb the byte term and extrapolate to other row counts without bound.
+  if (x.size() < kMinRowsForRowTerm) {
+    for (auto& r : x) r[2] = 0;
   }
   const auto fit = nnls_relative(x, y);
   if (!fit) return std::nullopt;

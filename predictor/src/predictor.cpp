@@ -94,7 +94,12 @@ bool is_memory_bound_family(KernelFamily f) {
 std::string op_key(const OpContext& op) {
   std::string name = op.name;
   if (auto p = name.rfind("::"); p != std::string::npos) name = name.substr(p + 2);
-  return lower_ascii(name);
+  name = lower_ascii(name);
+  // ATen's internal spellings of the same operators ("_softmax", "native_layer_norm").
+  while (!name.empty() && name.front() == '_') name.erase(0, 1);
+  if (name == "native_layer_norm" || name == "layer_norm" || name == "layernorm") return "ln";
+  if (name == "log_softmax" || name == "safe_softmax") return "softmax";
+  return name;
 }
 
 // Everything derived from one profile at load time: per-config point lists and the
@@ -112,6 +117,14 @@ struct CalibratedDevice {
   std::vector<ResidualInterpolator<2>> vector_call_residual;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
   std::unordered_map<std::string_view, std::int32_t> config_index;  // config name -> index
+
+  std::size_t points_with_dtype(DType t) const {
+    std::size_t n = 0;
+    for (std::size_t c = 0; c < profile->gemm_configs.size(); ++c) {
+      if (profile->gemm_configs[c].dtype == t) n += static_cast<std::size_t>(gemm_points_per_config[c]);
+    }
+    return n;
+  }
 
   bool has_dtype(DType t) const {
     for (const auto& c : profile->gemm_configs) {
@@ -415,6 +428,12 @@ Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const Kernel
     for (const CalibratedDevice* nd : source.named) search.emplace_back(nd, false);
   }
   search.emplace_back(source.device, source.borrowed);
+  // Then any GPU of the same architecture that calibrated this kernel.
+  for (const auto& other : calibrated) {
+    if (other.spec->compute_capability() == t.spec->compute_capability() && other.spec != t.spec) {
+      search.emplace_back(&other, true);
+    }
+  }
   for (const auto& [cand, cand_borrowed] : search) {
     const auto it = cand->config_index.find(cls.config);
     if (it == cand->config_index.end() ||
@@ -725,8 +744,8 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
         for (const auto* o : own) {
           if (!o->has_dtype(c.dtype)) continue;
           g.named.push_back(o);
-          if (o->profile->gemm_points.size() > own_points) {
-            own_points = o->profile->gemm_points.size();
+          if (o->points_with_dtype(c.dtype) > own_points) {
+            own_points = o->points_with_dtype(c.dtype);
             g.device = o;
           }
         }
@@ -737,7 +756,7 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
         const CalibratedDevice* other = impl_->most_similar(spec, [&](const CalibratedDevice& x) {
           return x.spec != &spec && x.has_dtype(c.dtype);
         });
-        if (other != nullptr && other->profile->gemm_points.size() > own_points) {
+        if (other != nullptr && other->points_with_dtype(c.dtype) > own_points) {
           g.device = other;
           g.borrowed = true;
         }
@@ -751,8 +770,14 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
     if (!d->profile->vector_fits.empty()) vec.devices.push_back(d);
   }
   if (vec.devices.empty()) {
-    if (const CalibratedDevice* donor = impl_->most_similar(
-            spec, [](const CalibratedDevice& d) { return !d.profile->vector_fits.empty(); })) {
+    // A donor's fits must have seen many shapes: a GPU measured at a handful only
+    // extrapolates its per-row and per-byte terms far outside them.
+    const bool any_rich = std::any_of(impl_->calibrated.begin(), impl_->calibrated.end(), [](const CalibratedDevice& d) {
+      return d.profile->vector_points.size() >= kRichCalibrationPoints;
+    });
+    if (const CalibratedDevice* donor = impl_->most_similar(spec, [&](const CalibratedDevice& d) {
+          return !d.profile->vector_fits.empty() && (!any_rich || d.profile->vector_points.size() >= kRichCalibrationPoints);
+        })) {
       vec.devices.push_back(donor);
       vec.borrowed = true;
     }
