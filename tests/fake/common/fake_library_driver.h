@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -53,19 +54,22 @@ class LibraryDriver {
     return f;
   }
 
+  // `work`, when given, goes at the start of the kernel's Params (what the problem is).
   CUresult launch(const std::string& name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                  CUstream stream) {
+                  CUstream stream, const void* work = nullptr, std::size_t work_size = 0) {
     if (!ready()) return CUDA_ERROR_NOT_INITIALIZED;
     CUfunction f = function(name);
     if (f == nullptr) return CUDA_ERROR_NOT_FOUND;
     unsigned char params[256] = {};
+    if (work != nullptr && work_size <= sizeof(params)) std::memcpy(params, work, work_size);
     void* args[] = {params};
     return launch_(f, gx, gy, gz, bx, 1, 1, 0, stream, args, nullptr);
   }
 
   // Hopper-style launch through cuLaunchKernelEx with a thread-block cluster.
   CUresult launch_cluster(const std::string& name, unsigned gx, unsigned gy, unsigned gz,
-                          unsigned bx, unsigned cx, unsigned cy, CUstream stream) {
+                          unsigned bx, unsigned cx, unsigned cy, CUstream stream,
+                          const void* work = nullptr, std::size_t work_size = 0) {
     if (!ready()) return CUDA_ERROR_NOT_INITIALIZED;
     CUfunction f = function(name);
     if (f == nullptr) return CUDA_ERROR_NOT_FOUND;
@@ -86,6 +90,7 @@ class LibraryDriver {
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     unsigned char params[256] = {};
+    if (work != nullptr && work_size <= sizeof(params)) std::memcpy(params, work, work_size);
     void* args[] = {params};
     return launch_ex_(&cfg, f, args, nullptr);
   }

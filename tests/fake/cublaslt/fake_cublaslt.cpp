@@ -1,13 +1,17 @@
 // A fake libcublasLt.so.13: descriptors, a heuristic that chooses a tile/stages/split-K
-// configuration, and cublasLtMatmul launching the real cuBLAS kernel names that
-// configuration runs on an H100 (Hopper GEMMs through cuLaunchKernelEx with a cluster, as
-// NVIDIA's library does). Signatures come from the CUDA 13.0 cublasLt.h.
+// configuration (and lists the alternatives when asked for more than one), and
+// cublasLtMatmul launching the real cuBLAS kernel names that configuration runs on an H100
+// (Hopper GEMMs through cuLaunchKernelEx with a cluster, as NVIDIA's library does). Each GEMM
+// kernel's Params start with the problem it solves, which the fake driver times it by
+// (fake_gemm_law.h). Signatures come from the CUDA 13.0 cublasLt.h.
 #include <cublasLt.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "fake_gemm_law.h"
 #include "fake_library_driver.h"
 
 struct cublasLtContext {
@@ -31,10 +35,18 @@ const std::string kXmmaF16 =
 const std::string kXmmaTf32 =
     "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_warpgroupsize1x1x1_"
     "execute_segment_k_off_kernel__5x_cublas";
+const std::string kXmmaFp8 =
+    "sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128_warpgroupsize1x1x1_"
+    "execute_segment_k_off_kernel__5x_cublas";
+// Strict FP32 (no TF32) runs on the SIMT pipe.
+const std::string kSimtFp32 =
+    "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_"
+    "aligna4_alignc4_execute_kernel__5x_cublas";
 const std::string kSplitKReduce = "splitKreduce_kernel";
 
 fake_lib::LibraryDriver& driver() {
-  static fake_lib::LibraryDriver d({kNvjet, kXmmaBf16, kXmmaF16, kXmmaTf32, kSplitKReduce});
+  static fake_lib::LibraryDriver d(
+      {kNvjet, kXmmaBf16, kXmmaF16, kXmmaTf32, kXmmaFp8, kSimtFp32, kSplitKReduce});
   return d;
 }
 
@@ -64,6 +76,14 @@ cublasStatus_t set_field(std::uint64_t* data, int field, const void* buf, size_t
 
 struct Problem {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  cudaDataType a_type = CUDA_R_32F;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+
+  // FP32 data computed in FP32: no tensor cores.
+  bool simt() const {
+    return a_type == CUDA_R_32F &&
+           (compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC);
+  }
 };
 
 Problem problem(const cublasLtMatmulDescOpaque_t* desc, const cublasLtMatrixLayoutOpaque_t* a,
@@ -74,19 +94,56 @@ Problem problem(const cublasLtMatmulDescOpaque_t* desc, const cublasLtMatrixLayo
   const bool trans_a = desc->data[kTransA] != CUBLAS_OP_N;
   p.k = std::int64_t(trans_a ? a->data[kRows] : a->data[kCols]);
   p.batch = std::max<std::int64_t>(1, std::int64_t(d->data[kBatch]));
+  p.a_type = cudaDataType(a->data[kType]);
+  p.compute = cublasComputeType_t(desc->data[kCompute]);
   return p;
 }
 
-// Large outputs get the Hopper nvjet kernel with a 1x2 cluster, the rest the xmma kernel;
-// a long reduction is split four ways and reduced by a second kernel.
-void heuristic(const Problem& p, cublasLtMatmulAlgo_t* algo) {
+void set_algo(cublasLtMatmulAlgo_t* algo, int id, cublasLtMatmulTile_t tile,
+              cublasLtMatmulStages_t stages, int split) {
   std::memset(algo, 0, sizeof(*algo));
-  const bool big = p.m * p.n >= 1024 * 1024;
-  algo->data[kAlgoId] = big ? 66 : 21;
-  algo->data[kTile] = big ? CUBLASLT_MATMUL_TILE_128x256 : CUBLASLT_MATMUL_TILE_128x128;
-  algo->data[kStages] = big ? CUBLASLT_MATMUL_STAGES_64x4 : CUBLASLT_MATMUL_STAGES_64x3;
-  algo->data[kSplitK] = (!big && p.k >= 4 * std::max(p.m, p.n)) ? 4 : 1;
+  algo->data[kAlgoId] = std::uint64_t(id);
+  algo->data[kTile] = tile;
+  algo->data[kStages] = stages;
+  algo->data[kSplitK] = std::uint64_t(split);
   algo->data[kInitialised] = 1;
+}
+
+// Large outputs get the Hopper nvjet kernel with a 1x2 cluster, the rest the xmma kernel;
+// a long reduction is split four ways and reduced by a second kernel. Strict FP32 runs the
+// SIMT kernel whatever the size.
+void heuristic(const Problem& p, cublasLtMatmulAlgo_t* algo) {
+  const bool long_k = p.k >= 4 * std::max(p.m, p.n);
+  if (p.simt()) {
+    set_algo(algo, 5, CUBLASLT_MATMUL_TILE_128x64, CUBLASLT_MATMUL_STAGES_8x3, long_k ? 4 : 1);
+    return;
+  }
+  const bool big = p.m * p.n >= 1024 * 1024;
+  set_algo(algo, big ? 66 : 21, big ? CUBLASLT_MATMUL_TILE_128x256 : CUBLASLT_MATMUL_TILE_128x128,
+           big ? CUBLASLT_MATMUL_STAGES_64x4 : CUBLASLT_MATMUL_STAGES_64x3,
+           (!big && long_k) ? 4 : 1);
+}
+
+// What the heuristic ranks below its choice: the other tile and the other split-K factors.
+int candidates(const Problem& p, cublasLtMatmulAlgo_t* out, int max) {
+  std::vector<cublasLtMatmulAlgo_t> all(1);
+  heuristic(p, &all[0]);
+  auto add = [&](int id, cublasLtMatmulTile_t tile, cublasLtMatmulStages_t stages, int split) {
+    for (const auto& a : all) {
+      if (a.data[kTile] == std::uint64_t(tile) && a.data[kSplitK] == std::uint64_t(split)) return;
+    }
+    all.emplace_back();
+    set_algo(&all.back(), id, tile, stages, split);
+  };
+  if (p.simt()) {
+    for (int split : {1, 2, 4}) add(5, CUBLASLT_MATMUL_TILE_128x64, CUBLASLT_MATMUL_STAGES_8x3, split);
+  } else {
+    add(66, CUBLASLT_MATMUL_TILE_128x256, CUBLASLT_MATMUL_STAGES_64x4, 1);
+    for (int split : {1, 2, 4}) add(21, CUBLASLT_MATMUL_TILE_128x128, CUBLASLT_MATMUL_STAGES_64x3, split);
+  }
+  const int n = std::min<int>(max, int(all.size()));
+  for (int i = 0; i < n; ++i) out[i] = all[std::size_t(i)];
+  return n;
 }
 
 }  // namespace
@@ -249,11 +306,35 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDe
       returnAlgoCount == nullptr || requestedAlgoCount < 1) {
     return CUBLAS_STATUS_INVALID_VALUE;
   }
-  std::memset(&results[0], 0, sizeof(results[0]));
-  heuristic(problem(desc, Adesc, Ddesc), &results[0].algo);
-  results[0].state = CUBLAS_STATUS_SUCCESS;
-  results[0].wavesCount = 1.0f;
-  *returnAlgoCount = 1;
+  std::vector<cublasLtMatmulAlgo_t> algos(std::size_t(std::min(requestedAlgoCount, 8)));
+  const int n = candidates(problem(desc, Adesc, Ddesc), algos.data(), int(algos.size()));
+  for (int i = 0; i < n; ++i) {
+    std::memset(&results[i], 0, sizeof(results[i]));
+    results[i].algo = algos[std::size_t(i)];
+    results[i].state = CUBLAS_STATUS_SUCCESS;
+    results[i].wavesCount = 1.0f;
+  }
+  *returnAlgoCount = n;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t desc,
+                                       cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
+                                       cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+                                       const cublasLtMatmulAlgo_t* algo,
+                                       cublasLtMatmulHeuristicResult_t* result) {
+  if (lightHandle == nullptr || desc == nullptr || Adesc == nullptr || Bdesc == nullptr ||
+      Cdesc == nullptr || Ddesc == nullptr || algo == nullptr || result == nullptr ||
+      algo->data[kInitialised] == 0) {
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  // The SIMT tile runs strict FP32 only, and strict FP32 runs nothing else.
+  const bool simt_tile = algo->data[kTile] == CUBLASLT_MATMUL_TILE_128x64;
+  if (simt_tile != problem(desc, Adesc, Ddesc).simt()) return CUBLAS_STATUS_NOT_SUPPORTED;
+  std::memset(result, 0, sizeof(*result));
+  result->algo = *algo;
+  result->state = CUBLAS_STATUS_SUCCESS;
+  result->wavesCount = 1.0f;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -309,17 +390,40 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
   auto s = reinterpret_cast<CUstream>(stream);
   CUresult r = CUDA_SUCCESS;
   const unsigned batch = unsigned(p.batch);
+  fake_sim::GemmWork work;
+  work.m = p.m;
+  work.n = p.n;
+  work.k = p.k;
+  work.batch = p.batch;
+  const bool half = p.a_type == CUDA_R_16BF || p.a_type == CUDA_R_16F;
+  const bool fp8 = p.a_type == CUDA_R_8F_E4M3 || p.a_type == CUDA_R_8F_E5M2;
+  work.element_bytes = half ? 2 : fp8 ? 1 : 4;
+  work.math = half  ? fake_sim::GemmMath::kHalf
+              : fp8 ? fake_sim::GemmMath::kFp8
+                    : fake_sim::GemmMath::kTf32;
   if (chosen.data[kTile] == CUBLASLT_MATMUL_TILE_128x256) {
     const unsigned gy = (fake_lib::ceil_div(p.n, 256) + 1) / 2 * 2;  // whole clusters
-    r = driver().launch_cluster(kNvjet, fake_lib::ceil_div(p.m, 128), gy, batch, 384, 1, 2, s);
+    work.tile_m = 128;
+    work.tile_n = 256;
+    work.tile_k = 64;
+    r = driver().launch_cluster(kNvjet, fake_lib::ceil_div(p.m, 128), gy, batch, 384, 1, 2, s,
+                                &work, sizeof(work));
   } else {
-    const cudaDataType a_type = cudaDataType(Adesc->data[kType]);
-    const std::string& name = a_type == CUDA_R_16BF ? kXmmaBf16
-                              : a_type == CUDA_R_16F ? kXmmaF16
-                                                     : kXmmaTf32;
+    const bool simt = chosen.data[kTile] == CUBLASLT_MATMUL_TILE_128x64;
+    const std::string& name = simt                        ? kSimtFp32
+                              : p.a_type == CUDA_R_16BF ? kXmmaBf16
+                              : p.a_type == CUDA_R_16F  ? kXmmaF16
+                              : fp8                     ? kXmmaFp8
+                                                        : kXmmaTf32;
     const unsigned split = unsigned(std::max<std::uint64_t>(1, chosen.data[kSplitK]));
-    r = driver().launch(name, fake_lib::ceil_div(p.m, 128), fake_lib::ceil_div(p.n, 128),
-                        batch * split, 256, s);
+    const unsigned tile_n = simt ? 64 : 128;
+    work.tile_m = 128;
+    work.tile_n = tile_n;
+    work.tile_k = simt ? 8 : half ? 64 : fp8 ? 128 : 32;
+    work.split_k = split;
+    if (simt) work.math = fake_sim::GemmMath::kFp32Simt;
+    r = driver().launch(name, fake_lib::ceil_div(p.m, 128), fake_lib::ceil_div(p.n, tile_n),
+                        batch * split, 256, s, &work, sizeof(work));
     if (r == CUDA_SUCCESS && split > 1) {
       r = driver().launch(kSplitKReduce, fake_lib::ceil_div(p.m * p.n, 256), 1, batch, 256, s);
     }

@@ -50,6 +50,12 @@ CUresult launch_with_callbacks(int cbid, const char* fname, const Params& params
   spec.function = launchable(reinterpret_cast<CUfunction>(spec.function));
   if (spec.function == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   if (!dims_valid(spec)) return CUDA_ERROR_INVALID_VALUE;
+  // A GEMM kernel's Params say what problem it solves, which its duration depends on.
+  const KernelDecl& decl = spec.function->decl;
+  if (decl.params_known && !decl.param_sizes.empty()) {
+    spec.has_gemm_work =
+        fake_sim::read_gemm_work(spec.kernel_params, decl.param_sizes[0], spec.gemm_work);
+  }
   return with_api_callbacks(cbid, fname, &params, spec.function->name, nullptr,
                             [&](std::uint32_t corr) { return launch(spec, corr); });
 }
@@ -63,6 +69,7 @@ CUresult launch_ex(int cbid, const char* fname, const CUlaunchConfig* config, CU
             config->blockDimY, config->blockDimZ);
   spec.smem = config->sharedMemBytes;
   spec.stream = config->hStream;
+  spec.kernel_params = kernelParams;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     const CUlaunchAttribute& a = config->attrs[i];
     if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
@@ -520,6 +527,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
   fill_dims(spec, gx, gy, gz, bx, by, bz);
   spec.smem = smem;
   spec.stream = hStream;
+  spec.kernel_params = kernelParams;
   cuLaunchKernel_params params{f, gx, gy, gz, bx, by, bz, smem, hStream, kernelParams, extra};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", params,
                                spec);
@@ -534,6 +542,7 @@ CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, uns
   fill_dims(spec, gx, gy, gz, bx, by, bz);
   spec.smem = smem;
   spec.stream = hStream;
+  spec.kernel_params = kernelParams;
   cuLaunchKernel_ptsz_params params{f, gx, gy, gz, bx, by, bz, smem, hStream, kernelParams,
                                     extra};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
@@ -561,6 +570,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int g
   fill_dims(spec, gx, gy, gz, bx, by, bz);
   spec.smem = smem;
   spec.stream = hStream;
+  spec.kernel_params = kernelParams;
   spec.cooperative = true;
   cuLaunchCooperativeKernel_params params{f, gx, gy, gz, bx, by, bz, smem, hStream, kernelParams};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
@@ -576,6 +586,7 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned 
   fill_dims(spec, gx, gy, gz, bx, by, bz);
   spec.smem = smem;
   spec.stream = hStream;
+  spec.kernel_params = kernelParams;
   spec.cooperative = true;
   cuLaunchCooperativeKernel_ptsz_params params{f,  gx,   gy,      gz,     bx,
                                                by, bz,   smem,    hStream, kernelParams};

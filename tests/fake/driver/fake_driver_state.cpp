@@ -132,9 +132,12 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
                                    const std::uint32_t cluster[3], std::uint32_t smem,
                                    int registers, int static_smem, std::uint32_t correlation,
                                    std::uint64_t node_id, std::uint32_t graph_id,
-                                   bool cooperative) {
-  const std::uint64_t dur = fake_sim::kernel_duration_ns(name, grid[0], grid[1], grid[2],
-                                                         block[0], block[1], block[2]);
+                                   bool cooperative, const fake_sim::GemmWork* gemm) {
+  const std::uint64_t dur =
+      gemm != nullptr
+          ? fake_sim::gemm_duration_ns(name, grid, *gemm, fake_sim::device_model().sm_count)
+          : fake_sim::kernel_duration_ns(name, grid[0], grid[1], grid[2], block[0], block[1],
+                                         block[2]);
   const std::uint64_t now = now_ns();
   std::uint64_t start = now;
   if (s.device_ready_ns > start) start = s.device_ready_ns;
@@ -214,6 +217,8 @@ CUresult launch(const LaunchSpec& spec, std::uint32_t correlation) {
       node->smem = spec.smem;
       node->registers = ctx_f->decl.registers;
       node->static_smem = ctx_f->decl.static_smem;
+      node->has_gemm_work = spec.has_gemm_work;
+      node->gemm_work = spec.gemm_work;
       stream->capture_graph->nodes.push_back(node);
       stream->last_node = reinterpret_cast<CUgraphNode>(node);
       created = FakeGraphEvent{13 /*CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED*/,
@@ -228,7 +233,7 @@ CUresult launch(const LaunchSpec& spec, std::uint32_t correlation) {
     } else {
       exec = execute_locked(s, stream, f->name, spec.grid, spec.block, spec.cluster, spec.smem,
                             ctx_f->decl.registers, ctx_f->decl.static_smem, correlation, 0, 0,
-                            spec.cooperative);
+                            spec.cooperative, spec.has_gemm_work ? &spec.gemm_work : nullptr);
       executed = true;
       ready = s.device_ready_ns;
     }
@@ -253,7 +258,8 @@ CUresult replay(GraphExec* exec, CUstream stream_handle, std::uint32_t correlati
     for (Node* n : exec->nodes) {
       done.push_back(execute_locked(s, stream, n->name, n->grid, n->block, n->cluster, n->smem,
                                     n->registers, n->static_smem, correlation, n->id,
-                                    exec->graph_id, false));
+                                    exec->graph_id, false,
+                                    n->has_gemm_work ? &n->gemm_work : nullptr));
     }
     ready = s.device_ready_ns;
   }

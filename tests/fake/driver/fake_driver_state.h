@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_gemm_law.h"
 #include "fake_tool_interface.h"
 
 namespace fake_cuda {
@@ -61,6 +62,8 @@ struct Node {
   std::uint32_t smem = 0;
   int registers = 0;
   int static_smem = 0;
+  bool has_gemm_work = false;  // captured from the launch's Params (fake_gemm_law.h)
+  fake_sim::GemmWork gemm_work;
 };
 
 struct Graph {
@@ -139,6 +142,9 @@ struct LaunchSpec {
   std::uint32_t smem = 0;
   CUstream stream = nullptr;
   bool cooperative = false;
+  void** kernel_params = nullptr;
+  bool has_gemm_work = false;  // the first argument describes a GEMM (fake_gemm_law.h)
+  fake_sim::GemmWork gemm_work;
 };
 
 // Notifies the tool of an API call around `body` and returns its result.
