@@ -1,5 +1,5 @@
-// pm2lat-calibrate: builds device profiles from measurement tables (import) and splits
-// tables by shape for out-of-sample evaluation (split).
+// pm2lat-calibrate: builds device profiles from measurement tables (import), splits
+// tables by shape for out-of-sample evaluation (split), and calibrates the local GPU (run).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
@@ -10,6 +10,7 @@
 
 #include "attention_commands.h"
 #include "family_commands.h"
+#include "run_command.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
@@ -158,6 +159,7 @@ int main(int argc, char** argv) {
 
   pm2lat::calibrate::add_attention_commands(app);
   pm2lat::calibrate::add_family_commands(app);
+  pm2lat::calibrate::add_run_command(app);
 
   CLI11_PARSE(app, argc, argv);
   try {
