@@ -26,7 +26,11 @@ namespace {
 
 constexpr std::uint64_t kMs = 1'000'000;
 constexpr std::uint64_t kTimingTimeoutNs = 10'000 * kMs;  // a launch's CUPTI record is late
-constexpr std::uint64_t kOrphanGraceNs = 100 * kMs;       // a record waits for its launch slot
+// A record waits this long for a launch slot that may still be in flight: reserved but not
+// yet published, or (runtime launches the driver hooks did not see) written only after the
+// runtime call returned. Only records without a slot wait, so a generous grace costs nothing
+// in the common case; it covers a launching thread descheduled in between.
+constexpr std::uint64_t kOrphanGraceNs = 2'000 * kMs;
 constexpr std::uint64_t kGraphLaunchKeepNs = 30'000 * kMs;
 constexpr std::size_t kMaxPending = std::size_t(1) << 19;
 constexpr std::size_t kRingBudget = 2048;  // slots per ring per pass

@@ -81,7 +81,7 @@ TEST(CuptiModes, ACuptiThatFailsToStartFallsBackToEvents) {
 TEST(CuptiModes, ACorruptProfileIsOneClearErrorAndTheProgramIsUnaffected) {
   namespace fs = std::filesystem;
   const fs::path profiles = scratch_dir() + "/profiles";
-  fs::copy(PM2LAT_SOURCE_PROFILE_DIR, profiles, fs::copy_options::recursive);
+  fs::copy(PM2LAT_TEST_PROFILE_DIR, profiles, fs::copy_options::recursive);
   std::ofstream(profiles / "H100-SXM.broken.json") << "{\"schema\": \"pm2lat.profile\", \"version\": 1, \"device\": ";
 
   const RunResult clean = run({{program("driver_launch_paths")}, {}});

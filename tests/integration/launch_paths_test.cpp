@@ -124,5 +124,43 @@ TEST(DriverLaunchPaths, MissingCuptiIsReportedOnceAndTheProgramIsUnaffected) {
   EXPECT_EQ(mentions, 1u) << r.err;
 }
 
+// The coverage oracle: kernels CUPTI saw run but no hook saw launched are still recorded
+// (named, shaped and timed from the activity record), flagged and counted, in both ways of
+// getting launch metadata.
+class CoverageOracle : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CoverageOracle, KernelsNoHookSawAreRecordedFromCuptiAndCounted) {
+  std::map<std::string, std::string> env;
+  if (std::string(GetParam()) == "hooks") env["PM2LAT_LAUNCH_SOURCE"] = "hooks";
+  const RunResult r = run({{program("unhooked_launches"), "3", "5"}, env});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  const FakeLog fake = read_fake_log(r.dir + "/fake.log");
+  ASSERT_EQ(fake.executions.size(), 8u);
+
+  std::map<std::string, int> hooked_by_name, unhooked_by_name;
+  for (const auto& k : records.kernels) {
+    ASSERT_TRUE(k.at("measured_us").is_number()) << k.dump();
+    if (has_note(k, "unhooked")) {
+      ++unhooked_by_name[k.at("name").get<std::string>()];
+      EXPECT_EQ(k.at("grid"), (nlohmann::json{16, 2, 1})) << k.dump();
+      EXPECT_EQ(k.at("block"), (nlohmann::json{128, 1, 1})) << k.dump();
+    } else {
+      ++hooked_by_name[k.at("name").get<std::string>()];
+    }
+  }
+  EXPECT_EQ(hooked_by_name, (std::map<std::string, int>{{"public_kernel", 3}}));
+  EXPECT_EQ(unhooked_by_name, (std::map<std::string, int>{{"private_kernel", 5}}));
+
+  const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
+  EXPECT_EQ(summary.at("counters").at("unhooked"), 5);
+  EXPECT_EQ(summary.at("counters").at("records"), 8);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CoverageOracle, ::testing::Values("callbacks", "hooks"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
 }  // namespace
 }  // namespace pm2lat::test

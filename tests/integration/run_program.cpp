@@ -8,7 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <atomic>
+#include <cerrno>
+#include <filesystem>
+#include <mutex>
+#include <vector>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -23,7 +29,30 @@ namespace pm2lat::test {
 
 namespace {
 
-std::atomic<int> g_counter{0};
+// Scratch directories of the running test: removed when it passes, kept for a look when it
+// fails.
+std::mutex g_scratch_mu;
+std::vector<std::string> g_scratch;
+
+class ScratchCleaner : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    std::vector<std::string> dirs;
+    {
+      std::lock_guard<std::mutex> lock(g_scratch_mu);
+      dirs.swap(g_scratch);
+    }
+    if (info.result() == nullptr || !info.result()->Passed()) return;
+    for (const auto& d : dirs) {
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
+    }
+  }
+};
+
+[[maybe_unused]] const bool g_cleaner_installed = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ScratchCleaner);
+  return true;
+}();
 
 }  // namespace
 
@@ -33,9 +62,12 @@ std::string program(const std::string& name) {
 
 std::string scratch_dir() {
   const char* base = std::getenv("TMPDIR");
-  std::string dir = std::string(base && *base ? base : "/tmp") + "/pm2lat-test-" +
-                    std::to_string(getpid()) + "-" + std::to_string(g_counter++);
-  ::mkdir(dir.c_str(), 0755);
+  std::string dir = std::string(base && *base ? base : "/tmp") + "/pm2lat-shim-test-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) {
+    throw std::runtime_error("cannot create a scratch directory: " + std::string(std::strerror(errno)));
+  }
+  std::lock_guard<std::mutex> lock(g_scratch_mu);
+  g_scratch.push_back(dir);
   return dir;
 }
 
@@ -73,6 +105,7 @@ RunResult run(const RunOptions& options) {
   env["PM2LAT_OUT"] = result.dir + "/records.jsonl";
   env["PM2LAT_SUMMARY"] = result.dir + "/summary.json";
   env["PM2LAT_TARGETS"] = "A100";
+  env["PM2LAT_PROFILES"] = PM2LAT_TEST_PROFILE_DIR;
   env["FAKE_CUDA_LOG"] = result.dir + "/fake.log";
   env["FAKE_CUDA_LOG_KERNELS"] = "1";
   std::string preload;
@@ -81,7 +114,8 @@ RunResult run(const RunOptions& options) {
     // The sanitizer runtime must be the first object loaded.
     preload = sanitizer;
     env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0:abort_on_error=0:exitcode=66";
-    env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66:report_signal_unsafe=0";
+    // die_after_fork=0: a forked child that starts its own threads (the runtime does) is legal.
+    env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66:report_signal_unsafe=0:die_after_fork=0";
   }
   if (options.preload_shim) preload += (preload.empty() ? "" : ":") + std::string(PM2LAT_SHIM_PATH);
   if (!preload.empty()) env["LD_PRELOAD"] = preload;

@@ -8,6 +8,7 @@
 // Kernel names say who launched them: parent_before, parent_after, child_kernel.
 #include <cuda.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,21 @@ int wait_child(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// LIFECYCLE_FORK_AFTER_FILE=<path>: before forking, wait (up to a minute) until <path> has
+// content, then a moment more. Sanitizer builds use it with the runtime's records file (written
+// once its profiles have loaded) so that no thread of the parent is inside the sanitizer's
+// allocator when it forks: that allocator is not fork-safe and the child could deadlock.
+void settle_before_fork() {
+  const char* path = std::getenv("LIFECYCLE_FORK_AFTER_FILE");
+  if (path == nullptr) return;
+  for (int i = 0; i < 6000; ++i) {
+    struct stat st {};
+    if (::stat(path, &st) == 0 && st.st_size > 0) break;
+    ::usleep(10'000);
+  }
+  ::usleep(200'000);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,6 +83,8 @@ int main(int argc, char** argv) {
     return 3;  // not reached
   }
   if (scenario == "fork-no-cuda" || scenario == "fork-cuda") {
+    check(cuCtxSynchronize(), "sync");
+    settle_before_fork();
     const pid_t pid = fork();
     if (pid == 0) {
       if (scenario == "fork-no-cuda") _exit(7);
