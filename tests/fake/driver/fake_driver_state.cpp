@@ -95,6 +95,7 @@ Function* new_function(const KernelDecl& decl, Module* module, std::uint32_t mag
   if (!s.free_functions.empty()) {
     f = s.free_functions.back();
     s.free_functions.pop_back();
+    f->~Function();  // the unloaded function's declaration goes with it
     f = new (f) Function();
   } else {
     f = new Function();
