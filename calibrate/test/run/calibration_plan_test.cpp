@@ -67,7 +67,9 @@ TEST(CalibrationPlan, Fp8RunsTheLinearLayoutOnly) {
   const CalibrationPlan p = plan_calibration(h100(), o);
   ASSERT_EQ(count(p, TaskKind::kGemm), 8u);
   for (const auto& t : p.tasks) {
-    if (t.kind == TaskKind::kGemm) EXPECT_EQ(t.gemm.layout, GemmLayout::kLinear);
+    if (t.kind == TaskKind::kGemm) {
+      EXPECT_EQ(t.gemm.layout, GemmLayout::kLinear);
+    }
   }
 }
 

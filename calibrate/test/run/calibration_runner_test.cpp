@@ -60,7 +60,9 @@ TEST(CalibrationRunner, MeasuresEveryTaskThenTheFill) {
   for (const auto& [id, n] : backend.measured_ids) EXPECT_EQ(n, 1u) << id;
   // Fill runs force the anchor's algorithm.
   for (const auto& m : out.measurements) {
-    if (m.task.kind == TaskKind::kGemmFill) EXPECT_EQ(m.result.gemm.at(0).rank, -1);
+    if (m.task.kind == TaskKind::kGemmFill) {
+      EXPECT_EQ(m.result.gemm.at(0).rank, -1);
+    }
   }
 }
 
