@@ -4,13 +4,13 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
 
 #include "pm2lat/calibrate/run/calibration_fit.h"
 #include "pm2lat/classifier.h"
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
+#include "scratch_directory.h"
 #include "simulated_backend.h"
 
 namespace pm2lat::calibrate::run {
@@ -20,12 +20,7 @@ namespace fs = std::filesystem;
 
 DeviceCatalogue catalogue() { return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json"); }
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("pm2lat-fit-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  return dir / name;
-}
+fs::path scratch(const std::string& name) { return test::scratch_file("fit-" + name); }
 
 CalibrationPlan plan() {
   PlanOptions o;

@@ -3,22 +3,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include <unistd.h>
-
 #include "pm2lat/calibrate/run/calibration_journal.h"
+#include "scratch_directory.h"
 
 namespace pm2lat::calibrate::run {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("pm2lat-journal-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path f = dir / name;
-  fs::remove(f);
-  return f;
-}
+fs::path scratch(const std::string& name) { return test::scratch_file("journal-" + name); }
 
 JournalIdentity identity() { return JournalIdentity{"NVIDIA H100 80GB HBM3", {{"driver_version", "13.0"}, {"cublaslt_version", "130000"}}}; }
 

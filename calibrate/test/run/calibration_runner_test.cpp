@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <unistd.h>
 
 #include "pm2lat/calibrate/run/calibration_runner.h"
 #include "pm2lat/device_catalogue.h"
+#include "scratch_directory.h"
 #include "simulated_backend.h"
 
 namespace pm2lat::calibrate::run {
@@ -26,12 +26,7 @@ CalibrationPlan plan() {
   return plan_calibration(spec, o);
 }
 
-fs::path journal_file(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("pm2lat-runner-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  return dir / name;
-}
+fs::path journal_file(const std::string& name) { return test::scratch_file("runner-" + name); }
 
 JournalIdentity identity() { return JournalIdentity{"NVIDIA H100 80GB HBM3", {{"driver_version", "13.0"}}}; }
 

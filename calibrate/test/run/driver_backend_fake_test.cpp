@@ -8,7 +8,6 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
 
 #include "pm2lat/calibrate/run/calibration_fit.h"
 #include "pm2lat/calibrate/run/driver_backend.h"
@@ -17,6 +16,7 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
+#include "scratch_directory.h"
 
 namespace pm2lat::calibrate::run {
 namespace {
@@ -183,12 +183,7 @@ TEST_F(FakeStack, MemoryKernelsAreTimedLikeTheProfilerSeesThem) {
                                           "pm2lat_softmax_rows_bf16"}));
 }
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("pm2lat-fake-run-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::remove(dir / name);
-  return dir / name;
-}
+fs::path scratch(const std::string& name) { return test::scratch_file("fake-stack-" + name); }
 
 TEST_F(FakeStack, AProfileFromTheFakeStackPredictsItsTimingsWithinTwoPercent) {
   const CalibrationPlan pl = plan({64, 256, 1024}, {DType::kFp32, DType::kBf16}, /*memory=*/true);

@@ -2,7 +2,6 @@
 // a run stopped early, continued with the same command, and refitted from its journal.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include <sstream>
 
 #include "pm2lat/profile_io.h"
+#include "scratch_directory.h"
 
 namespace pm2lat::calibrate::run {
 namespace {
@@ -24,9 +24,7 @@ struct Result {
 };
 
 Result calibrate(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / ("pm2lat-cli-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path out = dir / "stdout.txt";
+  const fs::path out = test::scratch_file("cli-stdout.txt");
   const std::string cmd = std::string(PM2LAT_CALIBRATE_EXE) + " run " + args + " > " + out.string() + " 2>&1";
   const int rc = std::system(cmd.c_str());
   Result r;
@@ -58,9 +56,7 @@ TEST(RunCommand, WithoutAGpuItSaysHowToPlanAnyway) {
 TEST(RunCommand, AnInterruptedRunContinuesWithTheSameCommand) {
   if (!PM2LAT_CALIBRATE_GPU_BACKEND) GTEST_SKIP() << "built without the GPU backend";
   if (!fs::exists(kFakeDir + "/libcuda.so.1")) GTEST_SKIP() << "no fake CUDA stack in " << kFakeDir;
-  const fs::path dir = fs::temp_directory_path() / ("pm2lat-cli-run-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test::scratch_subdirectory("cli-run");
   const std::string profile = (dir / "h100.json").string();
   const std::string args = "--device H100 --cuda-lib " + kFakeDir + "/libcuda.so.1 --cublaslt-lib " + kFakeDir +
                            "/libcublasLt.so.13 --cupti-lib " + kFakeDir +
