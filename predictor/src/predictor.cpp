@@ -111,8 +111,20 @@ struct CalibratedDevice {
   std::vector<ResidualInterpolator<5>> gemm_call_residual;
   std::vector<std::int32_t> gemm_points_per_config;
   std::vector<std::vector<std::uint32_t>> gemm_points_of_config;  // config -> point indices
-  ResidualInterpolator<5> gemm_selector;     // nearest calibrated shape -> point
-  std::vector<std::size_t> selector_points;  // selector index -> gemm point
+  // Nearest calibrated shapes per operand type (a profile may calibrate several types;
+  // a shape must only ever choose among configurations of its own type).
+  struct Selector {
+    DType dtype = DType::kUnknown;
+    ResidualInterpolator<5> index;    // nearest calibrated shape -> point
+    std::vector<std::size_t> points;  // selector index -> gemm point
+  };
+  std::vector<Selector> gemm_selectors;
+  const Selector* selector_for(DType t) const {
+    for (const auto& s : gemm_selectors) {
+      if (s.dtype == t) return &s;
+    }
+    return nullptr;
+  }
   std::vector<ResidualInterpolator<2>> vector_kernel_residual;  // per fit
   std::vector<ResidualInterpolator<2>> vector_call_residual;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
@@ -149,7 +161,7 @@ void build_gemm_indexes(CalibratedDevice& d) {
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.gemm_points_per_config.assign(nc, 0);
   d.gemm_points_of_config.assign(nc, {});
-  std::vector<std::array<double, 5>> sel;
+  std::map<DType, std::pair<std::vector<std::array<double, 5>>, std::vector<std::size_t>>> sel;
   for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
     const GemmPoint& pt = p.gemm_points[i];
     const GemmConfigFit& c = p.gemm_configs[static_cast<std::size_t>(pt.config)];
@@ -179,15 +191,21 @@ void build_gemm_indexes(CalibratedDevice& d) {
       kpts[ci].push_back(key);
       kres[ci].push_back(std::log(pt.us / kern));
     }
-    sel.push_back({shape[0], shape[1], shape[2], shape[3],
-                   transposed_weight_coordinate(pt.transposed_weight)});
-    d.selector_points.push_back(i);
+    auto& [sel_keys, sel_points] = sel[c.dtype];
+    sel_keys.push_back({shape[0], shape[1], shape[2], shape[3], transposed_weight_coordinate(pt.transposed_weight)});
+    sel_points.push_back(i);
   }
   for (std::size_t c = 0; c < nc; ++c) {
     d.gemm_kernel_residual.emplace_back(std::move(kpts[c]), std::move(kres[c]), kNeighbours);
     d.gemm_call_residual.emplace_back(std::move(cpts[c]), std::move(cres[c]), kNeighbours);
   }
-  d.gemm_selector = ResidualInterpolator<5>(std::move(sel), {}, 1);
+  for (auto& [dtype, keys_points] : sel) {
+    CalibratedDevice::Selector s;
+    s.dtype = dtype;
+    s.index = ResidualInterpolator<5>(std::move(keys_points.first), {}, 1);
+    s.points = std::move(keys_points.second);
+    d.gemm_selectors.push_back(std::move(s));
+  }
   for (std::size_t c = 0; c < nc; ++c) {
     d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
   }
@@ -545,7 +563,9 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
     const auto key = gemm_key(s.batch, s.m, s.n, s.k);
     std::array<std::size_t, kSelectorVotes> idx{};
     std::array<double, kSelectorVotes> dist2{};
-    const std::size_t found = d->gemm_selector.nearest_k(
+    const CalibratedDevice::Selector* selector = d->selector_for(source->dtype);
+    if (selector == nullptr) return roofline(r, cls, t);
+    const std::size_t found = selector->index.nearest_k(
         {key[0], key[1], key[2], key[3], transposed_weight_coordinate(s.trans_b)}, kSelectorVotes,
         idx.data(), dist2.data());
     if (found == 0) return roofline(r, cls, t);
@@ -553,9 +573,9 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
     std::array<double, kSelectorVotes> votes{};
     for (std::size_t i = 0; i < found; ++i) {
       const double dist = std::sqrt(dist2[i]) + 0.3;
-      const std::int32_t c = prof.gemm_points[d->selector_points[idx[i]]].config;
+      const std::int32_t c = prof.gemm_points[selector->points[idx[i]]].config;
       for (std::size_t j = 0; j <= i; ++j) {
-        if (prof.gemm_points[d->selector_points[idx[j]]].config == c) {
+        if (prof.gemm_points[selector->points[idx[j]]].config == c) {
           votes[j] += 1.0 / (dist * dist);
           break;
         }
@@ -563,7 +583,7 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
     }
     const std::size_t winner =
         static_cast<std::size_t>(std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) - votes.begin());
-    const GemmPoint& pt = prof.gemm_points[d->selector_points[idx[winner]]];
+    const GemmPoint& pt = prof.gemm_points[selector->points[idx[winner]]];
     cfg = pt.config;
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
