@@ -119,7 +119,7 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
         timeline.dispatch(host);
         if (!op.has_kernel) continue;
         const Prediction p = predictor.predict(op.record, op.cls, tid, opt);
-        if (p.has(prediction_flags::kSpecScaled)) r.spec_scaled = true;
+        if (p.has(prediction_flags::kSpecScaled)) r.scaled_kernel_ms += p.us / 1e3;
         timeline.run_kernel(p.us);
         r.classes[static_cast<std::size_t>(op.op_class)].predicted_ms += p.us / 1e3;
       }
@@ -153,7 +153,7 @@ void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_clas
     fmt::print(os, "{:<16} {:<11} {:<5} {:>6} {:>5} {:>12.2f} {:>12.2f} {:>8.2f} {:>10}{}\n", r.device, r.model,
                r.mode, r.seqlen, r.batch, r.measured_ms, r.predicted_ms, r.error_pct,
                r.neusight_error_pct ? fmt::format("{:.2f}", *r.neusight_error_pct) : "-",
-               r.spec_scaled ? "  (spec-scaled)" : "");
+               r.spec_scaled ? "  (spec-scaled: no profile)" : "");
     if (by_class) {
       for (std::size_t c = 0; c < r.classes.size(); ++c) {
         const auto& t = r.classes[c];
@@ -181,7 +181,8 @@ nlohmann::json model_eval_json(const ModelEvalResult& res, bool by_class) {
               {"batch", r.batch}, {"measured_ms", r.measured_ms}, {"predicted_ms", r.predicted_ms},
               {"error_pct", r.error_pct},
               {"neusight_error_pct", r.neusight_error_pct ? json(*r.neusight_error_pct) : json(nullptr)},
-              {"spec_scaled", r.spec_scaled}};
+              {"spec_scaled", r.spec_scaled},
+              {"spec_scaled_kernel_ms", r.scaled_kernel_ms}};
     if (by_class) {
       json classes = json::object();
       for (std::size_t c = 0; c < r.classes.size(); ++c) {
