@@ -78,10 +78,14 @@ double tsc_ns_per_tick() {
          double(c1 - c0);
 }
 
-// Drains every ring, as the worker does, so the launch path never sees a full ring.
+// Drains every ring, as the worker does (a pass, then a short sleep: the worker polls with a
+// 250 us - 2 ms back-off), so the launch path never sees a full ring. A consumer spinning
+// on the ring indices would measure cache-line ping-pong the runtime does not cause.
 class Consumer {
  public:
-  Consumer() : thread_([this] { run(); }) {}
+  // spin: drain without pausing (the worker's behaviour under a sustained flood of launches,
+  // the worst case for the launch path: every ring index and slot line bounces between cores).
+  explicit Consumer(bool spin = false) : spin_(spin), thread_([this] { run(); }) {}
   ~Consumer() {
     stop_ = true;
     thread_.join();
@@ -94,9 +98,11 @@ class Consumer {
       for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
         while (r->peek() != nullptr) r->pop();
       }
+      if (!spin_) std::this_thread::sleep_for(std::chrono::microseconds(250));
     }
   }
   std::atomic<bool> stop_{false};
+  bool spin_ = false;
   std::thread thread_;
 };
 
@@ -150,9 +156,9 @@ std::uint64_t timer_overhead() {
 }
 
 template <typename Body>
-void measure(benchmark::State& state, Body&& body) {
+void measure(benchmark::State& state, Body&& body, bool spinning_consumer = false) {
   set_up_hook_mode();
-  Consumer consumer;
+  Consumer consumer(spinning_consumer);
   const std::uint64_t overhead = timer_overhead();
   for (int i = 0; i < 1000; ++i) body();  // first launch: ring creation, handle resolution
   std::vector<std::uint64_t> ticks;
@@ -212,6 +218,18 @@ void BM_LaunchHookWithScalarArgs(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_LaunchHook)->Iterations(2'000'000)->UseRealTime();
+
+void BM_LaunchHookSpinningConsumer(benchmark::State& state) {
+  const CUfunction f = cached_handle(0x4000, 0);
+  measure(
+      state,
+      [&] {
+        hooks::launch_kernel(&noop_launch, LaunchApi::kCuLaunchKernel, f, 128, 4, 1, 256, 1, 1, 0, nullptr,
+                             nullptr, nullptr);
+      },
+      /*spinning_consumer=*/true);
+}
+BENCHMARK(BM_LaunchHookSpinningConsumer)->Iterations(2'000'000)->UseRealTime();
 BENCHMARK(BM_LaunchHookInLibraryCall)->Iterations(2'000'000)->UseRealTime();
 BENCHMARK(BM_LaunchHookWithScalarArgs)->Iterations(2'000'000)->UseRealTime();
 
