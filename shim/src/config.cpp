@@ -121,6 +121,14 @@ Config Config::from_environment(const std::function<const char*(const char*)>& g
   if (const char* v = get("PM2LAT_FLUSH_MS")) {
     if (!parse_uint(v, 1, 60000, &c.flush_ms)) bad("PM2LAT_FLUSH_MS", v, "1..60000");
   }
+  if (const char* v = get("PM2LAT_DRIFT_PCT")) {
+    std::uint32_t pct = 0;
+    if (parse_uint(v, 0, 100000, &pct)) {
+      c.drift_pct = pct;
+    } else {
+      bad("PM2LAT_DRIFT_PCT", v, "0..100000");
+    }
+  }
   if (const char* v = get("PM2LAT_MEASURE"); v && std::string_view(v) == "0") {
     c.timing = TimingSource::kNone;  // `pm2lat run --no-measure`
   }

@@ -32,6 +32,7 @@ struct Config {
   LogLevel log = LogLevel::kWarn;
   std::uint32_t ring_slots = 8192;
   std::uint32_t flush_ms = 200;
+  double drift_pct = 30;  // rolling per-family error that draws a warning; 0 = no check
   std::int32_t rank = 0;
   bool rank_known = false;  // PM2LAT_RANK, RANK or LOCAL_RANK was set
   std::vector<std::string> problems;  // unparsable values, reported once at start-up

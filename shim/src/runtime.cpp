@@ -272,6 +272,7 @@ void Runtime::start() noexcept {
     setup.header.command = read_command_line();
     setup.mode = mode_description();
     setup.flush_ms = config_.flush_ms;
+    setup.drift_pct = config_.drift_pct;
     worker_ = new Worker(std::move(setup));
     worker_->start();
 

@@ -79,7 +79,7 @@ bool same_geometry(const LaunchSlot& s, const KernelTiming& t) {
 
 }  // namespace
 
-Worker::Worker(WorkerSetup setup) : setup_(std::move(setup)) {
+Worker::Worker(WorkerSetup setup) : setup_(std::move(setup)), accuracy_(setup_.drift_pct) {
   if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
   if (::pipe2(done_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) done_pipe_[0] = done_pipe_[1] = -1;
 }
@@ -709,6 +709,13 @@ void Worker::finish(PredictedRecord& pr, const RecordNotes& n, std::uint32_t nam
   }
   if (n.bits & notes::kRuntimeOnly) c.runtime_only++;
   summary_.add(pr, measured_ns);
+  if (r.measured_us && !pr.gpu.empty()) {
+    if (const Prediction* own = pr.prediction_for(pr.gpu)) {
+      if (auto warning = accuracy_.add(std::string(to_string(pr.family)), own->us, *r.measured_us)) {
+        Diagnostics::instance().warn_once("drift:" + std::string(to_string(pr.family)), *warning);
+      }
+    }
+  }
 
   if (records_ != nullptr) {
     line_ = record_to_jsonl(pr);

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "accuracy_monitor.h"
+
 #include "cupti_activity_collector.h"
 #include "graph_registry.h"
 #include "launch_path_state.h"
@@ -44,6 +46,7 @@ struct WorkerSetup {
   RecordsHeader header;
   std::string mode;  // for the header and the summary
   std::uint32_t flush_ms = 200;
+  double drift_pct = 30;  // see AccuracyMonitor
   std::vector<std::string> startup_problems;
 };
 
@@ -131,6 +134,7 @@ class Worker {
   std::vector<std::string> load_problems_;
   std::deque<Deferred> deferred_;
   Summary summary_;
+  AccuracyMonitor accuracy_;  // rolling per-family error on the run's GPU
   GraphRegistry graphs_;
   std::FILE* records_ = nullptr;
   std::thread thread_;

@@ -23,6 +23,7 @@ TEST(Config, DefaultsWriteRecordsAndTheSummaryAndUseCuptiWhenPossible) {
   EXPECT_EQ(c.cupti, CuptiUse::kAuto);
   EXPECT_EQ(c.timing, TimingSource::kAuto);
   EXPECT_EQ(c.ring_slots, 8192u);
+  EXPECT_EQ(c.drift_pct, 30.0);
   EXPECT_FALSE(c.rank_known);
   EXPECT_TRUE(c.problems.empty());
 }
@@ -39,6 +40,7 @@ TEST(Config, ReadsEveryVariable) {
                           {"PM2LAT_LOG", "info"},
                           {"PM2LAT_RING_SLOTS", "4096"},
                           {"PM2LAT_FLUSH_MS", "50"},
+                          {"PM2LAT_DRIFT_PCT", "15"},
                           {"RANK", "7"}});
   EXPECT_EQ(c.targets, (std::vector<std::string>{"H100", "a100", "L4"}));
   EXPECT_EQ(c.out, "/tmp/out/");
@@ -51,6 +53,7 @@ TEST(Config, ReadsEveryVariable) {
   EXPECT_EQ(c.log, LogLevel::kInfo);
   EXPECT_EQ(c.ring_slots, 4096u);
   EXPECT_EQ(c.flush_ms, 50u);
+  EXPECT_EQ(c.drift_pct, 15.0);
   EXPECT_EQ(c.rank, 7);
   EXPECT_TRUE(c.rank_known);
   EXPECT_TRUE(c.problems.empty());
@@ -63,11 +66,12 @@ TEST(Config, PmRunsNoMeasureMeansPredictOnly) {
 
 TEST(Config, BadValuesAreReportedAndFallBackToDefaults) {
   const Config c = parse({{"PM2LAT_TIMING", "sometimes"}, {"PM2LAT_RING_SLOTS", "12"},
-                          {"PM2LAT_FLUSH_MS", "abc"}});
+                          {"PM2LAT_FLUSH_MS", "abc"}, {"PM2LAT_DRIFT_PCT", "-5"}});
   EXPECT_EQ(c.timing, TimingSource::kAuto);
   EXPECT_EQ(c.ring_slots, 8192u);
   EXPECT_EQ(c.flush_ms, 200u);
-  ASSERT_EQ(c.problems.size(), 3u);
+  EXPECT_EQ(c.drift_pct, 30.0);
+  ASSERT_EQ(c.problems.size(), 4u);
   EXPECT_NE(c.problems[0].find("PM2LAT_TIMING=sometimes"), std::string::npos);
 }
 
