@@ -117,21 +117,34 @@ void add_config_fits(const std::string& op, const std::map<std::string, std::vec
       hi = std::max(hi, s.bytes);
     }
     if (samples.size() < kMinConfigKernels) continue;
-    // Sizes too close together to tell the fixed cost from the per-byte one: the nominal
-    // fixed cost and the configuration's own time per byte (its bandwidth efficiency).
+    // Sizes too close together to tell the fixed cost from the per-byte one. Kernels that
+    // move enough bytes to be bandwidth-bound: the nominal fixed cost and the
+    // configuration's own time per byte (its bandwidth efficiency). Latency-bound ones: an
+    // ordinary memory kernel's time per byte and the configuration's own fixed cost over
+    // it; their time says nothing of bandwidth, and multiplying it by bytes would scale one
+    // size's latency to every other size.
     if (hi < kMinSizeSpan * lo) {
-      std::vector<double> ratio;
-      for (const auto& v : samples) {
-        const double bt = memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term;
-        if (bt > 0) ratio.push_back(std::max(0.0, *v.record->measured_us - kNominalFixedUs) / bt);
+      std::vector<double> bts;
+      for (const auto& v : samples) bts.push_back(memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term);
+      const bool bandwidth_bound = median_of(bts) >= kBandwidthBoundUs;
+      std::vector<double> est;
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const double t = *samples[i].record->measured_us;
+        if (bandwidth_bound) est.push_back(std::max(0.0, t - kNominalFixedUs) / bts[i]);
+        else est.push_back(std::max(kMinMemoryKernelUs, t - kNominalInverseEfficiency * bts[i]));
       }
-      if (ratio.empty()) continue;
       VectorFit f;
       f.op = op;
       f.config = config;
-      f.c0 = kNominalFixedUs;
-      f.c_byte = std::clamp(median_of(ratio), 0.0, kMaxConfigInverseEfficiency);
+      f.c0 = bandwidth_bound ? kNominalFixedUs : median_of(est);
+      f.c_byte = bandwidth_bound ? std::clamp(median_of(est), 0.0, kMaxConfigInverseEfficiency) : kNominalInverseEfficiency;
       f.points = static_cast<std::int32_t>(samples.size());
+      double ape = 0;
+      for (const auto& v : samples) {
+        const double pred = memory_bound_kernel_us(f, *v.spec, v.bytes, v.rows);
+        ape += std::fabs(pred - *v.record->measured_us) / *v.record->measured_us;
+      }
+      f.fit_mape_pct = 100.0 * ape / static_cast<double>(samples.size());
       p.family_fits.push_back(f);
       continue;
     }
@@ -274,7 +287,7 @@ void build_family_section(const std::vector<const KernelRecord*>& records, const
     for (const auto& [r, s] : list) {
       if (!r->measured_us || *r->measured_us <= 0) continue;
       const KernelClass c = family_class(*r);
-      if (!is_memory_family(c.family) && c.family != KernelFamily::kElementwise) continue;
+      if (!is_memory_family(c.family) && !is_row_family(c.family)) continue;
       if (count) ++rep.family_kernels;
       if (r->op.vec.bytes() > 0)
         shape[c.family][c.config].push_back({r, s, r->op.vec.bytes(), static_cast<double>(std::max<std::int64_t>(1, r->op.vec.rows))});

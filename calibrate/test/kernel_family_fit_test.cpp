@@ -13,6 +13,7 @@
 #include "pm2lat/models/roofline_model.h"
 #include "pm2lat/classifier.h"
 #include "pm2lat/models/conv_model.h"
+#include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/models/memory_family_predictor.h"
 
 namespace pm2lat::calibrate {
@@ -72,6 +73,25 @@ TEST(KernelFamilyFit, FitsConfigurationsAndARobustFamilyFit) {
   // The family fit sits between the two efficiencies and never below a plausible one.
   EXPECT_GE(family->c_byte, 1.2);
   EXPECT_LE(family->c_byte, 2.05);
+}
+
+TEST(KernelFamilyFit, ALatencyBoundConfigurationAtOneSizeKeepsItsTimeAsFixedCost) {
+  // A gather measured at one small size only, 40 µs for 64 KB (far from bandwidth-bound):
+  // its time is a fixed cost, not an efficiency to multiply by bytes at other sizes.
+  std::vector<KernelRecord> records;
+  for (int i = 0; i < 4; ++i) records.push_back(copy_kernel("gather_copy_kernel", 65536, 40));
+  std::vector<const KernelRecord*> ptrs;
+  for (const auto& r : records) ptrs.push_back(&r);
+  Profile p;
+  build_family_section(ptrs, gpu(), p, nullptr);
+  const VectorFit* gather = nullptr;
+  for (const auto& f : p.family_fits) {
+    if (f.op == "copy" && f.config == "gather_copy_kernel") gather = &f;
+  }
+  ASSERT_NE(gather, nullptr);
+  EXPECT_NEAR(memory_bound_kernel_us(*gather, gpu(), 65536, 16), 40, 0.5);  // reproduces the measurement
+  // Ten times the bytes (still under a microsecond at bandwidth) stays near the fixed cost.
+  EXPECT_LT(memory_bound_kernel_us(*gather, gpu(), 655360, 160), 45);
 }
 
 TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReduction) {

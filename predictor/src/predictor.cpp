@@ -679,7 +679,8 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
            (specific ? best_d->vector_call_residual[fi].correction(key) : 1.0);
     p.basis = TimeBasis::kCall;
   } else {
-    p.us = kern * (specific ? best_d->vector_kernel_residual[fi].correction(key) : 1.0);
+    // The residual table's correction must not take a kernel under the shortest any runs.
+    p.us = std::max(kMinMemoryKernelUs, kern * (specific ? best_d->vector_kernel_residual[fi].correction(key) : 1.0));
     p.basis = TimeBasis::kKernel;
   }
   return p;

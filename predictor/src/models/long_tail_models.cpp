@@ -76,6 +76,11 @@ std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, co
     return impl_->conv.predict(record, cls, target, options.basis == TimeBasis::kCall);
   }
   if (is_memory_family(cls.family)) return impl_->memory.predict(record, cls, target);
+  // Kernel time on a GPU whose own kernels of this family were measured: those fits, before
+  // per-operator tables timed as framework calls (or borrowed from another GPU).
+  if ((cls.family == KernelFamily::kLayerNorm || cls.family == KernelFamily::kSoftmax) && options.basis == TimeBasis::kKernel) {
+    if (auto p = impl_->memory.predict_own(record, cls, target)) return p;
+  }
   // A kernel no rule names, with no work from its context: the elementwise geometry fit over
   // its launched threads beats a roofline of nothing (flag no_shape).
   if (cls.family == KernelFamily::kUnknown && record.op.vec.bytes() <= 0 &&

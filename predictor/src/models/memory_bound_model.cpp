@@ -15,7 +15,7 @@ MemoryBoundFeatures memory_bound_features(const DeviceSpec& spec, double bytes,
 double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
                               double rows) noexcept {
   const MemoryBoundFeatures f = memory_bound_features(spec, bytes, rows);
-  return std::max(0.5, fit.c0 + fit.c_byte * f.bytes_term + fit.c_row * f.row_term);
+  return std::max(kMinMemoryKernelUs, fit.c0 + fit.c_byte * f.bytes_term + fit.c_row * f.row_term);
 }
 
 }  // namespace pm2lat

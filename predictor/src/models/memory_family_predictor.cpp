@@ -36,6 +36,10 @@ bool is_memory_family(KernelFamily f) noexcept {
   }
 }
 
+bool is_row_family(KernelFamily f) noexcept {
+  return f == KernelFamily::kElementwise || f == KernelFamily::kSoftmax || f == KernelFamily::kLayerNorm;
+}
+
 struct MemoryFamilyPredictor::Impl {
   struct Device {
     const Profile* profile = nullptr;
@@ -112,8 +116,21 @@ void MemoryFamilyPredictor::add_target(const DeviceSpec& spec) {
 
 std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r, const KernelClass& cls,
                                                          std::size_t target) const noexcept {
-  if (target >= impl_->targets.size() || !is_memory_family(cls.family)) return std::nullopt;
+  if (!is_memory_family(cls.family)) return std::nullopt;
+  return predict_from(r, cls, target, false);
+}
+
+std::optional<Prediction> MemoryFamilyPredictor::predict_own(const KernelRecord& r, const KernelClass& cls,
+                                                             std::size_t target) const noexcept {
+  if (!is_memory_family(cls.family) && !is_row_family(cls.family)) return std::nullopt;
+  return predict_from(r, cls, target, true);
+}
+
+std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord& r, const KernelClass& cls,
+                                                              std::size_t target, bool own_only) const noexcept {
+  if (target >= impl_->targets.size()) return std::nullopt;
   const Impl::TargetDevices& t = impl_->targets[target];
+  if (own_only && t.own < 0) return std::nullopt;
   double shape_bytes = r.op.vec.bytes();
   double shape_rows = static_cast<double>(std::max<std::int64_t>(1, r.op.vec.rows));
   bool from_arguments = false;
@@ -138,6 +155,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r, 
   for (KernelFamily f : {cls.family, stand_in(cls.family)}) {
     const std::string& op = (*names)[static_cast<std::size_t>(f)];
     for (int i : t.order) {
+      if (own_only && i != t.own) break;  // the own device sorts first
       const auto& d = impl_->devices[static_cast<std::size_t>(i)];
       if ((fit = d.find(op, cls.config, &specific)) != nullptr) {
         dev = &d;

@@ -34,6 +34,12 @@ std::string geometry_fit_name(KernelFamily family);
 // Whether a family is served by these fits.
 bool is_memory_family(KernelFamily family) noexcept;
 
+// Elementwise, softmax and layer-norm kernels: calibrated per operator from framework-call
+// tables (the predictor's vector fits), and fitted here too when a GPU's own kernels were
+// measured. Those kernel-time fits answer for that GPU only (predict_own): for another GPU
+// the per-operator tables transfer better.
+bool is_row_family(KernelFamily family) noexcept;
+
 class MemoryFamilyPredictor {
  public:
   MemoryFamilyPredictor();
@@ -47,7 +53,14 @@ class MemoryFamilyPredictor {
   // nullopt when no GPU has a fit for the kernel's family.
   std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls, std::size_t target) const noexcept;
 
+  // The same from the target's own fits only: nullopt when the target measured none of
+  // this family (or, for a kernel with no shape, none of its geometry).
+  std::optional<Prediction> predict_own(const KernelRecord& record, const KernelClass& cls,
+                                        std::size_t target) const noexcept;
+
  private:
+  std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls, std::size_t target,
+                                         bool own_only) const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
