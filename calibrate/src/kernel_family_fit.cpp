@@ -68,6 +68,15 @@ std::optional<VectorFit> fit_samples(const std::string& op, const std::string& c
   return out;
 }
 
+// The byte range a fit was made on: a GPU's own kernel fits answer within it (and a little
+// beyond) before per-operator tables of other sizes.
+void set_byte_range(VectorFit& f, const std::vector<Sample>& s) {
+  if (s.empty()) return;
+  const auto [lo, hi] = std::minmax_element(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.bytes < b.bytes; });
+  f.bytes_min = lo->bytes;
+  f.bytes_max = hi->bytes;
+}
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -106,7 +115,10 @@ std::optional<VectorFit> robust_fit(const std::string& op, const std::vector<Sam
 
 void add_family_fit(const std::string& op, const std::vector<Sample>& all, Profile& p) {
   if (all.size() < kMinFamilyKernels) return;
-  if (auto f = robust_fit(op, all)) p.family_fits.push_back(*f);
+  if (auto f = robust_fit(op, all)) {
+    set_byte_range(*f, all);
+    p.family_fits.push_back(*f);
+  }
 }
 
 void add_config_fits(const std::string& op, const std::map<std::string, std::vector<Sample>>& by_config, Profile& p) {
@@ -145,6 +157,7 @@ void add_config_fits(const std::string& op, const std::map<std::string, std::vec
         ape += std::fabs(pred - *v.record->measured_us) / *v.record->measured_us;
       }
       f.fit_mape_pct = 100.0 * ape / static_cast<double>(samples.size());
+      set_byte_range(f, samples);
       p.family_fits.push_back(f);
       continue;
     }
@@ -155,7 +168,10 @@ void add_config_fits(const std::string& op, const std::map<std::string, std::vec
       f = robust_fit(op, samples);
       if (f) f->config = config;
     }
-    if (f) p.family_fits.push_back(*f);
+    if (f) {
+      set_byte_range(*f, samples);
+      p.family_fits.push_back(*f);
+    }
   }
 }
 

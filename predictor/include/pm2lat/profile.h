@@ -80,6 +80,8 @@ struct VectorFit {
   double c_row = 0;
   std::int32_t points = 0;
   double fit_mape_pct = 0;
+  // Bytes of the smallest and largest kernel the fit was made on (0 = not recorded).
+  double bytes_min = 0, bytes_max = 0;
 };
 
 struct VectorPoint {

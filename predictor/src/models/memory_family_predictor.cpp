@@ -10,6 +10,9 @@ namespace pm2lat {
 namespace {
 
 constexpr double kTritonTensorsPerElement = 3.0;
+// A GPU's own kernel fits of the row families answer up to this factor outside the bytes
+// they were made on; further out, the per-operator tables (made on other sizes) do.
+constexpr double kOwnFitReach = 4.0;
 
 // Triton kernels have no fits of their own in most profiles: the nearest ATen family
 // stands in (pointwise -> elementwise, reductions -> reduction).
@@ -165,6 +168,12 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
     if (fit != nullptr) break;
   }
   if (fit == nullptr) return std::nullopt;
+  // Own fits stand in for the per-operator tables only where they know this kernel: its own
+  // configuration, at sizes near those measured (a family-wide fit pools kernels as
+  // different as a warp-per-row softmax and a block-per-row one).
+  if (own_only && (!specific || (!geometry && fit->bytes_max > 0 &&
+                                 (shape_bytes > kOwnFitReach * fit->bytes_max || shape_bytes * kOwnFitReach < fit->bytes_min))))
+    return std::nullopt;
   Prediction p;
   p.model = ModelKind::kMemoryBound;
   p.basis = TimeBasis::kKernel;

@@ -64,6 +64,8 @@ VectorFit read_vector_fit(const Reader& r) {
   v.c_row = r.child("c_row").non_negative();
   v.points = static_cast<std::int32_t>(r.integer("points", 0));
   v.fit_mape_pct = r.number("fit_mape_pct", 0);
+  v.bytes_min = r.has("bytes_min") ? r.child("bytes_min").non_negative() : 0.0;
+  v.bytes_max = r.has("bytes_max") ? r.child("bytes_max").non_negative() : 0.0;
   return v;
 }
 
@@ -237,8 +239,13 @@ json gemm_config_json(const GemmConfigFit& c) {
 json vector_section_json(const std::vector<VectorFit>& fits, const std::vector<VectorPoint>& points) {
   json out_fits = json::array();
   for (const auto& f : fits) {
-    out_fits.push_back({{"op", f.op}, {"config", f.config}, {"c0", f.c0}, {"c_byte", f.c_byte},
-                        {"c_row", f.c_row}, {"points", f.points}, {"fit_mape_pct", f.fit_mape_pct}});
+    json j = {{"op", f.op}, {"config", f.config}, {"c0", f.c0}, {"c_byte", f.c_byte},
+              {"c_row", f.c_row}, {"points", f.points}, {"fit_mape_pct", f.fit_mape_pct}};
+    if (f.bytes_max > 0) {
+      j["bytes_min"] = f.bytes_min;
+      j["bytes_max"] = f.bytes_max;
+    }
+    out_fits.push_back(std::move(j));
   }
   json fit = json::array(), rows = json::array(), cols = json::array(), bytes = json::array(), us = json::array();
   for (const auto& pt : points) {
