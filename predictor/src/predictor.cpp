@@ -346,9 +346,8 @@ struct Predictor::Impl {
                               DType dtype, const PredictOptions& o) const;
   Prediction memory_bound(const KernelRecord& r, const KernelClass& cls, TargetId t,
                           const PredictOptions& o) const;
-  // Whether the record was observed on the GPU the profile calibrates (then its kernel is
-  // the one this GPU runs).
-  // Whether the record was observed on the target GPU itself.
+  // Whether the record was observed on the target GPU itself (then its kernel is one this
+  // GPU runs).
   bool observed_on_target(const Target& t, const PredictOptions& o) const {
     if (o.source_spec != nullptr) return o.source_spec == t.spec;
     if (o.source_device.empty() || o.source_device == t.name) return true;
@@ -819,7 +818,9 @@ const std::vector<Profile>& Predictor::profiles() const noexcept { return impl_-
 Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls, TargetId target,
                               const PredictOptions& options) const {
   if (target >= impl_->targets.size()) return Prediction{};
-  if (auto p = impl_->long_tail.predict(record, cls, target, options)) return *p;
+  if (auto p = impl_->long_tail.predict(record, cls, target, options,
+                                        impl_->observed_on_target(impl_->targets[target], options)))
+    return *p;
   const bool gemm_like = cls.family == KernelFamily::kGemm ||
                          (cls.family == KernelFamily::kTritonTemplate && record.op.kind == OpKind::kGemm) ||
                          (cls.family == KernelFamily::kUnknown && record.op.kind == OpKind::kGemm);

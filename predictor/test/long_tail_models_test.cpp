@@ -162,6 +162,61 @@ TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {
   EXPECT_FALSE(is_conv_helper_kernel(r, other));
 }
 
+TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInShape) {
+  DeviceCatalogue cat({gpu("S", 80, 900, 7), gpu("T", 40, 300, 7)});
+  const std::string small_kernel = "volta_scudnn_128x32_relu_small_nn_v1";
+  const std::string large_kernel = "volta_scudnn_128x128_relu_interior_nn_v1";
+  const std::string source_kernel = "volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1";
+  Profile p;
+  p.device = "T";
+  p.basis = TimeBasis::kKernel;
+  for (const std::string* name : {&small_kernel, &large_kernel}) {
+    GemmConfigFit c = conv_kernel_config(classify_kernel(*name), DType::kFp32);
+    c.config = *name;
+    c.c0 = name == &small_kernel ? 3 : 30;  // tell the two apart by their fixed cost
+    c.c_wave_k = 0.5;
+    p.conv_configs.push_back(c);
+  }
+  // The small kernel was measured on few channels, the large one on many.
+  for (std::int64_t ch : {16, 32, 64, 512, 1024, 2048}) {
+    ConvPoint pt;
+    pt.config = ch < 100 ? 0 : 1;
+    pt.batch = 32;
+    pt.in_channels = pt.out_channels = ch;
+    pt.in_h = pt.in_w = 28;
+    pt.kernel_h = pt.kernel_w = 3;
+    pt.stride = 1;
+    pt.pad = 1;
+    pt.grid = Dim3{64, 1, 1};
+    pt.us = 100;
+    p.conv_points.push_back(pt);
+  }
+  Predictor predictor(cat, {p});
+  const TargetId t = predictor.add_target("T");
+  KernelRecord r;
+  r.launch.name = source_kernel;
+  r.launch.grid = Dim3{64, 1, 1};
+  r.op.kind = OpKind::kConv;
+  r.op.name = "aten::cudnn_convolution";
+  r.op.conv = vgg_layer();
+  r.op.conv.in_channels = r.op.conv.out_channels = 1024;
+  const KernelClass cls = classify_kernel(source_kernel);
+  ASSERT_EQ(cls.family, KernelFamily::kConv);
+  PredictOptions seen_elsewhere;
+  seen_elsewhere.source_device = "S";
+  const Prediction many = predictor.predict(r, cls, t, seen_elsewhere);
+  EXPECT_EQ(many.config, large_kernel);
+  EXPECT_TRUE(many.has(prediction_flags::kConfigChosen));
+  r.op.conv.in_channels = r.op.conv.out_channels = 32;
+  EXPECT_EQ(predictor.predict(r, cls, t, seen_elsewhere).config, small_kernel);
+  // Measured on the target itself, the record's kernel is one the target runs: no choice.
+  PredictOptions seen_here;
+  seen_here.source_device = "T";
+  const Prediction own = predictor.predict(r, cls, t, seen_here);
+  EXPECT_FALSE(own.has(prediction_flags::kConfigChosen));
+  EXPECT_NE(own.config, small_kernel);
+}
+
 TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   DeviceCatalogue cat({gpu("G", 100, 2000, 8), gpu("Other", 50, 1000, 8)});
   Profile p;

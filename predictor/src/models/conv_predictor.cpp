@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "pm2lat/classifier.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
@@ -32,6 +33,8 @@ const std::string& class_name(DType math) {
 }
 
 constexpr std::size_t kNeighbours = 8;
+// A configuration is chosen by vote among this many nearest calibrated convolutions.
+constexpr std::size_t kChooserVotes = 8;
 
 double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
 
@@ -69,6 +72,15 @@ struct ConvPredictor::Impl {
     std::unordered_map<std::string, std::size_t> geometry;   // the same, fits for launches without shapes
     std::vector<double> typical_k_iters;                      // per fit, from its points
     std::vector<ResidualInterpolator<5>> residual;            // per fit, from its points
+    // Every calibrated convolution of a configuration fit (not class or geometry fits),
+    // to choose this GPU's configuration for a shape seen on another GPU.
+    ResidualInterpolator<5> chooser;
+    struct Chosen {
+      std::int32_t config;
+      ConvPass pass;
+      DType dtype;
+    };
+    std::vector<Chosen> chooser_points;
   };
   std::vector<Device> devices;
   struct TargetDevices {
@@ -95,6 +107,7 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
     std::vector<std::vector<double>> k_iters(p.conv_configs.size());
     std::vector<std::vector<std::array<double, 5>>> keys(p.conv_configs.size());
     std::vector<std::vector<double>> res(p.conv_configs.size());
+    std::vector<std::array<double, 5>> chooser_keys;
     for (const ConvPoint& pt : p.conv_points) {
       const GemmConfigFit& c = p.conv_configs[static_cast<std::size_t>(pt.config)];
       ConvShape s;
@@ -114,6 +127,10 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       const auto ci = static_cast<std::size_t>(pt.config);
       k_iters[ci].push_back(conv_work(c, s, pass, pt.grid, 4).k_iters);
       keys[ci].push_back(conv_key(s));
+      if (c.config.rfind("conv:", 0) != 0 && c.config.find("#geometry") == std::string::npos) {
+        chooser_keys.push_back(conv_key(s));
+        d.chooser_points.push_back({pt.config, pass, c.dtype});
+      }
       res[ci].push_back(std::log(pt.us / config_us(c, p, *d.spec, s, pass, pt.grid)));
     }
     const std::string suffix = conv_geometry_fit_name("");
@@ -127,6 +144,8 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       d.typical_k_iters.push_back(median(k_iters[i]));
       d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
     }
+    d.chooser = ResidualInterpolator<5>(std::move(chooser_keys), std::vector<double>(d.chooser_points.size(), 0.0),
+                                        kChooserVotes);
     impl_->devices.push_back(std::move(d));
   }
 }
@@ -153,8 +172,43 @@ void ConvPredictor::add_target(const DeviceSpec& spec) {
   impl_->targets.push_back(std::move(t));
 }
 
+const std::string* ConvPredictor::choose_own_config(const KernelRecord& r, const KernelClass& cls, DType dtype,
+                                                    std::size_t target) const noexcept {
+  const Impl::TargetDevices& t = impl_->targets[target];
+  const ConvPass pass = conv_pass(cls, r.op, r.launch.grid);
+  for (int own : {t.own_kernel, t.own_call}) {
+    if (own < 0) continue;
+    const Impl::Device& d = impl_->devices[static_cast<std::size_t>(own)];
+    if (d.by_config.count(cls.config) != 0) return nullptr;  // the target runs this kernel too
+  }
+  for (int own : {t.own_kernel, t.own_call}) {
+    if (own < 0) continue;
+    const Impl::Device& d = impl_->devices[static_cast<std::size_t>(own)];
+    std::array<std::size_t, kChooserVotes> idx{};
+    std::array<double, kChooserVotes> d2{};
+    const std::size_t n = d.chooser.nearest_k(conv_key(r.op.conv), kChooserVotes, idx.data(), d2.data());
+    // Votes weighted by nearness; the nearest point's configuration breaks ties.
+    std::array<std::int32_t, kChooserVotes> configs{};
+    std::array<double, kChooserVotes> weight{};
+    std::size_t distinct = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& c = d.chooser_points[idx[i]];
+      if (c.pass != pass || (c.dtype != dtype && c.dtype != DType::kUnknown)) continue;
+      const double w = 1.0 / (1e-3 + std::sqrt(d2[i]));
+      std::size_t j = 0;
+      while (j < distinct && configs[j] != c.config) ++j;
+      if (j == distinct) configs[distinct++] = c.config;
+      weight[j] += w;
+    }
+    if (distinct == 0) continue;
+    const std::size_t best = static_cast<std::size_t>(std::max_element(weight.begin(), weight.begin() + distinct) - weight.begin());
+    return &d.profile->conv_configs[static_cast<std::size_t>(configs[best])].config;
+  }
+  return nullptr;
+}
+
 Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls, std::size_t target,
-                                  bool call_basis) const noexcept {
+                                  bool call_basis, bool choose_config) const noexcept {
   Prediction p;
   p.model = ModelKind::kConv;
   p.basis = TimeBasis::kKernel;
@@ -165,6 +219,19 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   const DType dtype = has_shape && r.op.conv.dtype != DType::kUnknown ? r.op.conv.dtype
                       : cls.dtype != DType::kUnknown                  ? cls.dtype
                                                                       : DType::kFp32;
+  if (choose_config && has_shape) {
+    if (const std::string* chosen = choose_own_config(r, cls, dtype, target)) {
+      try {
+        KernelClass own = classify_kernel(*chosen);
+        own.family = cls.family;
+        Prediction q = predict(r, own, target, call_basis, false);
+        q.flags |= prediction_flags::kConfigChosen;
+        return q;
+      } catch (...) {
+        // Out of memory naming the chosen kernel: the record's own kernel below.
+      }
+    }
+  }
   const DType math = conv_math_type(cls, dtype);
   const GemmConfigFit kernel = conv_kernel_config(cls, dtype);
 

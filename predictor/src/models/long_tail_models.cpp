@@ -59,7 +59,8 @@ void LongTailModels::add_target(const DeviceSpec& spec) {
 }
 
 std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, const KernelClass& cls,
-                                                  std::size_t target, const PredictOptions& options) const noexcept {
+                                                  std::size_t target, const PredictOptions& options,
+                                                  bool observed_on_target) const noexcept {
   if (target >= impl_->targets.size()) return std::nullopt;
   const DeviceSpec& spec = *impl_->targets[target];
   if (cls.family == KernelFamily::kCollective || record.op.kind == OpKind::kCollective)
@@ -73,7 +74,7 @@ std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, co
       as_copy.family = KernelFamily::kCopy;
       return impl_->memory.predict(record, as_copy, target);
     }
-    return impl_->conv.predict(record, cls, target, options.basis == TimeBasis::kCall);
+    return impl_->conv.predict(record, cls, target, options.basis == TimeBasis::kCall, !observed_on_target);
   }
   if (is_memory_family(cls.family)) return impl_->memory.predict(record, cls, target);
   // Kernel time on a GPU whose own kernels of this family were measured: those fits, before

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "pm2lat/device_catalogue.h"
@@ -28,10 +29,18 @@ class ConvPredictor {
   void add_target(const DeviceSpec& spec);
 
   // `call_basis`: the caller wants whole-call time (host dispatch included).
+  // `choose_config`: the record was observed on another GPU, so its kernel may not be one the
+  // target runs; when the target's own profile lacks it, the target's configuration is chosen
+  // by vote among its calibrated convolutions nearest in shape, of the same pass and data
+  // type (flag config_chosen).
   Prediction predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
-                     bool call_basis) const noexcept;
+                     bool call_basis, bool choose_config = false) const noexcept;
 
  private:
+  // The target's own configuration for a shape seen on another GPU, or nullptr when the
+  // target runs the record's kernel itself or has no calibrated convolution to choose from.
+  const std::string* choose_own_config(const KernelRecord& record, const KernelClass& cls, DType dtype,
+                                       std::size_t target) const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
