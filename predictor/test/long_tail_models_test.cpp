@@ -217,6 +217,46 @@ TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInSha
   EXPECT_NE(own.config, small_kernel);
 }
 
+TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelNearTheirSizes) {
+  DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs
+  const std::string kernel = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)";
+  const KernelClass cls = classify_kernel(kernel);
+  ASSERT_EQ(cls.family, KernelFamily::kLayerNorm);
+  Profile p;
+  p.device = "G";
+  p.basis = TimeBasis::kKernel;
+  VectorFit own;
+  own.op = "layernorm";
+  own.config = cls.config;
+  own.c0 = 10;  // far from anything the per-operator tables or the roofline would give
+  own.c_byte = 1;
+  own.bytes_min = 1e5;
+  own.bytes_max = 1e6;
+  p.family_fits.push_back(own);
+  Predictor predictor(cat, {p});
+  const TargetId t = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name = kernel;
+  r.op.kind = OpKind::kLayerNorm;
+  r.op.name = "aten::native_layer_norm";
+  r.op.vec.rows = 256;
+  r.op.vec.cols = 1024;
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 2.5e5;
+  EXPECT_NEAR(predictor.predict(r, cls, t).us, 10.5, 1e-9);
+  // Call time is the per-operator tables' business.
+  PredictOptions call;
+  call.basis = TimeBasis::kCall;
+  EXPECT_NE(predictor.predict(r, cls, t, call).us, 10.5);
+  // Far larger than anything the fit saw: not from it.
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 5e8;
+  EXPECT_NE(predictor.predict(r, cls, t).us, 10 + 1e3);
+  // Another layer-norm kernel: the fit does not know it.
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 2.5e5;
+  KernelClass other = cls;
+  other.config = "cuApplyLayerNorm";
+  EXPECT_NE(predictor.predict(r, other, t).us, 10.5);
+}
+
 TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   DeviceCatalogue cat({gpu("G", 100, 2000, 8), gpu("Other", 50, 1000, 8)});
   Profile p;

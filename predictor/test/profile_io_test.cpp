@@ -42,6 +42,14 @@ Profile sample_profile() {
   v.c_byte = 1.2;
   p.vector_fits.push_back(v);
   p.vector_points.push_back(VectorPoint{0, 128, 1024, 3 * 128 * 1024 * 4.0, 40});
+  VectorFit family;
+  family.op = "layernorm";
+  family.config = "at::native::(anonymous namespace)::vectorized_layer_norm_kernel";
+  family.c0 = 3;
+  family.c_byte = 1.4;
+  family.bytes_min = 1e5;
+  family.bytes_max = 4e7;
+  p.family_fits.push_back(family);
   return p;
 }
 
@@ -60,6 +68,11 @@ TEST(ProfileIo, RoundTrip) {
   EXPECT_EQ(q.gemm_points[0].op, "bmm");
   ASSERT_EQ(q.vector_points.size(), 1u);
   EXPECT_EQ(q.vector_points[0].cols, 1024);
+  // A fit's byte range survives; a fit without one stays without.
+  ASSERT_EQ(q.family_fits.size(), 1u);
+  EXPECT_DOUBLE_EQ(q.family_fits[0].bytes_min, 1e5);
+  EXPECT_DOUBLE_EQ(q.family_fits[0].bytes_max, 4e7);
+  EXPECT_DOUBLE_EQ(q.vector_fits[0].bytes_max, 0);
 }
 
 // Each corruption must produce one ProfileError naming the file and the field.
