@@ -57,6 +57,7 @@ int run_import(const ImportOptions& o) {
     Profile p;
     p.device = device;
     p.basis = TimeBasis::kKernel;
+    p.graph_replay = true;  // calls captured in a CUDA graph and replayed
     p.provenance.source = o.source;
     p.provenance.tool = "pm2lat-calibrate import-attention";
     p.provenance.created = today();

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "pm2lat/calibrate/csv_table.h"
+#include "pm2lat/calibrate/graph_offset.h"
 #include "pm2lat/calibrate/kernel_family_fit.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/calibrate/profile_builder.h"
@@ -42,6 +44,16 @@ void run_or_exit(F&& f) {
     fmt::print(stderr, "error: {}\n", e.what());
   }
   if (rc != 0) throw CLI::RuntimeError(rc);
+}
+
+// A predictor over the graph-timed profiles of `dir` (nullptr when there are none).
+std::unique_ptr<Predictor> graph_table_predictor(const std::string& dir, const std::string& catalogue_file) {
+  std::vector<Profile> graph;
+  for (Profile& p : load_profiles(dir)) {
+    if (p.graph_replay) graph.push_back(std::move(p));
+  }
+  if (graph.empty()) return nullptr;
+  return std::make_unique<Predictor>(DeviceCatalogue::load(catalogue_file), std::move(graph));
 }
 
 int run_import_records(const Options& o) {
@@ -85,10 +97,12 @@ int run_import_records(const Options& o) {
   for (const auto& [device, list] : by_device) {
     for (const auto* r : list) pooled.emplace_back(r, &catalogue.resolve(device));
   }
+  const std::unique_ptr<Predictor> graph_tables = graph_table_predictor(o.out_dir, o.catalogue);
   for (const auto& [device, list] : by_device) {
     Profile p;
     p.device = device;
     p.basis = TimeBasis::kKernel;
+    if (graph_tables) p.graph_kernel_offset_us = graph_kernel_offset_us(*graph_tables, catalogue.resolve(device), list);
     p.provenance.source = o.source;
     p.provenance.tool = "pm2lat-calibrate import-records";
     p.provenance.created = today();
@@ -113,9 +127,9 @@ int run_import_records(const Options& o) {
     const std::string file = o.out_dir + "/" + device + "." + o.tag + ".json";
     save_profile(p, file);
     fmt::print("{:<16} {:>6} family kernels in {:>3} fits, {:>4} conv kernels in {} configs + {} classes, "
-               "{:>4} GEMM kernels in {} configs -> {}\n",
+               "{:>4} GEMM kernels in {} configs, graph-to-isolated offset {:.2f} us -> {}\n",
                device, rep.family_kernels, rep.family_fits, rep.conv_kernels, rep.conv_configs, rep.conv_classes,
-               gemm_rep.gemm_rows, gemm_rep.gemm_configs, file);
+               gemm_rep.gemm_rows, gemm_rep.gemm_configs, p.graph_kernel_offset_us, file);
   }
   return 0;
 }

@@ -90,7 +90,8 @@ int run_import(const std::string& format, const std::string& data, const std::st
               "configuration per dtype stands for the library's choice."
             : "Latencies time one PyTorch call with CUDA events (host dispatch included): basis 'call'.";
     BuildReport rep;
-    const Profile p = build_profile(rows, catalogue.resolve(device), opt, &rep);
+    Profile p = build_profile(rows, catalogue.resolve(device), opt, &rep);
+    p.graph_replay = aic;
     const std::string file = out_dir + "/" + device + "." + tag + ".json";
     save_profile(p, file);
     fmt::print("{:<16} {:>6} GEMM rows in {:>3} configs, {:>6} vector rows in {:>3} fits, {:>5} rows of "

@@ -353,6 +353,12 @@ struct Predictor::Impl {
     if (o.source_device.empty() || o.source_device == t.name) return true;
     return catalogue.find(o.source_device) == t.spec;
   }
+  // What an isolated kernel takes beyond its time per call in a replayed graph, when the
+  // profile timed graphs and the caller wants isolated kernels.
+  double isolation_offset(const Profile& prof, TargetId tid, const PredictOptions& o) const {
+    return prof.graph_replay && !o.graph_replay ? target_graph_offset[tid] : 0.0;
+  }
+  std::vector<double> target_graph_offset;  // parallel to targets
 };
 
 Prediction Predictor::Impl::roofline(const KernelRecord& r, const KernelClass& cls,
@@ -420,6 +426,7 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
   key = Memo::mix(key, g.algo_split_k);
   key = Memo::mix(key, r.launch.grid);
   key = Memo::mix(key, o.basis);
+  key = Memo::mix(key, o.graph_replay);
   key = Memo::mix(key, o.source_spec);
   key = Memo::mix(key, o.source_device);
   key = Memo::mix(key, std::string_view(r.op.name));
@@ -504,7 +511,7 @@ Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const Kernel
     p.us = call_from_kernel(prof.overhead_for(op_key(r.op)), kern);
     p.basis = TimeBasis::kCall;
   } else {
-    p.us = kern;
+    p.us = kern + isolation_offset(prof, tid, o);
     p.basis = TimeBasis::kKernel;
   }
   return p;
@@ -624,7 +631,7 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
     p.us = call_from_kernel(oh, kern) * d->gemm_call_residual[ci].correction(key);
     p.basis = TimeBasis::kCall;
   } else {
-    p.us = kern * d->gemm_kernel_residual[ci].correction(key);
+    p.us = kern * d->gemm_kernel_residual[ci].correction(key) + isolation_offset(prof, tid, o);
     p.basis = TimeBasis::kKernel;
   }
   return p;
@@ -804,6 +811,18 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
   }
   impl_->target_vector.push_back(std::move(vec));
   for (const auto* d : own) t.profiles.push_back(d->profile);
+  // The graph-to-isolated offset measured on this GPU, else on the most similar GPU that
+  // measured one (a launch-and-drain cost, similar across recent GPUs).
+  double offset = 0;
+  for (const auto& d : impl_->calibrated) {
+    if (d.spec == &spec) offset = std::max(offset, d.profile->graph_kernel_offset_us);
+  }
+  if (offset == 0) {
+    if (const CalibratedDevice* m = impl_->most_similar(
+            spec, [](const CalibratedDevice& d) { return d.profile->graph_kernel_offset_us > 0; }))
+      offset = m->profile->graph_kernel_offset_us;
+  }
+  impl_->target_graph_offset.push_back(offset);
   impl_->long_tail.add_target(spec);
   impl_->targets.push_back(std::move(t));
   impl_->target_calibrated.push_back(std::move(own));

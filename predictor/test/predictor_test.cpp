@@ -102,6 +102,40 @@ TEST_F(PredictorTest, AnotherGpusKernelIsReplacedByTheTargetsChoice) {
   EXPECT_NEAR(p.us, own.us, 1e-9 * own.us);  // same kernel, same shape: the same answer
 }
 
+TEST(PredictorGraphTiming, IsolatedKernelsPayTheMeasuredOffsetOverGraphTimedTables) {
+  DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  const DeviceSpec t4 = cat.resolve("T4");
+  Profile graph = synthetic_t4(t4);
+  graph.graph_replay = true;
+  Profile measured;  // kernels measured in isolation on the same GPU: only the offset
+  measured.device = "T4";
+  measured.graph_kernel_offset_us = 2.5;
+  Predictor predictor(cat, {graph, measured});
+  const TargetId t = predictor.add_target("T4");
+  KernelRecord r;
+  r.launch.name = "volta_sgemm_128x64_nn";
+  r.launch.grid = {4, 8, 4};
+  r.op.kind = OpKind::kGemm;
+  r.op.name = "bmm";
+  r.op.gemm.batch = 4;
+  r.op.gemm.m = r.op.gemm.n = 512;
+  r.op.gemm.k = 256;
+  r.op.gemm.a = DType::kFp32;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  PredictOptions as_graph;
+  as_graph.graph_replay = true;
+  const double in_graph = predictor.predict(r, cls, t, as_graph).us;
+  EXPECT_NEAR(predictor.predict(r, cls, t).us, in_graph + 2.5, 1e-9);
+  // A GPU that measured no offset takes the most similar GPU's.
+  const TargetId l4 = predictor.add_target("L4");
+  EXPECT_NEAR(predictor.predict(r, cls, l4).us - predictor.predict(r, cls, l4, as_graph).us, 2.5, 1e-9);
+  // Tables timed in isolation get no offset.
+  Predictor isolated(DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json"),
+                     {synthetic_t4(t4), measured});
+  const TargetId ti = isolated.add_target("T4");
+  EXPECT_NEAR(isolated.predict(r, cls, ti).us, isolated.predict(r, cls, ti, as_graph).us, 1e-9);
+}
+
 TEST_F(PredictorTest, UncalibratedTargetIsSpecScaled) {
   const TargetId a10 = predictor_->add_target("A10");  // no profile: borrows the T4 one
   EXPECT_TRUE(predictor_->target(a10).spec_scaled);

@@ -75,6 +75,25 @@ TEST(ProfileIo, RoundTrip) {
   EXPECT_DOUBLE_EQ(q.vector_fits[0].bytes_max, 0);
 }
 
+TEST(ProfileIo, GraphTimingAndOffsetRoundTrip) {
+  Profile p = sample_profile();
+  EXPECT_FALSE(parse_profile(serialize_profile(p), "a.json").graph_replay);
+  p.graph_replay = true;
+  p.graph_kernel_offset_us = 3.25;
+  const Profile q = parse_profile(serialize_profile(p), "b.json");
+  EXPECT_TRUE(q.graph_replay);
+  EXPECT_DOUBLE_EQ(q.graph_kernel_offset_us, 3.25);
+  std::string text = serialize_profile(p);
+  text.replace(text.find("graph_replay"), 12, "graph_replays");
+  try {
+    parse_profile(text, "c.json");
+    FAIL() << "an unknown timing was accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("c.json"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("timing"), std::string::npos);
+  }
+}
+
 // Each corruption must produce one ProfileError naming the file and the field.
 struct Corruption {
   const char* what;

@@ -40,6 +40,7 @@ AttentionEvalResult eval_attention(Predictor& predictor, const std::vector<calib
     const Target& target = predictor.target(*t->second);
     PredictOptions opt;
     opt.basis = TimeBasis::kKernel;
+    opt.graph_replay = true;  // the tables time calls in replayed CUDA graphs
     opt.source_spec = target.spec;
     const Prediction p = predictor.predict(m.record, c->second, *t->second, opt);
     const double measured = *m.record.measured_us;

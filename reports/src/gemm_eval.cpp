@@ -33,6 +33,7 @@ GemmEvalResult eval_gemm(Predictor& predictor, const std::vector<calibrate::Meas
     const Target& target = predictor.target(*t->second);
     PredictOptions opt;
     opt.basis = c.record.basis;
+    opt.graph_replay = true;  // the tables time calls in replayed CUDA graphs
     opt.source_spec = target.spec;
     const KernelClass cls = c.kernel_class ? *c.kernel_class : classify_kernel(c.record.launch.name);
     const Prediction p = predictor.predict(c.record, cls, *t->second, opt);

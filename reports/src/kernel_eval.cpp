@@ -111,7 +111,7 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
 namespace pm2lat::reports {
 
 CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
-                                   const std::string& source, const std::string& target) {
+                                   const std::string& source, const std::string& target, bool graph_replay) {
   const DeviceCatalogue& cat = predictor.catalogue();
   auto canonical = [&](const std::string& name) -> std::string {
     const DeviceSpec* s = cat.find(name);
@@ -146,6 +146,7 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calib
         }
         PredictOptions opt;
         opt.basis = on_b->record.basis;
+        opt.graph_replay = graph_replay;
         opt.source_spec = cat.find(a);
         const Prediction p = predictor.predict(on_a->record, c_it->second, t->second, opt);
         const double measured = *on_b->record.measured_us;

@@ -41,6 +41,9 @@ struct PredictOptions {
   // The same, already resolved (Predictor::catalogue().find): saves the name lookup on a hot
   // path. Takes precedence over source_device when set.
   const DeviceSpec* source_spec = nullptr;
+  // Time per kernel as a replayed CUDA graph runs it back to back (the AIConfigurator
+  // tables' timing) rather than as an isolated kernel (CUPTI in an eager program).
+  bool graph_replay = false;
 };
 
 class Predictor {

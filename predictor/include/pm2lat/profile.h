@@ -137,6 +137,14 @@ struct Profile {
   int version = kProfileSchemaVersion;
   std::string device;  // canonical catalogue name
   TimeBasis basis = TimeBasis::kKernel;
+  // Kernel-basis measurements taken back to back in a replayed CUDA graph, averaged per call
+  // (the AIConfigurator tables): each kernel's launch and drain overlap its neighbours', so
+  // an isolated kernel (what CUPTI reports for an eager program) takes longer by a fixed
+  // amount per kernel, graph_kernel_offset_us of a profile measured in isolation.
+  bool graph_replay = false;
+  // Measured on this GPU: isolated kernel duration minus its graph-replay time per call (the
+  // median over small GEMM kernels); 0 = not measured.
+  double graph_kernel_offset_us = 0;
   Provenance provenance;
   std::map<std::string, CallOverhead> call_overhead;  // by op key; "*" = any other op
   std::vector<GemmConfigFit> gemm_configs;

@@ -334,6 +334,12 @@ Profile parse_profile(const std::string& text, const std::string& file) {
   if (basis == "kernel") p.basis = TimeBasis::kKernel;
   else if (basis == "call") p.basis = TimeBasis::kCall;
   else root.child("basis").fail("must be 'kernel' or 'call', not '" + basis + "'");
+  if (root.has("timing")) {
+    const std::string timing = root.child("timing").string();
+    if (timing == "graph_replay") p.graph_replay = true;
+    else if (timing != "isolated") root.child("timing").fail("must be 'isolated' or 'graph_replay', not '" + timing + "'");
+  }
+  if (root.has("graph_kernel_offset_us")) p.graph_kernel_offset_us = root.child("graph_kernel_offset_us").non_negative();
   if (root.has("provenance")) p.provenance = read_provenance(root.child("provenance"));
 
   if (root.has("call_overhead")) {
@@ -393,6 +399,8 @@ std::string serialize_profile(const Profile& p) {
   root["version"] = kProfileSchemaVersion;
   root["device"] = p.device;
   root["basis"] = std::string(to_string(p.basis));
+  if (p.graph_replay) root["timing"] = "graph_replay";
+  if (p.graph_kernel_offset_us > 0) root["graph_kernel_offset_us"] = p.graph_kernel_offset_us;
   json prov = {{"source", p.provenance.source},
                {"tool", p.provenance.tool},
                {"created", p.provenance.created},

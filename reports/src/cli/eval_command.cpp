@@ -72,7 +72,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     const auto calls = calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(go->data));
     if (!go->source.empty() || !go->target.empty()) {
       const auto cross = reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
-                                                     go->target.empty() ? "all" : go->target);
+                                                     go->target.empty() ? "all" : go->target, true);
       reports::print_cross_eval(std::cout, cross);
       if (go->matrix) reports::print_cross_matrix(std::cout, cross);
       if (!go->json.empty()) write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");

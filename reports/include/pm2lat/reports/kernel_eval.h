@@ -63,9 +63,10 @@ struct CrossEvalResult {
 };
 
 // `source` / `target`: GPU names as in the table or the catalogue; "all" = every GPU in the
-// table (pairs of distinct GPUs).
+// table (pairs of distinct GPUs). `graph_replay`: the table timed calls in replayed CUDA
+// graphs (AIConfigurator), and predictions are made in that timing.
 CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
-                                   const std::string& source, const std::string& target);
+                                   const std::string& source, const std::string& target, bool graph_replay = false);
 
 void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
 nlohmann::json cross_eval_json(const CrossEvalResult& r);
