@@ -75,6 +75,7 @@ struct ConvPredictor::Impl {
     // Every calibrated convolution of a configuration fit (not class or geometry fits),
     // to choose this GPU's configuration for a shape seen on another GPU.
     ResidualInterpolator<5> chooser;
+    std::vector<KernelClass> config_classes;  // per fit, classified once
     struct Chosen {
       std::int32_t config;
       ConvPass pass;
@@ -146,6 +147,10 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
     }
     d.chooser = ResidualInterpolator<5>(std::move(chooser_keys), std::vector<double>(d.chooser_points.size(), 0.0),
                                         kChooserVotes);
+    for (const GemmConfigFit& c : p.conv_configs) {
+      d.config_classes.push_back(classify_kernel(c.config));
+      d.config_classes.back().config = c.config;  // the fit's key, whatever the name decodes to
+    }
     impl_->devices.push_back(std::move(d));
   }
 }
@@ -172,7 +177,7 @@ void ConvPredictor::add_target(const DeviceSpec& spec) {
   impl_->targets.push_back(std::move(t));
 }
 
-const std::string* ConvPredictor::choose_own_config(const KernelRecord& r, const KernelClass& cls, DType dtype,
+const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const KernelClass& cls, DType dtype,
                                                     std::size_t target) const noexcept {
   const Impl::TargetDevices& t = impl_->targets[target];
   const ConvPass pass = conv_pass(cls, r.op, r.launch.grid);
@@ -202,7 +207,7 @@ const std::string* ConvPredictor::choose_own_config(const KernelRecord& r, const
     }
     if (distinct == 0) continue;
     const std::size_t best = static_cast<std::size_t>(std::max_element(weight.begin(), weight.begin() + distinct) - weight.begin());
-    return &d.profile->conv_configs[static_cast<std::size_t>(configs[best])].config;
+    return &d.config_classes[static_cast<std::size_t>(configs[best])];
   }
   return nullptr;
 }
@@ -220,16 +225,10 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
                       : cls.dtype != DType::kUnknown                  ? cls.dtype
                                                                       : DType::kFp32;
   if (choose_config && has_shape) {
-    if (const std::string* chosen = choose_own_config(r, cls, dtype, target)) {
-      try {
-        KernelClass own = classify_kernel(*chosen);
-        own.family = cls.family;
-        Prediction q = predict(r, own, target, call_basis, false);
-        q.flags |= prediction_flags::kConfigChosen;
-        return q;
-      } catch (...) {
-        // Out of memory naming the chosen kernel: the record's own kernel below.
-      }
+    if (const KernelClass* chosen = choose_own_config(r, cls, dtype, target)) {
+      Prediction q = predict(r, *chosen, target, call_basis, false);
+      q.flags |= prediction_flags::kConfigChosen;
+      return q;
     }
   }
   const DType math = conv_math_type(cls, dtype);
