@@ -75,6 +75,12 @@ TEST(ProfileIo, RoundTrip) {
   EXPECT_DOUBLE_EQ(q.vector_fits[0].bytes_max, 0);
 }
 
+TEST(ProfileIo, ANumberNoDoubleHoldsIsAProfileError) {
+  // Found by the profile_loader fuzzer: the JSON library reports overflow as out_of_range.
+  EXPECT_THROW(parse_profile(std::string("999999999E9999999\0", 18), "n.json"), ProfileError);
+  EXPECT_THROW(parse_profile("{\"schema\": 1E99999}", "n.json"), ProfileError);
+}
+
 TEST(ProfileIo, GraphTimingAndOffsetRoundTrip) {
   Profile p = sample_profile();
   EXPECT_FALSE(parse_profile(serialize_profile(p), "a.json").graph_replay);

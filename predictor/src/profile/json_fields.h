@@ -108,7 +108,8 @@ class Reader {
 inline json parse_text(const std::string& text, const std::string& file) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number no double holds ("9E999999").
     throw ProfileError(file, "", std::string("not valid JSON: ") + e.what());
   }
 }
