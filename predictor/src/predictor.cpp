@@ -553,22 +553,21 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
     // Not calibrated on the target (or the target has no profile): the same kernel
     // calibrated on a GPU of the same architecture generation, carried over by spec ratios.
     // The kernel's name fixes its tiles and code; only the GPU's rates differ.
-    if (cfg < 0) {
-      std::vector<const CalibratedDevice*> same_kernel;
-      if (source->device->spec->cc_major == t.spec->cc_major) same_kernel.push_back(source->device);
-      for (const auto& other : calibrated) {
-        if (&other != source->device && other.spec->cc_major == t.spec->cc_major) same_kernel.push_back(&other);
+    auto same_kernel = [&](const CalibratedDevice* cand) {
+      if (cand->spec->cc_major != t.spec->cc_major) return false;
+      const auto it = cand->config_index.find(cls.config);
+      if (it == cand->config_index.end() ||
+          cand->gemm_points_per_config[static_cast<std::size_t>(it->second)] < kMinConfigPoints) {
+        return false;
       }
-      for (const CalibratedDevice* cand : same_kernel) {
-        const auto it = cand->config_index.find(cls.config);
-        if (it == cand->config_index.end() ||
-            cand->gemm_points_per_config[static_cast<std::size_t>(it->second)] < kMinConfigPoints) {
-          continue;
-        }
-        d = cand;
-        borrowed = cand->spec != t.spec;
-        cfg = it->second;
-        break;
+      d = cand;
+      borrowed = cand->spec != t.spec;
+      cfg = it->second;
+      return true;
+    };
+    if (cfg < 0 && !same_kernel(source->device)) {
+      for (const auto& other : calibrated) {
+        if (&other != source->device && same_kernel(&other)) break;
       }
     }
   }

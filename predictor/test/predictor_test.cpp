@@ -136,6 +136,21 @@ TEST(PredictorGraphTiming, IsolatedKernelsPayTheMeasuredOffsetOverGraphTimedTabl
   EXPECT_NEAR(isolated.predict(r, cls, ti).us, isolated.predict(r, cls, ti, as_graph).us, 1e-9);
 }
 
+TEST_F(PredictorTest, AKernelObservedOnAnUncalibratedGpuRunsAsItselfFromASameGenerationFit) {
+  // V100 (Volta, 7.0) has no profile; the T4 (Turing, 7.5) calibrated the kernel it ran.
+  const TargetId v100 = predictor_->add_target("V100-PCIE-32GB");
+  const auto rec = gemm_record(512, 256);
+  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), v100, {TimeBasis::kKernel, "V100-PCIE-32GB"});
+  EXPECT_EQ(p.config, "volta_sgemm_128x64_nn");
+  EXPECT_FALSE(p.has(prediction_flags::kConfigChosen));
+  EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
+  // A kernel no GPU calibrated: the configuration is chosen by shape.
+  auto other = rec;
+  other.launch.name = "volta_sgemm_64x64_nn";
+  EXPECT_TRUE(predictor_->predict(other, classify_kernel(other.launch.name), v100, {TimeBasis::kKernel, "V100-PCIE-32GB"})
+                  .has(prediction_flags::kConfigChosen));
+}
+
 TEST_F(PredictorTest, UncalibratedTargetIsSpecScaled) {
   const TargetId a10 = predictor_->add_target("A10");  // no profile: borrows the T4 one
   EXPECT_TRUE(predictor_->target(a10).spec_scaled);
