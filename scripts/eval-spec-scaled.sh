@@ -22,9 +22,9 @@ run() {  # dtype table eval-command gpu
   local only=()
   [ "$cmd" = kernels ] && only=(--ops bmm,linear)
   "$build/reports/pm2lat" eval "$cmd" --data "$table" --profiles "$work/p" --json "$work/r.json" "${only[@]}" > /dev/null
-  python3 - "$work/r.json" "$gpu" "$dtype" "$work/p" <<'PY'
-import json, sys, glob, os
-r, gpu, dtype, pdir = sys.argv[1:]
+  python3 - "$work/r.json" "$gpu" "$dtype" <<'PY'
+import json, sys
+r, gpu, dtype = sys.argv[1:]
 d = [x for x in json.load(open(r))["devices"] if x["device"] == gpu]
 if not d:
     sys.exit(0)
