@@ -127,6 +127,10 @@ struct CalibratedDevice {
   }
   std::vector<ResidualInterpolator<2>> vector_kernel_residual;  // per fit
   std::vector<ResidualInterpolator<2>> vector_call_residual;
+  // Per fit: the shortest kernel time it may forecast. A fit made on large tensors only has
+  // no fixed cost of its own (c0 = 0); the operator's fixed cost on the most similar GPU that
+  // measured one stands in (small layer-norms are latency-bound everywhere).
+  std::vector<double> vector_floor_us;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
   std::unordered_map<std::string_view, std::int32_t> config_index;  // config name -> index
 
@@ -238,6 +242,33 @@ void build_vector_indexes(CalibratedDevice& d) {
     d.vector_kernel_residual.emplace_back(std::move(kpts[f]), std::move(kres[f]), kNeighbours);
     d.vector_call_residual.emplace_back(std::move(cpts[f]), std::move(cres[f]), kNeighbours);
     d.fits_by_op[p.vector_fits[f].op].push_back(static_cast<std::int32_t>(f));
+  }
+}
+
+// Fixed cost for fits that have none: the same operator and kernel configuration on the
+// most similar GPU (SM count and bandwidth) whose fit has one.
+void set_vector_floors(std::vector<CalibratedDevice>& devices) {
+  for (CalibratedDevice& d : devices) {
+    const auto& fits = d.profile->vector_fits;
+    d.vector_floor_us.assign(fits.size(), kMinMemoryKernelUs);
+    for (std::size_t f = 0; f < fits.size(); ++f) {
+      if (fits[f].c0 > 0) continue;
+      double best_score = 0, best_c0 = 0;
+      for (const CalibratedDevice& o : devices) {
+        if (&o == &d) continue;
+        for (const VectorFit& of : o.profile->vector_fits) {
+          if (of.op != fits[f].op || of.config != fits[f].config || of.c0 <= 0) continue;
+          const double score = std::abs(std::log(static_cast<double>(std::max(1, o.spec->sm_count)) /
+                                                 std::max(1, d.spec->sm_count))) +
+                               std::abs(std::log(std::max(1.0, o.spec->mem_bw_gbps) / std::max(1.0, d.spec->mem_bw_gbps)));
+          if (best_c0 == 0 || score < best_score) {
+            best_score = score;
+            best_c0 = of.c0;
+          }
+        }
+      }
+      d.vector_floor_us[f] = std::max(kMinMemoryKernelUs, best_c0);
+    }
   }
 }
 
@@ -705,8 +736,9 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
            (specific ? best_d->vector_call_residual[fi].correction(key) : 1.0);
     p.basis = TimeBasis::kCall;
   } else {
-    // The residual table's correction must not take a kernel under the shortest any runs.
-    p.us = std::max(kMinMemoryKernelUs, kern * (specific ? best_d->vector_kernel_residual[fi].correction(key) : 1.0));
+    // Neither the residual table's correction nor a fit without a fixed cost may take a
+    // kernel under the operator's fixed cost.
+    p.us = std::max(best_d->vector_floor_us[fi], kern * (specific ? best_d->vector_kernel_residual[fi].correction(key) : 1.0));
     p.basis = TimeBasis::kKernel;
   }
   return p;
@@ -748,6 +780,7 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
     build_gemm_indexes(d);
     build_vector_indexes(d);
   }
+  set_vector_floors(impl_->calibrated);
   impl_->long_tail = LongTailModels(impl_->catalogue, impl_->profiles);
 }
 

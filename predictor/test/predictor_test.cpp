@@ -185,6 +185,34 @@ TEST_F(PredictorTest, MemoryBoundAndFallbackPaths) {
   EXPECT_GT(f.us, 0);
 }
 
+TEST(PredictorFixedCost, AFitWithoutFixedCostFloorsAtTheOperatorsFixedCostOnASimilarGpu) {
+  DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  Profile t4 = synthetic_t4(cat.resolve("T4"));  // elementwise: c0 = 3
+  Profile l4;  // made on large tensors only: no fixed cost
+  l4.device = "L4";
+  VectorFit v;
+  v.op = "elementwise";
+  v.c0 = 0;
+  v.c_byte = 1.25;
+  l4.vector_fits.push_back(v);
+  Predictor predictor(cat, {t4, l4});
+  const TargetId t = predictor.add_target("L4");
+  KernelRecord r;
+  r.launch.name = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+  r.op.kind = OpKind::kElementwise;
+  r.op.name = "aten::add";
+  r.op.vec.rows = 1;
+  r.op.vec.cols = 256;
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 1024;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  EXPECT_NEAR(predictor.predict(r, cls, t).us, 3.0, 1e-9);  // the T4's fixed cost, not ~0
+  // Large tensors: the L4's own fit, untouched.
+  r.op.vec.rows = 1 << 20;
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 4.0 * (1 << 28);
+  const double bw = predictor.target(t).spec->bytes_per_us();
+  EXPECT_NEAR(predictor.predict(r, cls, t).us, 1.25 * 8.0 * (1 << 28) / bw, 1e-6);
+}
+
 TEST_F(PredictorTest, UnknownTargetNamesCloseMatches) {
   try {
     predictor_->add_target("T44");
