@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/median.h"
 
 namespace pm2lat::calibrate {
 namespace {
@@ -32,8 +33,7 @@ double graph_kernel_offset_us(Predictor& graph_tables, const DeviceSpec& spec,
     gaps.push_back(*r->measured_us - p.us);
   }
   if (gaps.size() < kMinOffsetKernels) return 0;
-  std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-  return std::clamp(gaps[gaps.size() / 2], 0.0, kMaxOffsetUs);
+  return std::clamp(upper_median(std::move(gaps)), 0.0, kMaxOffsetUs);
 }
 
 }  // namespace pm2lat::calibrate

@@ -9,6 +9,7 @@
 
 #include "pm2lat/calibrate/nnls.h"
 #include "pm2lat/classifier.h"
+#include "pm2lat/median.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/memory_bound_model.h"
@@ -77,12 +78,6 @@ void set_byte_range(VectorFit& f, const std::vector<Sample>& s) {
   f.bytes_max = hi->bytes;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Family-wide fits pool many configurations whose byte counts are only roughly right: an
 // NNLS on relative error then lets the many small kernels zero the per-byte term. Robust
 // estimates instead: the fixed cost is the median time of the kernels too small to be
@@ -93,7 +88,7 @@ std::optional<VectorFit> robust_fit(const std::string& op, const std::vector<Sam
     const double bt = memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term;
     if (bt <= kLatencyBoundUs) small.push_back(*v.record->measured_us);
   }
-  const double c0 = small.size() >= kMinFamilyKernels ? median_of(small) : kNominalFixedUs;
+  const double c0 = small.size() >= kMinFamilyKernels ? upper_median(small) : kNominalFixedUs;
   for (const auto& v : s) {
     const double bt = memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term;
     if (bt >= kBandwidthBoundUs) ratio.push_back((*v.record->measured_us - c0) / bt);
@@ -101,7 +96,7 @@ std::optional<VectorFit> robust_fit(const std::string& op, const std::vector<Sam
   VectorFit out;
   out.op = op;
   out.c0 = c0;
-  out.c_byte = std::clamp(ratio.size() >= kMinFamilyKernels ? median_of(ratio) : kNominalInverseEfficiency,
+  out.c_byte = std::clamp(ratio.size() >= kMinFamilyKernels ? upper_median(ratio) : kNominalInverseEfficiency,
                           kMinInverseEfficiency, kMaxInverseEfficiency);
   out.points = static_cast<std::int32_t>(s.size());
   double ape = 0;
@@ -138,7 +133,7 @@ void add_config_fits(const std::string& op, const std::map<std::string, std::vec
     if (hi < kMinSizeSpan * lo) {
       std::vector<double> bts;
       for (const auto& v : samples) bts.push_back(memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term);
-      const bool bandwidth_bound = median_of(bts) >= kBandwidthBoundUs;
+      const bool bandwidth_bound = upper_median(bts) >= kBandwidthBoundUs;
       std::vector<double> est;
       for (std::size_t i = 0; i < samples.size(); ++i) {
         const double t = *samples[i].record->measured_us;
@@ -148,8 +143,8 @@ void add_config_fits(const std::string& op, const std::map<std::string, std::vec
       VectorFit f;
       f.op = op;
       f.config = config;
-      f.c0 = bandwidth_bound ? kNominalFixedUs : median_of(est);
-      f.c_byte = bandwidth_bound ? std::clamp(median_of(est), 0.0, kMaxConfigInverseEfficiency) : kNominalInverseEfficiency;
+      f.c0 = bandwidth_bound ? kNominalFixedUs : upper_median(est);
+      f.c_byte = bandwidth_bound ? std::clamp(upper_median(est), 0.0, kMaxConfigInverseEfficiency) : kNominalInverseEfficiency;
       f.points = static_cast<std::int32_t>(samples.size());
       double ape = 0;
       for (const auto& v : samples) {

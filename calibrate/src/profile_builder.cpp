@@ -9,6 +9,7 @@
 
 #include "pm2lat/calibrate/nnls.h"
 #include "pm2lat/classifier.h"
+#include "pm2lat/median.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/models/roofline_model.h"
@@ -30,13 +31,6 @@ double six_digits(double v) {
   if (v == 0 || !std::isfinite(v)) return v;
   const double scale = std::pow(10.0, 5 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
   return std::round(v * scale) / scale;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 struct GemmRow {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/median.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
@@ -54,12 +55,6 @@ double config_us(const GemmConfigFit& fit, const Profile& p, const DeviceSpec& s
   if (p.basis != TimeBasis::kCall) return kern;
   const CallOverhead& o = p.overhead_for("conv");
   return std::max(o.floor_us, o.pre_us + kern);
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -142,7 +137,7 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       } else {
         d.by_config.emplace(name, i);
       }
-      d.typical_k_iters.push_back(median(k_iters[i]));
+      d.typical_k_iters.push_back(upper_median(k_iters[i]));
       d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
     }
     d.chooser = ResidualInterpolator<5>(std::move(chooser_keys), std::vector<double>(d.chooser_points.size(), 0.0),

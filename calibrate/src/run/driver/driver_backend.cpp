@@ -15,6 +15,7 @@
 #include "driver/gemm_bench.h"
 #include "driver/graph_timer.h"
 #include "driver/operand_pool.h"
+#include "pm2lat/median.h"
 
 namespace pm2lat::calibrate::run {
 namespace {
@@ -27,12 +28,6 @@ constexpr int kEmptyGraphLaunches = 100;
 constexpr int kSingleCalls = 50;
 constexpr int kHostLaunches = 1000;
 constexpr double kClockProbeUs = 20000;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
 
 class DriverBackend final : public MeasurementBackend {
  public:

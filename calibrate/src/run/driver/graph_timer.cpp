@@ -3,18 +3,14 @@
 #include <algorithm>
 #include <vector>
 
+#include "pm2lat/median.h"
+
 namespace pm2lat::calibrate::run::driver {
 namespace {
 
 // Long enough for the host to record an event and launch a graph behind it; grown when not.
 constexpr double kBusyUs = 50;
 constexpr double kMaxBusyUs = 20000;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-}
 
 }  // namespace
 
