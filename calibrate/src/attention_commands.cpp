@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "command_support.h"
 #include "pm2lat/calibrate/attention_fit.h"
 #include "pm2lat/calibrate/attention_table.h"
 #include "pm2lat/calibrate/csv_table.h"
@@ -18,13 +19,6 @@
 
 namespace pm2lat::calibrate {
 namespace {
-
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
 
 struct ImportOptions {
   std::string data, out_dir, catalogue, tag = "aiconfigurator-attention",
@@ -100,18 +94,6 @@ int run_split(const SplitOptions& o) {
   fmt::print("{}: {} rows ({} shapes) -> {}; {} rows ({} shapes) -> {}\n", o.data, train.size(), train_keys.size(),
              o.train, test.size(), test_keys.size(), o.test);
   return 0;
-}
-
-// Runs a command, turning failures into a CLI11 exit status.
-template <typename F>
-void run_or_exit(F&& f) {
-  int rc = 1;
-  try {
-    rc = f();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-  }
-  if (rc != 0) throw CLI::RuntimeError(rc);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "command_support.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/graph_offset.h"
 #include "pm2lat/calibrate/kernel_family_fit.h"
@@ -23,28 +24,10 @@
 namespace pm2lat::calibrate {
 namespace {
 
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
 struct Options {
   std::vector<std::string> inputs;
   std::string data, out_dir, catalogue, tag, source, devices;
 };
-
-template <typename F>
-void run_or_exit(F&& f) {
-  int rc = 1;
-  try {
-    rc = f();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
-  }
-  if (rc != 0) throw CLI::RuntimeError(rc);
-}
 
 // A predictor over the graph-timed profiles of `dir` (nullptr when there are none).
 std::unique_ptr<Predictor> graph_table_predictor(const std::string& dir, const std::string& catalogue_file) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "attention_commands.h"
+#include "command_support.h"
 #include "family_commands.h"
 #include "run_command.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
@@ -23,13 +24,6 @@ namespace {
 
 using namespace pm2lat;
 using namespace pm2lat::calibrate;
-
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
 
 std::set<std::string> split_list(const std::string& s) {
   std::set<std::string> out;

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <memory>
 
+#include "command_support.h"
 #include "pm2lat/calibrate/run/calibration_fit.h"
 #include "pm2lat/calibrate/run/calibration_journal.h"
 #include "pm2lat/calibrate/run/calibration_plan.h"
@@ -44,13 +45,6 @@ extern "C" void on_interrupt(int) {
     std::signal(SIGINT, SIG_DFL);
     std::raise(SIGINT);
   }
-}
-
-std::string today() {
-  const std::time_t t = std::time(nullptr);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
 }
 
 std::vector<std::int64_t> parse_ints(const std::string& text) {
