@@ -38,13 +38,32 @@ struct GemmRow {
   KernelClass cls;
 };
 
+// The work of a measured launch for a configuration: blocks and split-K as launched.
+GemmWork launched_work(const GemmConfigFit& c, const KernelRecord& r) {
+  const GemmShape& s = r.op.gemm;
+  return gemm_work(c, s, blocks_from_grid(r.launch.grid, s.batch), split_k_from_grid(r.launch.grid, s.batch),
+                   dtype_bytes(c.dtype));
+}
+
 std::vector<double> gemm_regressors(const GemmConfigFit& c, const DeviceSpec& spec,
                                     const KernelRecord& r) {
-  const GemmShape& s = r.op.gemm;
-  const GemmWork w = gemm_work(c, s, blocks_from_grid(r.launch.grid, s.batch),
-                               split_k_from_grid(r.launch.grid, s.batch), dtype_bytes(c.dtype));
-  const GemmWaveFeatures f = gemm_wave_features(c, spec, w);
+  const GemmWaveFeatures f = gemm_wave_features(c, spec, launched_work(c, r));
   return {1.0, f.wave_k, f.wave, f.mem, f.block_k};
+}
+
+// Mean absolute percentage error of a configuration over its rows, in the profile's basis.
+double fit_mape_pct(const GemmConfigFit& c, const std::vector<const GemmRow*>& rows, const DeviceSpec& spec,
+                    const Profile& profile) {
+  if (rows.empty()) return 0;
+  double err = 0;
+  for (const GemmRow* r : rows) {
+    const auto& rec = r->call->record;
+    const CallOverhead& o = profile.overhead_for(r->call->op);
+    const double kern = gemm_wave_kernel_us(c, spec, launched_work(c, rec));
+    const double pred = profile.basis == TimeBasis::kCall ? std::max(o.floor_us, o.pre_us + kern) : kern;
+    err += std::fabs(pred - *rec.measured_us) / *rec.measured_us;
+  }
+  return 100.0 * err / static_cast<double>(rows.size());
 }
 
 // Which way the kernel's tile_m runs: compare observed grids with both orientations.
@@ -96,28 +115,14 @@ GemmConfigFit fit_gemm_efficiency(GemmConfigFit c, const std::vector<const GemmR
   for (const GemmRow* r : rows) {
     const auto& rec = r->call->record;
     const CallOverhead& o = profile.overhead_for(r->call->op);
-    const GemmShape& s = rec.op.gemm;
-    const GemmWork w = gemm_work(c, s, blocks_from_grid(rec.launch.grid, s.batch),
-                                 split_k_from_grid(rec.launch.grid, s.batch), dtype_bytes(c.dtype));
-    const double variable = gemm_wave_kernel_us(c, spec, w) - c.c0;
+    const double variable = gemm_wave_kernel_us(c, spec, launched_work(c, rec)) - c.c0;
     const double measured = std::max(0.5, *rec.measured_us - o.pre_us) - c.c0;
     if (variable > 0 && measured > 0) ratios.push_back(measured / variable);
   }
   const double scale = ratios.empty() ? 1.0 : median(ratios);
   c.c_block_k *= scale;
   c.c_mem *= scale;
-  double err = 0;
-  for (const GemmRow* r : rows) {
-    const auto& rec = r->call->record;
-    const CallOverhead& o = profile.overhead_for(r->call->op);
-    const GemmShape& s = rec.op.gemm;
-    const GemmWork w = gemm_work(c, s, blocks_from_grid(rec.launch.grid, s.batch),
-                                 split_k_from_grid(rec.launch.grid, s.batch), dtype_bytes(c.dtype));
-    const double kern = gemm_wave_kernel_us(c, spec, w);
-    const double pred = profile.basis == TimeBasis::kCall ? std::max(o.floor_us, o.pre_us + kern) : kern;
-    err += std::fabs(pred - *rec.measured_us) / *rec.measured_us;
-  }
-  c.fit_mape_pct = rows.empty() ? 0 : 100.0 * err / static_cast<double>(rows.size());
+  c.fit_mape_pct = fit_mape_pct(c, rows, spec, profile);
   c.points = static_cast<std::int32_t>(rows.size());
   return c;
 }
@@ -157,18 +162,7 @@ GemmConfigFit fit_gemm_config(GemmConfigFit base, const std::vector<const GemmRo
     c.c_wave = fit->coef[2];
     c.c_mem = fit->coef[3];
     c.c_block_k = fit->coef[4];
-    double err = 0;
-    for (const GemmRow* r : rows) {
-      const auto& rec = r->call->record;
-      const CallOverhead& o = profile.overhead_for(r->call->op);
-      const GemmShape& s = rec.op.gemm;
-      const GemmWork w = gemm_work(c, s, blocks_from_grid(rec.launch.grid, s.batch),
-                                   split_k_from_grid(rec.launch.grid, s.batch), dtype_bytes(c.dtype));
-      const double kern = gemm_wave_kernel_us(c, spec, w);
-      const double pred = profile.basis == TimeBasis::kCall ? std::max(o.floor_us, o.pre_us + kern) : kern;
-      err += std::fabs(pred - *rec.measured_us) / *rec.measured_us;
-    }
-    err = 100.0 * err / static_cast<double>(rows.size());
+    const double err = fit_mape_pct(c, rows, spec, profile);
     if (best_err < 0 || err < best_err) {
       best_err = err;
       best = c;
