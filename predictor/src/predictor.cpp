@@ -258,9 +258,7 @@ void set_vector_floors(std::vector<CalibratedDevice>& devices) {
         if (&o == &d) continue;
         for (const VectorFit& of : o.profile->vector_fits) {
           if (of.op != fits[f].op || of.config != fits[f].config || of.c0 <= 0) continue;
-          const double score = std::abs(std::log(static_cast<double>(std::max(1, o.spec->sm_count)) /
-                                                 std::max(1, d.spec->sm_count))) +
-                               std::abs(std::log(std::max(1.0, o.spec->mem_bw_gbps) / std::max(1.0, d.spec->mem_bw_gbps)));
+          const double score = sm_and_bandwidth_distance(*o.spec, *d.spec);
           if (best_c0 == 0 || score < best_score) {
             best_score = score;
             best_c0 = of.c0;
@@ -310,8 +308,7 @@ struct Predictor::Impl {
     for (const auto& d : calibrated) {
       if (!accept(d)) continue;
       const DeviceSpec& s = *d.spec;
-      double score = std::abs(std::log(static_cast<double>(s.sm_count) / spec.sm_count)) +
-                     std::abs(std::log(s.mem_bw_gbps / spec.mem_bw_gbps)) +
+      double score = sm_and_bandwidth_distance(s, spec) +
                      std::abs(std::log(s.peak_tflops(DType::kBf16) / spec.peak_tflops(DType::kBf16)));
       if (s.cc_major != spec.cc_major) score += 10;
       else if (s.cc_minor != spec.cc_minor) score += 2;

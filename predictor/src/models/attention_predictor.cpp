@@ -203,8 +203,7 @@ void AttentionPredictor::add_target(const DeviceSpec& spec) {
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
     const DeviceSpec& s = *impl_->devices[i].spec;
     if (&s == &spec || s.name == spec.name) t.own = static_cast<int>(i);
-    double score = std::abs(std::log(static_cast<double>(std::max(1, s.sm_count)) / std::max(1, spec.sm_count))) +
-                   std::abs(std::log(std::max(1.0, s.mem_bw_gbps) / std::max(1.0, spec.mem_bw_gbps))) +
+    double score = sm_and_bandwidth_distance(s, spec) +
                    std::abs(std::log(std::max(1.0, s.peak_tflops(DType::kBf16)) /
                                      std::max(1.0, spec.peak_tflops(DType::kBf16))));
     // Shared memory per SM decides which tiles a kernel can use (FlashAttention 2 picks

@@ -157,8 +157,7 @@ void ConvPredictor::add_target(const DeviceSpec& spec) {
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
     const auto& d = impl_->devices[i];
     const DeviceSpec& s = *d.spec;
-    double score = std::abs(std::log(static_cast<double>(std::max(1, s.sm_count)) / std::max(1, spec.sm_count))) +
-                   std::abs(std::log(std::max(1.0, s.mem_bw_gbps) / std::max(1.0, spec.mem_bw_gbps)));
+    double score = sm_and_bandwidth_distance(s, spec);
     if (s.cc_major != spec.cc_major) score += 10;
     if (d.profile->basis == TimeBasis::kCall) score += 0.5;  // kernel-basis fits first
     if (s.name == spec.name) {

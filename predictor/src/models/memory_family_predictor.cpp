@@ -103,9 +103,7 @@ void MemoryFamilyPredictor::add_target(const DeviceSpec& spec) {
   std::vector<std::pair<double, int>> order;
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
     const DeviceSpec& s = *impl_->devices[i].spec;
-    double score = std::abs(std::log(std::max(1.0, s.mem_bw_gbps) / std::max(1.0, spec.mem_bw_gbps))) +
-                   std::abs(std::log(static_cast<double>(std::max(1, s.sm_count)) / std::max(1, spec.sm_count))) +
-                   0.5 * std::abs(s.cc_major - spec.cc_major);
+    double score = sm_and_bandwidth_distance(s, spec) + 0.5 * std::abs(s.cc_major - spec.cc_major);
     if (s.name == spec.name) {
       score = -1;
       t.own = static_cast<int>(i);

@@ -1,6 +1,7 @@
 #include "pm2lat/device_catalogue.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -45,6 +46,11 @@ std::string device_name_key(std::string_view name) {
     else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) key.push_back(c);
   }
   return key;
+}
+
+double sm_and_bandwidth_distance(const DeviceSpec& a, const DeviceSpec& b) noexcept {
+  return std::abs(std::log(static_cast<double>(std::max(1, a.sm_count)) / std::max(1, b.sm_count))) +
+         std::abs(std::log(std::max(1.0, a.mem_bw_gbps) / std::max(1.0, b.mem_bw_gbps)));
 }
 
 double DeviceSpec::peak_tflops(DType compute) const noexcept {
