@@ -11,12 +11,12 @@
 #include <unordered_set>
 
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/kineto_trace.h"
+#include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/prediction_memo.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"
-#include "pm2lat/reports/trace_records.h"
-#include "pm2lat/reports/trace_replay.h"
+#include "pm2lat/reports/replay/trace_records.h"
+#include "pm2lat/reports/replay/trace_replay.h"
 
 namespace {
 

@@ -7,9 +7,9 @@
 #include <string_view>
 
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/kernel_class_cache.h"
-#include "pm2lat/reports/kineto_trace.h"
-#include "pm2lat/reports/trace_records.h"
+#include "pm2lat/reports/replay/kernel_class_cache.h"
+#include "pm2lat/reports/replay/kineto_trace.h"
+#include "pm2lat/reports/replay/trace_records.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pm2lat::reports;

@@ -15,13 +15,13 @@
 #include <thread>
 #include <vector>
 
-#include "driver_hooks.h"
-#include "handle_cache.h"
-#include "launch_path_state.h"
-#include "library_context.h"
-#include "string_table.h"
-#include "thread_ring.h"
-#include "thread_state.h"
+#include "launch_path/driver_hooks.h"
+#include "launch_path/handle_cache.h"
+#include "launch_path/launch_path_state.h"
+#include "interpose/library_context.h"
+#include "launch_path/string_table.h"
+#include "launch_path/thread_ring.h"
+#include "launch_path/thread_state.h"
 
 // ---- allocation counting: every allocation on a thread that asked to be counted ------------
 

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "real_dl.h"
+#include "interpose/real_dl.h"
 
 namespace pm2lat::shim {
 

@@ -12,17 +12,17 @@
 #include <fstream>
 #include <new>
 
-#include "cupti_activity_collector.h"
-#include "cupti_launch_callbacks.h"
+#include "cupti/cupti_activity_collector.h"
+#include "cupti/cupti_launch_callbacks.h"
 #include "diagnostics.h"
 #include "driver_api.h"
-#include "entry_points.h"
-#include "handle_cache.h"
-#include "nvtx_emitter.h"
-#include "string_table.h"
-#include "thread_ring.h"
-#include "thread_state.h"
-#include "worker.h"
+#include "interpose/entry_points.h"
+#include "launch_path/handle_cache.h"
+#include "cupti/nvtx_emitter.h"
+#include "launch_path/string_table.h"
+#include "launch_path/thread_ring.h"
+#include "launch_path/thread_state.h"
+#include "collect/worker.h"
 
 namespace pm2lat::shim {
 

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "config.h"
-#include "cupti_api.h"
-#include "launch_path_state.h"
+#include "cupti/cupti_api.h"
+#include "launch_path/launch_path_state.h"
 
 namespace pm2lat::shim {
 

@@ -7,7 +7,7 @@
 #include "pm2lat/calibrate/attention_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/predictor.h"
-#include "pm2lat/reports/attention_eval.h"
+#include "pm2lat/reports/eval/attention_eval.h"
 
 namespace pm2lat::cli {
 

@@ -9,9 +9,9 @@
 #include "pm2lat/predictor.h"
 #include "pm2lat/calibrate/neusight_models.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
-#include "pm2lat/reports/gemm_eval.h"
-#include "pm2lat/reports/kernel_eval.h"
-#include "pm2lat/reports/model_eval.h"
+#include "pm2lat/reports/eval/gemm_eval.h"
+#include "pm2lat/reports/eval/kernel_eval.h"
+#include "pm2lat/reports/eval/model_eval.h"
 
 namespace pm2lat::cli {
 

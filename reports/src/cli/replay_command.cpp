@@ -8,10 +8,10 @@
 #include "cli/commands.h"
 #include "pm2lat/reports/console_reporter.h"
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/progress_bar.h"
+#include "pm2lat/reports/eval/progress_bar.h"
 #include "pm2lat/reports/replay_json_reporter.h"
 #include "pm2lat/reports/run_predictor.h"
-#include "pm2lat/reports/trace_replay.h"
+#include "pm2lat/reports/replay/trace_replay.h"
 
 namespace pm2lat::cli {
 namespace {

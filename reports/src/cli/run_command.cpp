@@ -7,7 +7,7 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/reports/console_reporter.h"
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/launcher.h"
+#include "pm2lat/reports/cli/launcher.h"
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "pm2lat/kernel_class.h"
-#include "pm2lat/reports/error_stats.h"
+#include "pm2lat/reports/eval/error_stats.h"
 #include "pm2lat/reports/run_table.h"
 
 namespace pm2lat::reports {

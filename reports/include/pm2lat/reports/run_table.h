@@ -14,7 +14,7 @@
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/prediction.h"
 #include "pm2lat/record_jsonl.h"
-#include "pm2lat/reports/kineto_trace.h"
+#include "pm2lat/reports/replay/kineto_trace.h"
 
 namespace pm2lat::reports {
 

@@ -1,0 +1,77 @@
+// `pm2lat eval kernels`: predicts every row of a NeuSight-format kernel table on its own GPU
+// (from shapes, kernel name and launch geometry, never from its latency) and summarises the
+// error per device x op x kernel family, per device and overall.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "pm2lat/calibrate/neusight_table.h"
+#include "pm2lat/predictor.h"
+#include "pm2lat/reports/eval/error_stats.h"
+
+namespace pm2lat::reports {
+
+struct KernelEvalGroup {
+  std::string device, op, family;
+  ErrorSummary error;
+};
+
+struct KernelEvalDevice {
+  std::string device;
+  ErrorSummary error;
+  ErrorSummary gemm;
+  bool spec_scaled = false;  // the device has no profile: predictions were scaled
+};
+
+struct KernelEvalResult {
+  std::vector<KernelEvalGroup> groups;
+  std::vector<KernelEvalDevice> devices;
+  ErrorSummary overall;
+  std::size_t unknown_devices = 0;  // rows whose GPU is not in the catalogue
+};
+
+// Kernel-level family label used in the tables: the GEMM naming scheme for GEMM kernels
+// ("legacy_cublas", "xmma", "cutlass2", ...), the kernel family otherwise.
+std::string family_label(const KernelClass& cls);
+
+KernelEvalResult eval_kernels(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls);
+
+void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
+nlohmann::json kernel_eval_json(const KernelEvalResult& r);
+
+}  // namespace pm2lat::reports
+
+namespace pm2lat::reports {
+
+// Cross-GPU scoring (`pm2lat eval kernels --source A --target B`): every shape measured on
+// both A and B is presented as the runtime would see it on A (A's kernel name, grid, block,
+// shape) and predicted on B with B's profile; B's row is only the ground truth.
+struct CrossGroup {
+  std::string source, target, op;
+  ErrorSummary error;
+};
+
+struct CrossEvalResult {
+  std::vector<CrossGroup> pairs;   // per (source, target, op)
+  std::vector<CrossGroup> totals;  // per (source, target), op = "all"
+  ErrorSummary overall;
+  ErrorSummary gemm;               // GEMM rows over all pairs
+};
+
+// `source` / `target`: GPU names as in the table or the catalogue; "all" = every GPU in the
+// table (pairs of distinct GPUs). `graph_replay`: the table timed calls in replayed CUDA
+// graphs (AIConfigurator), and predictions are made in that timing.
+CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
+                                   const std::string& source, const std::string& target, bool graph_replay = false);
+
+void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
+nlohmann::json cross_eval_json(const CrossEvalResult& r);
+
+// The source x target matrix of MAPE (GEMM rows only when `gemm_only`), for closing notes.
+void print_cross_matrix(std::ostream& out, const CrossEvalResult& r);
+
+}  // namespace pm2lat::reports

@@ -1,0 +1,38 @@
+#include "pm2lat/reports/eval/error_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace pm2lat::reports {
+
+double ape_pct(double predicted, double measured) noexcept {
+  if (!(measured > 0)) return 0;
+  return std::fabs(predicted - measured) / measured * 100.0;
+}
+
+void ErrorStats::add(double predicted, double measured) { apes_.push_back(ape_pct(predicted, measured)); }
+
+namespace {
+double quantile(std::vector<double>& v, double q) {
+  // Linear interpolation between closest ranks (numpy's default).
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+}  // namespace
+
+ErrorSummary ErrorStats::summary() const {
+  ErrorSummary s;
+  s.n = apes_.size();
+  if (apes_.empty()) return s;
+  std::vector<double> v = apes_;
+  s.mape_pct = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  s.median_ape_pct = quantile(v, 0.5);
+  s.p90_ape_pct = quantile(v, 0.9);
+  return s;
+}
+
+}  // namespace pm2lat::reports

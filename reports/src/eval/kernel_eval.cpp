@@ -1,0 +1,223 @@
+#include "pm2lat/reports/eval/kernel_eval.h"
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <unordered_map>
+
+#include "pm2lat/classifier.h"
+
+namespace pm2lat::reports {
+
+std::string family_label(const KernelClass& cls) {
+  if (cls.family == KernelFamily::kGemm && cls.gemm.scheme != GemmNameScheme::kNone)
+    return std::string(to_string(cls.gemm.scheme));
+  return std::string(to_string(cls.family));
+}
+
+KernelEvalResult eval_kernels(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls) {
+  struct Acc {
+    ErrorStats all, gemm;
+    bool spec_scaled = false;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, ErrorStats> groups;
+  std::map<std::string, Acc> devices;
+  ErrorStats overall;
+  KernelEvalResult out;
+  std::unordered_map<std::string, KernelClass> classes;
+  std::unordered_map<std::string, std::optional<TargetId>> targets;
+  for (const auto& c : calls) {
+    auto t_it = targets.find(c.device);
+    if (t_it == targets.end()) {
+      std::optional<TargetId> id;
+      if (predictor.catalogue().find(c.device) != nullptr) id = predictor.add_target(c.device);
+      t_it = targets.emplace(c.device, id).first;
+    }
+    if (!t_it->second) {
+      ++out.unknown_devices;
+      continue;
+    }
+    auto c_it = classes.find(c.record.launch.name);
+    if (c_it == classes.end()) c_it = classes.emplace(c.record.launch.name, classify_kernel(c.record.launch.name)).first;
+    const KernelClass& cls = c_it->second;
+    PredictOptions opt;
+    opt.basis = TimeBasis::kCall;
+    opt.source_device = c.device;
+    const Prediction p = predictor.predict(c.record, cls, *t_it->second, opt);
+    const double measured = *c.record.measured_us;
+    const Target& target = predictor.target(*t_it->second);
+    groups[{target.name, c.op, family_label(cls)}].add(p.us, measured);
+    Acc& d = devices[target.name];
+    d.all.add(p.us, measured);
+    d.spec_scaled = target.spec_scaled;
+    if (c.record.op.kind == OpKind::kGemm) d.gemm.add(p.us, measured);
+    overall.add(p.us, measured);
+  }
+  for (const auto& [key, s] : groups) {
+    out.groups.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), s.summary()});
+  }
+  for (const auto& [name, a] : devices) {
+    out.devices.push_back({name, a.all.summary(), a.gemm.summary(), a.spec_scaled});
+  }
+  out.overall = overall.summary();
+  return out;
+}
+
+void print_kernel_eval(std::ostream& os, const KernelEvalResult& r) {
+  fmt::print(os, "{:<16} {:<9} {:<18} {:>7} {:>8} {:>8} {:>8}\n", "device", "op", "family", "n",
+             "MAPE%", "med%", "p90%");
+  for (const auto& g : r.groups) {
+    fmt::print(os, "{:<16} {:<9} {:<18} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", g.device, g.op, g.family,
+               g.error.n, g.error.mape_pct, g.error.median_ape_pct, g.error.p90_ape_pct);
+  }
+  fmt::print(os, "\n{:<16} {:>7} {:>8} {:>8} {:>8} {:>7} {:>10} {:>9}\n", "device", "n", "MAPE%", "med%",
+             "p90%", "gemm n", "gemm MAPE%", "gemm med%");
+  for (const auto& d : r.devices) {
+    fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f} {:>7} {:>10.2f} {:>9.2f}{}\n", d.device, d.error.n,
+               d.error.mape_pct, d.error.median_ape_pct, d.error.p90_ape_pct, d.gemm.n, d.gemm.mape_pct,
+               d.gemm.median_ape_pct, d.spec_scaled ? "  (spec-scaled: no profile)" : "");
+  }
+  fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "overall", r.overall.n, r.overall.mape_pct,
+             r.overall.median_ape_pct, r.overall.p90_ape_pct);
+  if (r.unknown_devices > 0)
+    fmt::print(os, "{} rows skipped: GPU not in the device catalogue\n", r.unknown_devices);
+}
+
+nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
+  using nlohmann::json;
+  json groups = json::array(), devices = json::array();
+  for (const auto& g : r.groups) {
+    groups.push_back({{"device", g.device}, {"op", g.op}, {"family", g.family}, {"n", g.error.n},
+                      {"mape_pct", g.error.mape_pct}, {"median_ape_pct", g.error.median_ape_pct},
+                      {"p90_ape_pct", g.error.p90_ape_pct}});
+  }
+  for (const auto& d : r.devices) {
+    devices.push_back({{"device", d.device}, {"n", d.error.n}, {"mape_pct", d.error.mape_pct},
+                       {"median_ape_pct", d.error.median_ape_pct}, {"p90_ape_pct", d.error.p90_ape_pct},
+                       {"gemm_mape_pct", d.gemm.mape_pct}, {"gemm_median_ape_pct", d.gemm.median_ape_pct},
+                       {"spec_scaled", d.spec_scaled}});
+  }
+  return {{"groups", groups},
+          {"devices", devices},
+          {"overall", {{"n", r.overall.n}, {"mape_pct", r.overall.mape_pct},
+                       {"median_ape_pct", r.overall.median_ape_pct}}}};
+}
+
+}  // namespace pm2lat::reports
+
+namespace pm2lat::reports {
+
+CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
+                                   const std::string& source, const std::string& target, bool graph_replay) {
+  const DeviceCatalogue& cat = predictor.catalogue();
+  auto canonical = [&](const std::string& name) -> std::string {
+    const DeviceSpec* s = cat.find(name);
+    return s ? s->name : std::string();
+  };
+  const std::string want_source = source == "all" ? "all" : cat.resolve(source).name;
+  const std::string want_target = target == "all" ? "all" : cat.resolve(target).name;
+  // shape key -> GPU -> call
+  std::map<std::string, std::map<std::string, const calibrate::MeasuredCall*>> by_shape;
+  for (const auto& c : calls) {
+    const std::string gpu = canonical(c.device);
+    if (!gpu.empty()) by_shape[c.shape_key].emplace(gpu, &c);
+  }
+  std::unordered_map<std::string, KernelClass> classes;
+  std::map<std::tuple<std::string, std::string, std::string>, ErrorStats> groups;
+  std::map<std::pair<std::string, std::string>, ErrorStats> totals;
+  ErrorStats overall, gemm;
+  std::map<std::string, TargetId> targets;
+  for (const auto& [key, per_gpu] : by_shape) {
+    for (const auto& [a, on_a] : per_gpu) {
+      if (want_source != "all" && a != want_source) continue;
+      for (const auto& [b, on_b] : per_gpu) {
+        if (a == b || (want_target != "all" && b != want_target)) continue;
+        auto t = targets.find(b);
+        if (t == targets.end()) t = targets.emplace(b, predictor.add_target(b)).first;
+        auto c_it = classes.find(on_a->record.launch.name);
+        if (c_it == classes.end()) {
+          c_it = classes
+                     .emplace(on_a->record.launch.name, on_a->kernel_class ? *on_a->kernel_class
+                                                                           : classify_kernel(on_a->record.launch.name))
+                     .first;
+        }
+        PredictOptions opt;
+        opt.basis = on_b->record.basis;
+        opt.graph_replay = graph_replay;
+        opt.source_spec = cat.find(a);
+        const Prediction p = predictor.predict(on_a->record, c_it->second, t->second, opt);
+        const double measured = *on_b->record.measured_us;
+        groups[{a, b, on_a->op}].add(p.us, measured);
+        totals[{a, b}].add(p.us, measured);
+        overall.add(p.us, measured);
+        if (on_a->record.op.kind == OpKind::kGemm) gemm.add(p.us, measured);
+      }
+    }
+  }
+  CrossEvalResult out;
+  for (const auto& [k, s] : groups) out.pairs.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), s.summary()});
+  for (const auto& [k, s] : totals) out.totals.push_back({k.first, k.second, "all", s.summary()});
+  out.overall = overall.summary();
+  out.gemm = gemm.summary();
+  return out;
+}
+
+void print_cross_eval(std::ostream& os, const CrossEvalResult& r) {
+  fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8} {:>8}\n", "source", "target", "op", "n", "MAPE%", "med%");
+  for (const auto& g : r.pairs) {
+    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op, g.error.n,
+               g.error.mape_pct, g.error.median_ape_pct);
+  }
+  fmt::print(os, "\n");
+  for (const auto& g : r.totals) {
+    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, "all", g.error.n,
+               g.error.mape_pct, g.error.median_ape_pct);
+  }
+  fmt::print(os, "overall: n {}  MAPE {:.2f} %  median {:.2f} %   GEMM: n {}  MAPE {:.2f} %  median {:.2f} %\n",
+             r.overall.n, r.overall.mape_pct, r.overall.median_ape_pct, r.gemm.n, r.gemm.mape_pct,
+             r.gemm.median_ape_pct);
+}
+
+void print_cross_matrix(std::ostream& os, const CrossEvalResult& r) {
+  std::vector<std::string> names;
+  for (const auto& g : r.totals) {
+    for (const auto* n : {&g.source, &g.target}) {
+      if (std::find(names.begin(), names.end(), *n) == names.end()) names.push_back(*n);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  fmt::print(os, "MAPE % (rows: source GPU, columns: target GPU)\n{:<16}", "");
+  for (const auto& n : names) fmt::print(os, " {:>10.10}", n);
+  fmt::print(os, "\n");
+  for (const auto& a : names) {
+    fmt::print(os, "{:<16}", a);
+    for (const auto& b : names) {
+      std::string cell = "-";
+      for (const auto& g : r.totals) {
+        if (g.source == a && g.target == b) cell = fmt::format("{:.1f}", g.error.mape_pct);
+      }
+      fmt::print(os, " {:>10}", cell);
+    }
+    fmt::print(os, "\n");
+  }
+}
+
+nlohmann::json cross_eval_json(const CrossEvalResult& r) {
+  using nlohmann::json;
+  json pairs = json::array();
+  for (const auto* list : {&r.pairs, &r.totals}) {
+    for (const auto& g : *list) {
+      pairs.push_back({{"source", g.source}, {"target", g.target}, {"op", g.op}, {"n", g.error.n},
+                       {"mape_pct", g.error.mape_pct}, {"median_ape_pct", g.error.median_ape_pct}});
+    }
+  }
+  return {{"pairs", pairs},
+          {"overall", {{"n", r.overall.n}, {"mape_pct", r.overall.mape_pct},
+                       {"median_ape_pct", r.overall.median_ape_pct}, {"gemm_n", r.gemm.n},
+                       {"gemm_mape_pct", r.gemm.mape_pct}, {"gemm_median_ape_pct", r.gemm.median_ape_pct}}}};
+}
+
+}  // namespace pm2lat::reports

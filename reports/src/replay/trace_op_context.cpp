@@ -1,0 +1,185 @@
+#include "pm2lat/reports/replay/trace_op_context.h"
+
+#include <algorithm>
+
+#include "op_inputs.h"
+#include "op_shape_rules.h"
+#include "pm2lat/reports/replay/trace_op_linker.h"
+
+namespace pm2lat::reports {
+namespace {
+
+using namespace trace_rules;
+
+bool gemm_family(KernelFamily f) {
+  return f == KernelFamily::kGemm || f == KernelFamily::kGemv || f == KernelFamily::kSplitKReduce ||
+         f == KernelFamily::kTritonTemplate;
+}
+
+bool has_inputs(const TraceOp& op) {
+  return std::any_of(op.inputs.begin(), op.inputs.end(), [](const OpInput& in) { return !in.shapes.empty(); });
+}
+
+std::vector<ChainOp> chain_of(const KinetoTrace& trace, const TraceKernel& kernel) {
+  std::vector<ChainOp> chain;
+  for (const TraceOp* op : op_chain(trace, kernel)) chain.push_back({op, trace.strings[op->name]});
+  return chain;
+}
+
+// Bytes a GEMV-like or split-K helper kernel of a GEMM moves: operands and output for a
+// GEMV, the partial sums and the output for a split-K reduction.
+VectorShape gemm_helper_bytes(const GemmShape& g, KernelFamily f) {
+  VectorShape v;
+  const double eb = dtype_bytes(g.a);
+  const double out = static_cast<double>(g.batch * g.m * g.n);
+  v.rows = g.batch * g.m;
+  v.cols = g.n;
+  v.dtype = g.a;
+  if (f == KernelFamily::kSplitKReduce) {
+    v.bytes_read = 2 * out * 4;  // fp32 partials of at least two slices
+    v.bytes_written = out * eb;
+  } else {
+    v.bytes_read = static_cast<double>(g.batch) * static_cast<double>(g.m * g.k + g.k * g.n) * eb;
+    v.bytes_written = out * eb;
+  }
+  return v;
+}
+
+// cuDNN's set-up kernels inside a convolution (workspace init, offset tables): a single
+// thread or a few blocks, never the convolution itself.
+bool is_conv_helper(std::string_view name, const TraceKernel& kernel) {
+  for (std::string_view h : {"init_device_workspace", "computeOffsets", "computeBOffsets", "precompute",
+                             "reduce_wgrad", "zero_init"}) {
+    if (name.find(h) != std::string_view::npos) return true;
+  }
+  return kernel.grid.volume() * kernel.block.volume() < 64;
+}
+
+// An operator on a tensor too big for 32-bit indexing runs as several launches of the same
+// kernel, each over a part of it: scale the operator's bytes to the part this launch covers.
+void scale_to_launch(MemoryWork& w, std::string_view kernel_name, const TraceKernel& kernel) {
+  const double covered = elementwise_launch_elements(kernel_name, kernel);
+  const double elements = static_cast<double>(w.vec.rows) * static_cast<double>(w.vec.cols);
+  if (covered <= 0 || elements <= 0 || covered >= 0.9 * elements) return;
+  const double f = covered / elements;
+  w.vec.bytes_read *= f;
+  w.vec.bytes_written *= f;
+  w.vec.rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(w.vec.rows) * f));
+}
+
+OpContext from_memory_work(const MemoryWork& w, std::string_view name, const char* source) {
+  OpContext op;
+  op.kind = w.kind;
+  op.vec = w.vec;
+  op.name = std::string(name);
+  op.source = source;
+  return op;
+}
+
+}  // namespace
+
+OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel, const KernelClass& cls,
+                                std::vector<std::int64_t>* int_args) {
+  const std::vector<ChainOp> chain = chain_of(trace, kernel);
+  OpContext op;
+  op.source = "aten";
+  if (!chain.empty()) op.name = std::string(chain.front().name);
+
+  if (cls.family == KernelFamily::kCollective) {
+    op.kind = OpKind::kCollective;
+    op.source = "nccl";
+    op.collective = collective_shape(kernel, chain, trace.world_size);
+    return op;
+  }
+
+  const bool inside_linear = std::any_of(chain.begin(), chain.end(), [](const ChainOp& c) {
+    return aten_name(c.name) == "linear";
+  });
+
+  // Innermost op that this kind of kernel has a reading for; wrappers without one are
+  // looked through, but never past an op that recorded shapes of its own (that op owns the
+  // kernel even if no rule knows it).
+  for (const ChainOp& c : chain) {
+    const std::string_view a = aten_name(c.name);
+    const TraceOp& o = *c.op;
+    if (is_conv_op(a) && is_conv_helper(trace.strings[kernel.name], kernel)) {
+      if (auto w = helper_work(o, c.name, cls, kernel)) return from_memory_work(*w, c.name, "aten");
+    } else if (gemm_family(cls.family) || (cls.family == KernelFamily::kUnknown && is_matmul_op(a))) {
+      if (is_matmul_op(a)) {
+        if (auto g = gemm_shape(o, a, inside_linear)) {
+          op.kind = OpKind::kGemm;
+          op.name = std::string(c.name);
+          op.gemm = *g;
+          op.gemm.compute = gemm_compute_type(g->a, cls);
+          if (cls.family == KernelFamily::kGemv || cls.family == KernelFamily::kSplitKReduce)
+            op.vec = gemm_helper_bytes(*g, cls.family);
+          return op;
+        }
+      } else if (is_conv_op(a)) {
+        if (auto conv = conv_shape(o, a)) {
+          // cuDNN runs some convolutions as plain GEMM kernels: model them as that GEMM.
+          op.kind = OpKind::kGemm;
+          op.name = std::string(c.name);
+          op.gemm = implicit_gemm(*conv, a, cls, kernel.grid);
+          op.gemm.compute = gemm_compute_type(conv->dtype, cls);
+          return op;
+        }
+      }
+    } else if (cls.family == KernelFamily::kConv) {
+      if (is_conv_op(a)) {
+        if (auto conv = conv_shape(o, a)) {
+          op.kind = OpKind::kConv;
+          op.name = std::string(c.name);
+          op.conv = *conv;
+          return op;
+        }
+      }
+    } else if (cls.family == KernelFamily::kAttention) {
+      if (is_attention_op(c.name)) {
+        if (auto att = attention_shape(o, c.name)) {
+          op.kind = OpKind::kAttention;
+          op.name = std::string(c.name);
+          op.attention = *att;
+          if (cls.backward) op.attention.backward = true;
+          return op;
+        }
+      }
+    } else {
+      // Memory-bound kernels: helpers inside heavy ops move one of its operands.
+      if (is_conv_op(a) || is_matmul_op(a) || is_attention_op(c.name)) {
+        if (auto w = helper_work(o, c.name, cls, kernel)) return from_memory_work(*w, c.name, "aten");
+      } else if (has_inputs(o)) {
+        if (auto w = memory_work(o, c.name, cls)) {
+          scale_to_launch(*w, trace.strings[kernel.name], kernel);
+          if (int_args != nullptr && (cls.family == KernelFamily::kTritonPointwise ||
+                                      cls.family == KernelFamily::kTritonReduction)) {
+            for (std::size_t i = 0; i < o.inputs.size(); ++i) {
+              if (auto v = trace_inputs::concrete_int(o, i)) int_args->push_back(*v);
+            }
+          }
+          return from_memory_work(*w, c.name, "aten");
+        }
+      }
+    }
+    if (has_inputs(o)) break;
+  }
+
+  // Nothing recorded: what the launch itself implies.
+  const std::size_t lists = chain.empty() ? 0 : trace_inputs::tensor_list_count(*chain.front().op);
+  if (auto w = geometry_work(trace.strings[kernel.name], cls, kernel, lists, aten_name(op.name))) {
+    return from_memory_work(*w, op.name, "geometry");
+  }
+  // The op's kind from the kernel, without a shape (the predictor flags it no_shape).
+  switch (cls.family) {
+    case KernelFamily::kGemm:
+    case KernelFamily::kGemv:
+    case KernelFamily::kSplitKReduce:
+    case KernelFamily::kTritonTemplate: op.kind = OpKind::kGemm; break;
+    case KernelFamily::kConv: op.kind = OpKind::kConv; break;
+    case KernelFamily::kAttention: op.kind = OpKind::kAttention; break;
+    default: break;
+  }
+  return op;
+}
+
+}  // namespace pm2lat::reports

@@ -1,0 +1,131 @@
+#include "pm2lat/reports/replay/trace_replay.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pm2lat/device_catalogue.h"
+#include "pm2lat/reports/input_file.h"
+#include "pm2lat/reports/replay/kineto_trace.h"
+#include "pm2lat/reports/eval/progress_bar.h"
+#include "pm2lat/reports/records_file.h"
+#include "pm2lat/reports/run_predictor.h"
+#include "pm2lat/reports/replay/trace_records.h"
+
+namespace pm2lat::reports {
+
+std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names) {
+  // Newest architecture first: a Hopper run also uses sm80 kernels, never the reverse.
+  struct Arch {
+    const char* token;
+    const char* gpu;
+  };
+  static constexpr Arch kArchs[] = {
+      {"sm100", "B200"}, {"Sm100", "B200"}, {"sm90", "H100"}, {"Sm90", "H100"}, {"sm80", "A100"},
+      {"Sm80", "A100"},  {"ampere_", "A100"}, {"cutlass_80_", "A100"}, {"sm75", "T4"}, {"turing_", "T4"},
+      {"sm70", "V100"}, {"volta_", "V100"},
+  };
+  for (const auto& a : kArchs) {
+    for (const auto& n : names) {
+      if (n.find(a.token) != std::string::npos) return a.gpu;
+    }
+  }
+  return "";
+}
+
+void predict_records(const RunPredictor& predictor, const std::vector<KernelRecord>& records,
+                     const std::vector<const KernelClass*>& classes, const DeviceSpec* source, std::size_t rank_index,
+                     RunTable& table, ProgressBar* progress) {
+  table.reserve(table.size() + records.size());
+  if (progress != nullptr) progress->stage("predicting", records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const KernelRecord& r = records[i];
+    const KernelClass& cls = *classes[i];
+    const std::size_t row = table.add_kernel(r.launch.name, cls.family, rank_index, r.stream, r.ts_ns, r.measured_us);
+    predictor.predict(r, cls, source, table, row);
+    if (progress != nullptr && (i & 0xFFF) == 0) progress->update(i);
+  }
+  if (progress != nullptr) progress->finish();
+}
+
+TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor, const ReplayOptions& options) {
+  RunPredictor run_predictor(predictor, options.targets);  // unknown targets fail before any work
+  KinetoTrace trace = read_kineto_trace(file, options.progress);
+  KernelClassCache classes;
+  TraceRecords records = records_from_trace(trace, classes);
+
+  TraceReplay out;
+  out.trace = file.filename().string();
+  out.linked = records.linked;
+  out.with_shape = records.with_shape;
+  out.from_geometry = records.from_geometry;
+  out.device = !options.gpu.empty() ? options.gpu : records.gpu;
+  if (out.device.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < trace.strings.size(); ++i) names.push_back(trace.strings[static_cast<std::uint32_t>(i)]);
+    out.device = infer_gpu_from_kernel_names(names);
+    if (!out.device.empty()) out.notes.push_back("GPU not recorded in the trace: inferred from kernel names");
+  }
+  if (!out.device.empty()) {
+    const DeviceSpec* spec = predictor.catalogue().find(out.device);
+    if (spec != nullptr) {
+      out.gpu = spec->name;
+      const std::size_t own = run_predictor.add_target(out.gpu);
+      out.own_spec_scaled = run_predictor.spec_scaled(own);
+      if (out.own_spec_scaled) {
+        const TargetId id = predictor.add_target(out.gpu);
+        const DeviceSpec* from = predictor.target(id).profile_spec;
+        out.notes.push_back("no profile for " + out.gpu + ": predictions spec-scaled" +
+                            (from != nullptr ? " from " + from->name : std::string(" (roofline only)")));
+      }
+    } else {
+      out.notes.push_back("GPU '" + out.device + "' is not in the device catalogue: no accuracy on the trace's own GPU");
+    }
+  } else {
+    out.notes.push_back("the trace does not say which GPU it ran on: no accuracy (give one with --gpu)");
+  }
+
+  RankInfo rank;
+  rank.rank = records.rank;
+  rank.gpu = out.gpu;
+  rank.source = out.trace;
+  rank.spec_scaled = out.own_spec_scaled;
+  out.table.add_rank(std::move(rank));
+  run_predictor.add_columns(out.table);
+  predict_records(run_predictor, records.records, records.classes, run_predictor.source_spec(out.gpu), 0, out.table,
+                  options.progress);
+  out.summary = summarize(out.table);
+  if (options.keep_records) out.records = std::move(records.records);
+  return out;
+}
+
+void write_replay_records(const TraceReplay& r, const std::filesystem::path& file) {
+  RecordsHeader h;
+  h.gpu = r.gpu;
+  h.targets = r.table.targets();
+  h.rank = r.table.ranks().empty() ? 0 : r.table.ranks().front().rank;
+  h.command = "pm2lat replay " + r.trace;
+  std::vector<PredictedRecord> out;
+  out.reserve(r.records.size());
+  KernelClassCache classes;
+  for (std::size_t i = 0; i < r.records.size() && i < r.table.size(); ++i) {
+    PredictedRecord pr;
+    pr.record = r.records[i];
+    pr.rank = h.rank;
+    pr.gpu = r.gpu;
+    pr.family = r.table.kernels()[i].family;
+    pr.config = classes.classify(pr.record.launch.name).config;
+    for (std::size_t t = 0; t < r.table.targets().size(); ++t) {
+      const double us = r.table.predicted_us(i, t);
+      if (std::isnan(us)) continue;
+      Prediction p;
+      p.us = us;
+      p.model = r.table.model(i, t);
+      p.flags = r.table.flags(i, t);
+      pr.predictions.emplace_back(r.table.targets()[t], p);
+    }
+    out.push_back(std::move(pr));
+  }
+  write_records_file(file, h, out);
+}
+
+}  // namespace pm2lat::reports

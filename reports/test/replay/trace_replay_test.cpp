@@ -1,0 +1,88 @@
+// Replay of the real trace shipped with the project (reports/demo), with a catalogue-only
+// predictor: checks the plumbing and the invariants, not the models' accuracy.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pm2lat/reports/input_file.h"
+#include "pm2lat/reports/replay_json_reporter.h"
+#include "pm2lat/reports/replay/trace_replay.h"
+#include "support/test_support.h"
+
+namespace pm2lat::reports {
+namespace {
+
+const std::filesystem::path kDemo = std::filesystem::path(PM2LAT_DEMO_DIR) / "tracelens_h100_bert-small.json.gz";
+
+TEST(TraceReplay, EveryKernelOfTheDemoTraceBecomesARecordWithShapes) {
+  Predictor predictor = test::catalogue_predictor();
+  ReplayOptions opt;
+  opt.targets = {"A100", "L4"};
+  opt.keep_records = true;
+  const TraceReplay r = replay_trace(kDemo, predictor, opt);
+  EXPECT_EQ(r.device, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(r.gpu, "H100-SXM");
+  EXPECT_EQ(r.table.size(), 60u);
+  EXPECT_EQ(r.linked, 60u);
+  EXPECT_EQ(r.with_shape, 60u) << "every kernel of this trace has operator shapes";
+  EXPECT_EQ(r.table.targets(), (std::vector<std::string>{"A100-SXM", "L4", "H100-SXM"})) << "own GPU added last";
+  for (std::size_t i = 0; i < r.table.size(); ++i) {
+    for (std::size_t t = 0; t < 3; ++t) EXPECT_GT(r.table.predicted_us(i, t), 0) << "row " << i;
+  }
+  ASSERT_TRUE(r.summary.accuracy.available);
+  EXPECT_NEAR(r.summary.accuracy.measured_us, r.summary.measured_us, 1e-6);
+  EXPECT_NEAR(r.summary.measured_us, 307.3, 1.0) << "sum of the trace's kernel durations";
+  EXPECT_GE(r.summary.accuracy.coverage_pct, 0.0);
+  EXPECT_LE(r.summary.accuracy.coverage_pct, 100.0);
+  std::size_t gemms = 0, attention = 0;
+  for (const auto& rec : r.records) {
+    gemms += rec.op.kind == OpKind::kGemm && rec.op.gemm.valid();
+    attention += rec.op.kind == OpKind::kAttention && rec.op.attention.valid();
+  }
+  EXPECT_EQ(gemms, 26u);
+  EXPECT_EQ(attention, 4u);
+}
+
+TEST(TraceReplay, JsonHasTheDocumentedFields) {
+  Predictor predictor = test::catalogue_predictor();
+  ReplayOptions opt;
+  opt.targets = {"H100"};
+  const TraceReplay r = replay_trace(kDemo, predictor, opt);
+  const nlohmann::json j = replay_json({&r});
+  ASSERT_EQ(j["traces"].size(), 1u);
+  const auto& t = j["traces"][0];
+  for (const char* key : {"trace", "device", "kernels", "coverage_time_pct", "measured_ms", "predicted_ms", "error_pct",
+                          "families"}) {
+    EXPECT_TRUE(t.contains(key)) << key;
+  }
+  EXPECT_EQ(t["kernels"], 60);
+  double fam_measured = 0;
+  for (const auto& f : t["families"]) {
+    for (const char* key : {"family", "kernels", "measured_ms", "predicted_ms", "error_pct"}) EXPECT_TRUE(f.contains(key));
+    fam_measured += f["measured_ms"].get<double>();
+  }
+  EXPECT_NEAR(fam_measured, t["measured_ms"].get<double>(), 1e-9);
+}
+
+TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
+  EXPECT_EQ(infer_gpu_from_kernel_names({"ampere_sgemm_128x64_tn", "sm90_xmma_gemm_bf16"}), "H100");
+  EXPECT_EQ(infer_gpu_from_kernel_names({"volta_sgemm_128x64_nn"}), "V100");
+  EXPECT_EQ(infer_gpu_from_kernel_names({"vectorized_elementwise_kernel"}), "");
+
+  Predictor predictor = test::catalogue_predictor();
+  ReplayOptions opt;
+  opt.targets = {"H100"};
+  opt.gpu = "Some Future GPU";
+  const TraceReplay r = replay_trace(kDemo, predictor, opt);
+  EXPECT_EQ(r.gpu, "");
+  EXPECT_FALSE(r.summary.accuracy.available);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("not in the device catalogue"), std::string::npos);
+
+  opt.gpu.clear();
+  opt.targets = {"H1OO-typo"};
+  EXPECT_THROW(replay_trace(kDemo, predictor, opt), InputError);
+}
+
+}  // namespace
+}  // namespace pm2lat::reports

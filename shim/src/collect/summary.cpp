@@ -1,0 +1,131 @@
+#include "collect/summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace pm2lat::shim {
+
+void Summary::add(const PredictedRecord& r, std::uint64_t measured_ns) {
+  const std::string family(to_string(r.family));
+  FamilyTotals& f = families_[family];
+  ++f.count;
+  const bool measured = r.record.measured_us.has_value();
+  if (measured) {
+    ++f.measured_count;
+    f.measured_ms += *r.record.measured_us / 1000.0;
+  }
+  for (const auto& [target, p] : r.predictions) f.predicted_ms[target] += p.us / 1000.0;
+  if (measured && !source_.empty() && *r.record.measured_us > 0) {
+    if (const Prediction* p = r.prediction_for(source_)) {
+      ++f.compared;
+      f.compared_measured_ms += *r.record.measured_us / 1000.0;
+      f.compared_predicted_ms += p->us / 1000.0;
+      f.abs_error_sum += std::fabs(p->us - *r.record.measured_us) / *r.record.measured_us;
+    }
+  }
+  KernelTotals& k = kernels_[r.record.launch.name];
+  if (k.count == 0) k.family = family;
+  ++k.count;
+  if (measured) {
+    ++k.measured_count;
+    k.measured_ns += measured_ns;
+  }
+}
+
+std::string Summary::to_json(const std::string& mode, const std::vector<std::string>& targets,
+                             const std::vector<std::string>& warnings,
+                             std::size_t top_kernels) const {
+  using nlohmann::json;
+  const ShimCounters& c = counters_;
+  json j = {{"schema", "pm2lat.summary"},
+            {"version", 1},
+            {"mode", mode},
+            {"gpu", source_},
+            {"targets", targets},
+            {"counters",
+             {{"launches", c.launches},
+              {"records", c.records},
+              {"measured", c.measured},
+              {"unmeasured", c.unmeasured},
+              {"unhooked", c.unhooked},
+              {"runtime_only", c.runtime_only},
+              {"captured", c.captured},
+              {"graph_replays", c.graph_replays},
+              {"failed_launches", c.failed_launches},
+              {"dropped", c.dropped},
+              {"cupti_dropped", c.cupti_dropped},
+              {"timing_lost", c.timing_lost},
+              {"passed_through", c.passed_through},
+              {"library_calls", c.library_calls}}},
+            {"warnings", warnings}};
+  json fams = json::array();
+  for (const auto& [name, f] : families_) {
+    json fj = {{"family", name},
+               {"count", f.count},
+               {"measured_count", f.measured_count},
+               {"measured_ms", f.measured_ms},
+               {"predicted_ms", f.predicted_ms}};
+    if (f.compared > 0 && f.compared_measured_ms > 0) {
+      fj["source_error"] = {
+          {"kernels", f.compared},
+          {"measured_ms", f.compared_measured_ms},
+          {"predicted_ms", f.compared_predicted_ms},
+          {"total_error_pct",
+           100.0 * (f.compared_predicted_ms - f.compared_measured_ms) / f.compared_measured_ms},
+          {"mean_abs_error_pct", 100.0 * f.abs_error_sum / double(f.compared)}};
+    }
+    fams.push_back(std::move(fj));
+  }
+  j["families"] = std::move(fams);
+  std::vector<const std::pair<const std::string, KernelTotals>*> ks;
+  ks.reserve(kernels_.size());
+  for (const auto& kv : kernels_) ks.push_back(&kv);
+  std::sort(ks.begin(), ks.end(), [](const auto* a, const auto* b) {
+    if (a->second.measured_ns != b->second.measured_ns) return a->second.measured_ns > b->second.measured_ns;
+    if (a->second.count != b->second.count) return a->second.count > b->second.count;
+    return a->first < b->first;
+  });
+  json kj = json::array();
+  for (std::size_t i = 0; i < ks.size() && i < top_kernels; ++i) {
+    const auto& [name, k] = *ks[i];
+    kj.push_back({{"name", name},
+                  {"family", k.family},
+                  {"count", k.count},
+                  {"measured_count", k.measured_count},
+                  {"measured_ns", k.measured_ns}});
+  }
+  j["kernels"] = std::move(kj);
+  j["kernels_total"] = kernels_.size();
+  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string Summary::to_text(const std::vector<std::string>& targets) const {
+  std::string out = fmt::format("pm2lat: {} kernel records ({} measured, {} unhooked, {} dropped)\n",
+                                counters_.records, counters_.measured, counters_.unhooked,
+                                counters_.dropped);
+  std::string head = fmt::format("pm2lat: {:<18} {:>9} {:>12}", "family", "kernels", "measured ms");
+  for (const auto& t : targets) head += fmt::format(" {:>14}", t.substr(0, 14));
+  if (!source_.empty()) head += fmt::format(" {:>10}", "error");
+  out += head + "\n";
+  for (const auto& [name, f] : families_) {
+    std::string line = fmt::format("pm2lat: {:<18} {:>9} {:>12.3f}", name, f.count, f.measured_ms);
+    for (const auto& t : targets) {
+      auto it = f.predicted_ms.find(t);
+      line += it == f.predicted_ms.end() ? fmt::format(" {:>14}", "-")
+                                         : fmt::format(" {:>14.3f}", it->second);
+    }
+    if (!source_.empty()) {
+      line += f.compared_measured_ms > 0
+                  ? fmt::format(" {:>+9.1f}%", 100.0 * (f.compared_predicted_ms - f.compared_measured_ms) /
+                                                 f.compared_measured_ms)
+                  : fmt::format(" {:>10}", "-");
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace pm2lat::shim

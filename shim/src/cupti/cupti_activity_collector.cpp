@@ -1,0 +1,154 @@
+#include "cupti/cupti_activity_collector.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace pm2lat::shim {
+
+namespace {
+// CUPTI versions before API 27 (CUDA 12.9) may crash when a buffer request is refused, so
+// those always get a buffer, even past the pool limit.
+constexpr std::uint32_t kBufferRefusalMinVersion = 27;
+}  // namespace
+
+CuptiActivity& CuptiActivity::instance() {
+  static CuptiActivity* a = new CuptiActivity();  // never destroyed: CUPTI may call at exit
+  return *a;
+}
+
+bool CuptiActivity::start(const CuptiApi* api, bool external_correlation,
+                          std::uint32_t flush_period_ms, std::string* reason) {
+  CUptiResult r = api->activity_register_callbacks(&buffer_requested, &buffer_completed);
+  if (r != CUPTI_SUCCESS) {
+    *reason = "cuptiActivityRegisterCallbacks: " + api->result_string(r);
+    return false;
+  }
+  api_ = api;
+  // CONCURRENT_KERNEL, never KERNEL: the latter serialises all kernels.
+  r = api->activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (r != CUPTI_SUCCESS) {
+    *reason = "cuptiActivityEnable(CONCURRENT_KERNEL): " + api->result_string(r);
+    api_ = nullptr;
+    return false;
+  }
+  if (external_correlation) {
+    api->activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    // External correlation records only appear for API records of enabled kinds; enable
+    // just the launch calls where the driver allows choosing.
+    api->activity_enable(CUPTI_ACTIVITY_KIND_DRIVER);
+    if (api->activity_enable_driver_api != nullptr) {
+      for (CUpti_CallbackId cbid :
+           {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+            CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+            CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz}) {
+        api->activity_enable_driver_api(cbid, 1);
+      }
+    }
+  }
+  if (api->activity_flush_period != nullptr && flush_period_ms > 0) {
+    api->activity_flush_period(flush_period_ms);
+  }
+  return true;
+}
+
+void CuptiActivity::flush(bool forced) noexcept {
+  if (api_ != nullptr) api_->activity_flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void CuptiActivity::buffer_requested(std::uint8_t** buffer, std::size_t* size,
+                                     std::size_t* max_records) {
+  CuptiActivity& self = instance();
+  *max_records = 0;
+  std::lock_guard<std::mutex> lock(self.mu_);
+  if (!self.free_.empty()) {
+    *buffer = self.free_.back();
+    self.free_.pop_back();
+    *size = kBufferBytes;
+    return;
+  }
+  const bool may_refuse = self.api_ != nullptr && self.api_->version >= kBufferRefusalMinVersion;
+  if (self.allocated_ >= kMaxBuffers && may_refuse) {
+    // The worker is far behind: CUPTI drops records (and counts them) instead of the
+    // process growing without bound.
+    ++self.refused_;
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  if (*buffer) ++self.allocated_;
+}
+
+void CuptiActivity::buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
+                                     std::size_t valid) {
+  if (buffer == nullptr) return;
+  CuptiActivity& self = instance();
+  std::lock_guard<std::mutex> lock(self.mu_);
+  self.completed_.push_back(Completed{buffer, valid});
+}
+
+void CuptiActivity::take_completed(std::vector<Completed>& out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  out.insert(out.end(), completed_.begin(), completed_.end());
+  completed_.clear();
+}
+
+void CuptiActivity::release(std::uint8_t* buffer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(buffer);
+}
+
+std::uint64_t CuptiActivity::records_dropped() noexcept {
+  if (api_ == nullptr) return 0;
+  std::size_t dropped = 0;
+  if (api_->activity_get_num_dropped_records(nullptr, 0, &dropped) != CUPTI_SUCCESS) return 0;
+  return dropped;
+}
+
+void CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* t, ExternalCorrelation* c,
+                          int* what) const noexcept {
+  if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
+      record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+    // Kernel records are append-only across versions; every field read here exists since
+    // CUpti_ActivityKernel8, the minimum the loader accepts.
+    const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+    t->start_ns = k->start;
+    t->end_ns = k->end;
+    t->correlation_id = k->correlationId;
+    t->device = k->deviceId;
+    t->stream = k->streamId;
+    t->grid[0] = static_cast<std::uint32_t>(k->gridX);
+    t->grid[1] = static_cast<std::uint32_t>(k->gridY);
+    t->grid[2] = static_cast<std::uint32_t>(k->gridZ);
+    t->block[0] = static_cast<std::uint32_t>(k->blockX);
+    t->block[1] = static_cast<std::uint32_t>(k->blockY);
+    t->block[2] = static_cast<std::uint32_t>(k->blockZ);
+    t->cluster[0] = k->clusterX ? k->clusterX : 1;
+    t->cluster[1] = k->clusterY ? k->clusterY : 1;
+    t->cluster[2] = k->clusterZ ? k->clusterZ : 1;
+    t->smem = static_cast<std::uint32_t>(k->staticSharedMemory + k->dynamicSharedMemory);
+    t->registers = k->registersPerThread;
+    t->graph_node_id = k->graphNodeId;
+    t->graph_id = k->graphId;
+    t->name = k->name;
+    *what = 1;
+  } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+    const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+    if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) return;
+    c->correlation_id = e->correlationId;
+    c->external_id = e->externalId;
+    *what = 2;
+  }
+}
+
+void CuptiActivity::reset_after_fork() noexcept {
+  // The parent's CUPTI session does not exist in the child; start over empty.
+  new (&mu_) std::mutex();
+  api_ = nullptr;
+  completed_.clear();
+}
+
+}  // namespace pm2lat::shim

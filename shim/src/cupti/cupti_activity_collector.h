@@ -1,0 +1,100 @@
+// CUPTI activity collection: a bounded pool of 8-byte aligned buffers handed to CUPTI, the
+// queue of completed buffers the worker takes, and the parser that turns records into the
+// two things the worker joins on: kernel timings and external correlations.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cupti/cupti_api.h"
+
+namespace pm2lat::shim {
+
+// One kernel as CUPTI measured it (fields present in CUpti_ActivityKernel8 and later).
+struct KernelTiming {
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint32_t correlation_id = 0;
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::uint32_t cluster[3] = {1, 1, 1};
+  std::uint32_t smem = 0;
+  std::uint32_t registers = 0;
+  std::uint64_t graph_node_id = 0;
+  std::uint32_t graph_id = 0;
+  const char* name = nullptr;  // CUPTI's shared string, valid for the session
+};
+
+struct ExternalCorrelation {
+  std::uint32_t correlation_id = 0;
+  std::uint64_t external_id = 0;
+};
+
+class CuptiActivity {
+ public:
+  static constexpr std::size_t kBufferBytes = std::size_t(2) << 20;
+  static constexpr std::size_t kMaxBuffers = 64;  // 128 MiB at most in flight
+
+  static CuptiActivity& instance();
+
+  // Registers the buffer callbacks and enables kernel records (and external correlation
+  // records when `external_correlation`). Returns false with a reason.
+  bool start(const CuptiApi* api, bool external_correlation, std::uint32_t flush_period_ms,
+             std::string* reason);
+  bool started() const noexcept { return api_ != nullptr; }
+  // Asks CUPTI to hand over what it has (forced: incomplete buffers too).
+  void flush(bool forced) noexcept;
+
+  struct Completed {
+    std::uint8_t* data;
+    std::size_t valid;
+  };
+  // Worker: the buffers completed so far.
+  void take_completed(std::vector<Completed>& out);
+  // Worker: parses one buffer, then returns it to the pool.
+  template <typename OnKernel, typename OnExternal>
+  void parse(const Completed& buffer, OnKernel&& on_kernel, OnExternal&& on_external);
+
+  std::uint64_t buffers_refused() const noexcept { return refused_; }
+  std::uint64_t records_dropped() noexcept;
+
+  void reset_after_fork() noexcept;
+
+ private:
+  static void buffer_requested(std::uint8_t** buffer, std::size_t* size,
+                               std::size_t* max_records);
+  static void buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
+                               std::size_t size, std::size_t valid);
+  void release(std::uint8_t* buffer);
+  void visit(const CUpti_Activity* record, KernelTiming* timing, ExternalCorrelation* corr,
+             int* what) const noexcept;
+
+  const CuptiApi* api_ = nullptr;
+  std::mutex mu_;
+  std::vector<std::uint8_t*> free_;
+  std::size_t allocated_ = 0;
+  std::uint64_t refused_ = 0;
+  std::vector<Completed> completed_;
+};
+
+template <typename OnKernel, typename OnExternal>
+void CuptiActivity::parse(const Completed& buffer, OnKernel&& on_kernel, OnExternal&& on_external) {
+  CUpti_Activity* record = nullptr;
+  while (api_->activity_get_next_record(buffer.data, buffer.valid, &record) == CUPTI_SUCCESS) {
+    KernelTiming timing;
+    ExternalCorrelation corr;
+    int what = 0;
+    visit(record, &timing, &corr, &what);
+    if (what == 1) on_kernel(timing);
+    if (what == 2) on_external(corr);
+  }
+  release(buffer.data);
+}
+
+}  // namespace pm2lat::shim

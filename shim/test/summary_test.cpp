@@ -1,0 +1,60 @@
+#include "collect/summary.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace pm2lat::shim {
+namespace {
+
+PredictedRecord record(const char* name, KernelFamily f, std::optional<double> measured,
+                       double pred_source, double pred_target) {
+  PredictedRecord r;
+  r.record.launch.name = name;
+  r.family = f;
+  r.record.measured_us = measured;
+  Prediction a, b;
+  a.us = pred_source;
+  b.us = pred_target;
+  r.predictions = {{"H100-SXM", a}, {"A100-SXM", b}};
+  return r;
+}
+
+TEST(Summary, TotalsPerFamilyAndTargetAndErrorOnTheSourceGpu) {
+  Summary s("H100-SXM");
+  s.add(record("gemm_a", KernelFamily::kGemm, 100.0, 110.0, 200.0), 100000);
+  s.add(record("gemm_a", KernelFamily::kGemm, 100.0, 90.0, 200.0), 100000);
+  s.add(record("ew", KernelFamily::kElementwise, std::nullopt, 5.0, 8.0), 0);
+  const auto& gemm = s.families().at("gemm");
+  EXPECT_EQ(gemm.count, 2u);
+  EXPECT_DOUBLE_EQ(gemm.measured_ms, 0.2);
+  EXPECT_DOUBLE_EQ(gemm.predicted_ms.at("A100-SXM"), 0.4);
+  EXPECT_EQ(gemm.compared, 2u);
+  EXPECT_DOUBLE_EQ(gemm.abs_error_sum, 0.2);  // |+10%| + |-10%|
+  const auto& ew = s.families().at("elementwise");
+  EXPECT_EQ(ew.measured_count, 0u);
+  EXPECT_EQ(ew.compared, 0u);
+  EXPECT_EQ(s.kernels().at("gemm_a").measured_ns, 200000u);
+
+  s.counters().records = 3;
+  const auto j = nlohmann::json::parse(s.to_json("cupti-callbacks+cupti-activity",
+                                                 {"A100-SXM", "H100-SXM"}, {"a warning"}));
+  EXPECT_EQ(j.at("schema"), "pm2lat.summary");
+  EXPECT_EQ(j.at("counters").at("records"), 3);
+  EXPECT_EQ(j.at("warnings"), (nlohmann::json{"a warning"}));
+  bool found = false;
+  for (const auto& f : j.at("families")) {
+    if (f.at("family") != "gemm") continue;
+    found = true;
+    EXPECT_NEAR(f.at("source_error").at("total_error_pct").get<double>(), 0.0, 1e-9);
+    EXPECT_NEAR(f.at("source_error").at("mean_abs_error_pct").get<double>(), 10.0, 1e-9);
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(j.at("kernels").at(0).at("name"), "gemm_a");  // busiest first
+  const std::string text = s.to_text({"A100-SXM", "H100-SXM"});
+  EXPECT_NE(text.find("gemm"), std::string::npos);
+  EXPECT_NE(text.find("0.400"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pm2lat::shim
