@@ -8,13 +8,13 @@
 #include "pm2lat/calibrate/kernel_family_fit.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/calibrate/profile_builder.h"
-#include "pm2lat/device_catalogue.h"
-#include "pm2lat/predictor.h"
-#include "pm2lat/models/roofline_model.h"
 #include "pm2lat/classifier.h"
+#include "pm2lat/device_catalogue.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/models/memory_family_predictor.h"
+#include "pm2lat/models/roofline_model.h"
+#include "pm2lat/predictor.h"
 
 namespace pm2lat::calibrate {
 namespace {
@@ -45,10 +45,12 @@ KernelRecord copy_kernel(const char* name, double bytes, double us) {
 TEST(KernelFamilyFit, FitsConfigurationsAndARobustFamilyFit) {
   std::vector<KernelRecord> records;
   // A layout transform at 80 % of bandwidth over sizes 64 KB .. 256 MB, 3 µs fixed cost.
-  for (double b = 65536; b <= 268435456; b *= 4) records.push_back(copy_kernel("cudnn::ops::nchwToNhwcKernel<float>", b, 3 + b / 1e6 / 0.8));
+  for (double b = 65536; b <= 268435456; b *= 4)
+    records.push_back(copy_kernel("cudnn::ops::nchwToNhwcKernel<float>", b, 3 + b / 1e6 / 0.8));
   // Another copy kernel measured at only one size, twice: its own efficiency, 50 %.
   records.push_back(copy_kernel("recat_copy_async_kernel", 4e7, 2.5 + 4e7 / 1e6 / 0.5));
-  for (int i = 0; i < 3; ++i) records.push_back(copy_kernel("recat_copy_async_kernel", 4e7, 2.5 + 4e7 / 1e6 / 0.5));
+  for (int i = 0; i < 3; ++i)
+    records.push_back(copy_kernel("recat_copy_async_kernel", 4e7, 2.5 + 4e7 / 1e6 / 0.5));
   std::vector<const KernelRecord*> ptrs;
   for (const auto& r : records) ptrs.push_back(&r);
   Profile p;
@@ -89,14 +91,16 @@ TEST(KernelFamilyFit, ALatencyBoundConfigurationAtOneSizeKeepsItsTimeAsFixedCost
     if (f.op == "copy" && f.config == "gather_copy_kernel") gather = &f;
   }
   ASSERT_NE(gather, nullptr);
-  EXPECT_NEAR(memory_bound_kernel_us(*gather, gpu(), 65536, 16), 40, 0.5);  // reproduces the measurement
+  EXPECT_NEAR(memory_bound_kernel_us(*gather, gpu(), 65536, 16), 40,
+              0.5);  // reproduces the measurement
   // Ten times the bytes (still under a microsecond at bandwidth) stays near the fixed cost.
   EXPECT_LT(memory_bound_kernel_us(*gather, gpu(), 655360, 160), 45);
 }
 
 TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReduction) {
   const char* name =
-      "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage4_warpsize2x2x1_g1_"
+      "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nchw_tilesize128x128x32_stage4_"
+      "warpsize2x2x1_g1_"
       "tensor16x8x8_kernel";
   std::vector<KernelRecord> records;
   for (std::int64_t c : {64, 128, 256, 512}) {
@@ -134,8 +138,12 @@ TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReductio
     own = own || c.config == name;
     cls = cls || c.config == "conv:tf32";
     geometry = geometry || c.config.find("#geometry") != std::string::npos;
-    if (c.config == name) EXPECT_LT(c.fit_mape_pct, 1);
-    if (c.config == "conv:tf32") EXPECT_LT(c.fit_mape_pct, 1);  // normalised by the tile step
+    if (c.config == name) {
+      EXPECT_LT(c.fit_mape_pct, 1);
+    }
+    if (c.config == "conv:tf32") {
+      EXPECT_LT(c.fit_mape_pct, 1);  // normalised by the tile step
+    }
   }
   EXPECT_TRUE(own);
   EXPECT_TRUE(cls);
@@ -145,8 +153,10 @@ TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReductio
 
 // Generous bounds that catch breakage; the measured figures are well below (MODELS.md).
 TEST(AccuracyFloor, NeusightConvOutOfSample) {
-  const auto calls = read_neusight_kernels(CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/neusight/kernels.csv.gz"));
-  DeviceCatalogue catalogue = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  const auto calls = read_neusight_kernels(
+      CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/neusight/kernels.csv.gz"));
+  DeviceCatalogue catalogue =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
   std::map<std::string, std::vector<const KernelRecord*>> train;
   std::map<std::string, std::vector<double>> floors;
   std::vector<const MeasuredCall*> test;
@@ -154,8 +164,10 @@ TEST(AccuracyFloor, NeusightConvOutOfSample) {
     if (c.device != "T4" && c.device != "V100-PCIE-32GB") continue;  // two GPUs keep it quick
     floors[c.device].push_back(*c.record.measured_us);
     if (c.op != "conv") continue;
-    if (in_holdout(c.shape_key, 0.2)) test.push_back(&c);
-    else train[c.device].push_back(&c.record);
+    if (in_holdout(c.shape_key, 0.2))
+      test.push_back(&c);
+    else
+      train[c.device].push_back(&c.record);
   }
   std::vector<Profile> profiles;
   for (const auto& [device, list] : train) {

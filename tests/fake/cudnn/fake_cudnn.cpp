@@ -55,7 +55,7 @@ struct BackendDescriptor {
   struct Value {
     cudnnBackendAttributeType_t type;
     std::int64_t count = 0;
-    std::vector<unsigned char> bytes;           // plain values
+    std::vector<unsigned char> bytes;             // plain values
     std::vector<BackendDescriptor*> descriptors;  // CUDNN_TYPE_BACKEND_DESCRIPTOR
   };
   std::map<cudnnBackendAttributeName_t, Value> attrs;
@@ -149,10 +149,9 @@ cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t d, cudnnTensorF
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t d,
-                                         cudnnDataType_t* dataType, int* n, int* c, int* h,
-                                         int* w, int* nStride, int* cStride, int* hStride,
-                                         int* wStride) {
+cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t d, cudnnDataType_t* dataType,
+                                         int* n, int* c, int* h, int* w, int* nStride, int* cStride,
+                                         int* hStride, int* wStride) {
   if (d == nullptr) return CUDNN_STATUS_BAD_PARAM;
   *dataType = d->type;
   *n = d->n;
@@ -183,9 +182,9 @@ cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataTyp
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t d,
-                                         cudnnDataType_t* dataType, cudnnTensorFormat_t* format,
-                                         int* k, int* c, int* h, int* w) {
+cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t d, cudnnDataType_t* dataType,
+                                         cudnnTensorFormat_t* format, int* k, int* c, int* h,
+                                         int* w) {
   if (d == nullptr) return CUDNN_STATUS_BAD_PARAM;
   *dataType = d->type;
   *format = d->format;
@@ -206,9 +205,9 @@ cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d) 
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, int pad_h,
-                                              int pad_w, int u, int v, int dilation_h,
-                                              int dilation_w, cudnnConvolutionMode_t mode,
+cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, int pad_h, int pad_w,
+                                              int u, int v, int dilation_h, int dilation_w,
+                                              cudnnConvolutionMode_t mode,
                                               cudnnDataType_t computeType) {
   if (d == nullptr) return CUDNN_STATUS_BAD_PARAM;
   d->pad_h = pad_h;
@@ -269,7 +268,7 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void*,
 cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descriptorType,
                                            cudnnBackendDescriptor_t* descriptor) {
   if (descriptor == nullptr) return CUDNN_STATUS_BAD_PARAM;
-  *descriptor = new BackendDescriptor{descriptorType};
+  *descriptor = new BackendDescriptor{descriptorType, false, {}};
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -347,8 +346,10 @@ cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, cudnnBackendDescriptor_t
   if (ops == nullptr) return CUDNN_STATUS_BAD_PARAM;
   for (BackendDescriptor* op : ops->descriptors) {
     if (op->type != CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR) continue;
-    const auto x = ints(child(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X), CUDNN_ATTR_TENSOR_DIMENSIONS);
-    const auto y = ints(child(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y), CUDNN_ATTR_TENSOR_DIMENSIONS);
+    const auto x =
+        ints(child(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X), CUDNN_ATTR_TENSOR_DIMENSIONS);
+    const auto y =
+        ints(child(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y), CUDNN_ATTR_TENSOR_DIMENSIONS);
     if (x.size() != 4 || y.size() != 4) return CUDNN_STATUS_BAD_PARAM;
     if (cudnnStatus_t s = launch_conv(handle, kBackendFprop, y[0], y[1], y[2], y[3]);
         s != CUDNN_STATUS_SUCCESS) {
