@@ -12,12 +12,12 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                      \
-  do {                                                                \
-    if ((x) != 0) {                                                   \
+#define CHECK(x)                                                            \
+  do {                                                                      \
+    if ((x) != 0) {                                                         \
       std::fprintf(stderr, "%s failed at %s:%d\n", #x, __FILE__, __LINE__); \
-      return 1;                                                       \
-    }                                                                 \
+      return 1;                                                             \
+    }                                                                       \
   } while (0)
 
 int main(int argc, char** argv) {

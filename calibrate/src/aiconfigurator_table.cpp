@@ -37,7 +37,8 @@ DType aiconfigurator_dtype(const std::string& dtype, const std::string& tc_dtype
 std::string aiconfigurator_shape_key(const CsvTable& t, std::size_t row) {
   const auto& r = t.row(row);
   const auto c_dtype = t.column("dtype"), c_tc = t.column("tc_dtype");
-  std::string key(to_string(aiconfigurator_dtype(c_dtype ? r[*c_dtype] : "bf16", c_tc ? r[*c_tc] : "")));
+  std::string key(
+      to_string(aiconfigurator_dtype(c_dtype ? r[*c_dtype] : "bf16", c_tc ? r[*c_tc] : "")));
   for (const char* c : {"m", "n", "k"}) {
     const auto v = to_int(r[t.require(c)]);
     key += '|' + (v ? std::to_string(*v) : r[t.require(c)]);
@@ -45,12 +46,14 @@ std::string aiconfigurator_shape_key(const CsvTable& t, std::size_t row) {
   return "gemm|" + key;
 }
 
-std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t, AiconfiguratorReadStats* stats) {
+std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t,
+                                                   AiconfiguratorReadStats* stats) {
   AiconfiguratorReadStats local;
   AiconfiguratorReadStats& st = stats ? *stats : local;
   const std::size_t c_sys = t.require("system"), c_m = t.require("m"), c_n = t.require("n"),
                     c_k = t.require("k"), c_lat = t.require("latency_us");
-  const auto c_dtype = t.column("dtype"), c_tc = t.column("tc_dtype"), c_src = t.column("kernel_source");
+  const auto c_dtype = t.column("dtype"), c_tc = t.column("tc_dtype"),
+             c_src = t.column("kernel_source");
   std::vector<MeasuredCall> out;
   out.reserve(t.rows());
   for (std::size_t i = 0; i < t.rows(); ++i) {
@@ -59,7 +62,8 @@ std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t, Aiconfigur
     const auto m = to_int(r[c_m]), n = to_int(r[c_n]), k = to_int(r[c_k]);
     const auto lat = to_double(r[c_lat]);
     const DType dtype = aiconfigurator_dtype(c_dtype ? r[*c_dtype] : "bf16", c_tc ? r[*c_tc] : "");
-    if (!m || !n || !k || *m <= 0 || *n <= 0 || *k <= 0 || !lat || *lat <= 0 || dtype == DType::kUnknown) {
+    if (!m || !n || !k || *m <= 0 || *n <= 0 || *k <= 0 || !lat || *lat <= 0 ||
+        dtype == DType::kUnknown) {
       ++st.skipped;
       continue;
     }
@@ -70,7 +74,8 @@ std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t, Aiconfigur
     c.kernel_class = nominal_gemm_class(dtype);
     KernelRecord& rec = c.record;
     rec.launch.name = c.kernel_class->config;
-    rec.launch.grid = Dim3{static_cast<std::uint32_t>((*n + 63) / 64), static_cast<std::uint32_t>((*m + 63) / 64), 1};
+    rec.launch.grid = Dim3{static_cast<std::uint32_t>((*n + 63) / 64),
+                           static_cast<std::uint32_t>((*m + 63) / 64), 1};
     rec.op.kind = OpKind::kGemm;
     rec.op.source = "aiconfigurator";
     rec.op.name = "linear";

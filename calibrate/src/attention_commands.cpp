@@ -21,7 +21,8 @@ namespace pm2lat::calibrate {
 namespace {
 
 struct ImportOptions {
-  std::string data, out_dir, catalogue, tag = "aiconfigurator-attention",
+  std::string data, out_dir, catalogue,
+      tag = "aiconfigurator-attention",
       source = "ai-dynamo/aiconfigurator silicon database attention tables (Apache-2.0)";
 };
 
@@ -40,7 +41,9 @@ int run_import(const ImportOptions& o) {
     }
     by_device[spec->name].push_back(&m);
   }
-  for (const auto& u : unknown) fmt::print(stderr, "warning: {}: GPU '{}' is not in the catalogue; its rows are skipped\n", o.data, u);
+  for (const auto& u : unknown)
+    fmt::print(stderr, "warning: {}: GPU '{}' is not in the catalogue; its rows are skipped\n",
+               o.data, u);
   fmt::print("{}: {} rows read ({} bad shapes, {} unknown backends skipped)\n", o.data, stats.rows,
              stats.skipped_bad_shape, stats.skipped_unknown_backend);
   if (by_device.empty()) {
@@ -56,14 +59,15 @@ int run_import(const ImportOptions& o) {
     p.provenance.tool = "pm2lat-calibrate import-attention";
     p.provenance.created = today();
     p.provenance.notes =
-        "One attention call per row timed inside a CUDA graph (device time; the call may include the "
+        "One attention call per row timed inside a CUDA graph (device time; the call may include "
+        "the "
         "KV-cache write): basis 'kernel'.";
     AttentionBuildReport rep;
     build_attention_section(list, catalogue.resolve(device), p, &rep);
     const std::string file = o.out_dir + "/" + device + "." + o.tag + ".json";
     save_profile(p, file);
-    fmt::print("{:<20} {:>6} rows in {:>3} attention configs, fit MAPE {:5.1f} % -> {}\n", device, rep.rows,
-               rep.configs, rep.fit_mape_pct, file);
+    fmt::print("{:<20} {:>6} rows in {:>3} attention configs, fit MAPE {:5.1f} % -> {}\n", device,
+               rep.rows, rep.configs, rep.fit_mape_pct, file);
   }
   return 0;
 }
@@ -91,8 +95,8 @@ int run_split(const SplitOptions& o) {
   }
   write_csv(o.train, table.header(), train);
   write_csv(o.test, table.header(), test);
-  fmt::print("{}: {} rows ({} shapes) -> {}; {} rows ({} shapes) -> {}\n", o.data, train.size(), train_keys.size(),
-             o.train, test.size(), test_keys.size(), o.test);
+  fmt::print("{}: {} rows ({} shapes) -> {}; {} rows ({} shapes) -> {}\n", o.data, train.size(),
+             train_keys.size(), o.train, test.size(), test_keys.size(), o.test);
   return 0;
 }
 
@@ -102,8 +106,11 @@ void add_attention_commands(CLI::App& app) {
   auto io = std::make_shared<ImportOptions>();
   io->out_dir = Predictor::default_profile_dir().string();
   io->catalogue = (Predictor::default_profile_dir() / "devices.json").string();
-  auto* imp = app.add_subcommand("import-attention", "Build attention profiles from an AIConfigurator attention table");
-  imp->add_option("--data", io->data, "attention table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  auto* imp = app.add_subcommand("import-attention",
+                                 "Build attention profiles from an AIConfigurator attention table");
+  imp->add_option("--data", io->data, "attention table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   imp->add_option("--out", io->out_dir, "directory for the profiles");
   imp->add_option("--catalogue", io->catalogue, "device catalogue JSON");
   imp->add_option("--source", io->source, "provenance text recorded in the profiles");
@@ -111,9 +118,13 @@ void add_attention_commands(CLI::App& app) {
   imp->callback([io]() { run_or_exit([&] { return run_import(*io); }); });
 
   auto so = std::make_shared<SplitOptions>();
-  auto* spl = app.add_subcommand("split-attention", "Split an attention table by shape into train and test files");
-  spl->add_option("--data", so->data, "attention table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
-  spl->add_option("--fraction", so->fraction, "share of shapes in the test file")->check(CLI::Range(0.0, 1.0));
+  auto* spl = app.add_subcommand("split-attention",
+                                 "Split an attention table by shape into train and test files");
+  spl->add_option("--data", so->data, "attention table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  spl->add_option("--fraction", so->fraction, "share of shapes in the test file")
+      ->check(CLI::Range(0.0, 1.0));
   spl->add_option("--seed", so->seed, "hash seed");
   spl->add_option("--train", so->train, "train output (.csv or .csv.gz)")->required();
   spl->add_option("--test", so->test, "test output (.csv or .csv.gz)")->required();

@@ -17,13 +17,16 @@ namespace {
 constexpr std::array<AttentionTile, 4> kTileCandidates{{{16, 32}, {64, 64}, {128, 64}, {128, 128}}};
 
 bool tile_known(AttentionVariant v) {
-  return v == AttentionVariant::kFlash2 || v == AttentionVariant::kFlash3 || v == AttentionVariant::kMemEfficient;
+  return v == AttentionVariant::kFlash2 || v == AttentionVariant::kFlash3 ||
+         v == AttentionVariant::kMemEfficient;
 }
 
 using ConfigKey = std::tuple<AttentionVariant, std::int64_t, DType, bool>;
 
-std::vector<double> regressors(const AttentionConfigFit& c, const AttentionShape& s, const DeviceSpec& spec) {
-  const AttentionWork w = attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
+std::vector<double> regressors(const AttentionConfigFit& c, const AttentionShape& s,
+                               const DeviceSpec& spec) {
+  const AttentionWork w =
+      attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
   const AttentionFeatures f = attention_features(w, c.ctas_per_sm, spec);
   return {1.0, f.makespan, f.waves, f.qo, f.kv};
 }
@@ -52,8 +55,9 @@ double fit_candidate(AttentionConfigFit& c, const std::vector<const AttentionMea
 
 }  // namespace
 
-void build_attention_section(const std::vector<const AttentionMeasurement*>& rows, const DeviceSpec& spec,
-                             Profile& profile, AttentionBuildReport* report) {
+void build_attention_section(const std::vector<const AttentionMeasurement*>& rows,
+                             const DeviceSpec& spec, Profile& profile,
+                             AttentionBuildReport* report) {
   AttentionBuildReport local;
   AttentionBuildReport& rep = report ? *report : local;
   std::map<ConfigKey, std::vector<const AttentionMeasurement*>> groups;
@@ -69,8 +73,10 @@ void build_attention_section(const std::vector<const AttentionMeasurement*>& row
     base.head_dim = static_cast<std::int32_t>(head_dim);
     base.kv_dtype = kv;
     base.local = local_mask;
-    std::vector<AttentionTile> tiles{default_attention_tile(variant, base.head_dim, spec.compute_capability())};
-    if (!tile_known(variant)) tiles.insert(tiles.end(), kTileCandidates.begin(), kTileCandidates.end());
+    std::vector<AttentionTile> tiles{
+        default_attention_tile(variant, base.head_dim, spec.compute_capability())};
+    if (!tile_known(variant))
+      tiles.insert(tiles.end(), kTileCandidates.begin(), kTileCandidates.end());
     AttentionConfigFit best;
     double best_err = -1;
     for (const AttentionTile& tile : tiles) {

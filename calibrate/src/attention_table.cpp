@@ -22,7 +22,8 @@ AttentionVariant attention_backend_variant(const std::string& b) {
   if (has(b, "triton")) return AttentionVariant::kTriton;
   if (has(b, "fa4") || has(b, "_v4")) return AttentionVariant::kFlash4;
   if (has(b, "fa3") || has(b, "_v3")) return AttentionVariant::kFlash3;
-  if (has(b, "flash_attn") || has(b, "flash_attention") || has(b, "fa2")) return AttentionVariant::kFlash2;
+  if (has(b, "flash_attn") || has(b, "flash_attention") || has(b, "fa2"))
+    return AttentionVariant::kFlash2;
   if (has(b, "trtllm") || b == "torch_flow") return AttentionVariant::kTrtllmPrefill;
   return AttentionVariant::kUnknown;
 }
@@ -30,8 +31,8 @@ AttentionVariant attention_backend_variant(const std::string& b) {
 std::string attention_shape_key(const CsvTable& t, std::size_t row) {
   const auto& r = t.row(row);
   std::string key = "attention";
-  for (const char* c : {"op_name", "batch_size", "isl", "step", "num_heads", "num_key_value_heads", "head_dim",
-                        "window_size"}) {
+  for (const char* c : {"op_name", "batch_size", "isl", "step", "num_heads", "num_key_value_heads",
+                        "head_dim", "window_size"}) {
     key += '|';
     if (const auto idx = t.column(c)) {
       const auto v = to_int(r[*idx]);
@@ -41,14 +42,17 @@ std::string attention_shape_key(const CsvTable& t, std::size_t row) {
   return key;
 }
 
-std::vector<AttentionMeasurement> read_attention_table(const CsvTable& t, AttentionReadStats* stats) {
+std::vector<AttentionMeasurement> read_attention_table(const CsvTable& t,
+                                                       AttentionReadStats* stats) {
   AttentionReadStats local;
   AttentionReadStats& st = stats ? *stats : local;
-  const std::size_t c_sys = t.require("system"), c_src = t.require("kernel_source"), c_b = t.require("batch_size"),
-                    c_isl = t.require("isl"), c_h = t.require("num_heads"), c_d = t.require("head_dim"),
+  const std::size_t c_sys = t.require("system"), c_src = t.require("kernel_source"),
+                    c_b = t.require("batch_size"), c_isl = t.require("isl"),
+                    c_h = t.require("num_heads"), c_d = t.require("head_dim"),
                     c_lat = t.require("latency_us");
-  const auto c_op = t.column("op_name"), c_step = t.column("step"), c_kvh = t.column("num_key_value_heads"),
-             c_win = t.column("window_size"), c_adt = t.column("attn_dtype"), c_kvdt = t.column("kv_cache_dtype");
+  const auto c_op = t.column("op_name"), c_step = t.column("step"),
+             c_kvh = t.column("num_key_value_heads"), c_win = t.column("window_size"),
+             c_adt = t.column("attn_dtype"), c_kvdt = t.column("kv_cache_dtype");
   std::vector<AttentionMeasurement> out;
   out.reserve(t.rows());
   for (std::size_t i = 0; i < t.rows(); ++i) {
@@ -66,7 +70,8 @@ std::vector<AttentionMeasurement> read_attention_table(const CsvTable& t, Attent
     const auto b = to_int(r[c_b]), isl = to_int(r[c_isl]), h = to_int(r[c_h]), d = to_int(r[c_d]);
     const auto lat = to_double(r[c_lat]);
     const auto step = c_step ? to_int(r[*c_step]) : std::optional<long long>{};
-    const long long kvh = c_kvh ? to_int(r[*c_kvh]).value_or(0) : 0;  // empty: as many as query heads
+    const long long kvh =
+        c_kvh ? to_int(r[*c_kvh]).value_or(0) : 0;  // empty: as many as query heads
     const auto win = c_win ? to_int(r[*c_win]) : std::optional<long long>{};
     if (!b || !isl || !h || !d || !lat || *b <= 0 || *isl <= 0 || *h <= 0 || *d <= 0 || *lat <= 0 ||
         kvh < 0) {

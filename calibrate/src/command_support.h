@@ -2,8 +2,8 @@
 // provenance, and turning a command's failure into one error line and an exit status.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <ctime>
 #include <exception>

@@ -93,18 +93,16 @@ CsvTable CsvTable::parse(std::string_view text, const std::string& source) {
         field.clear();
         any = true;
         break;
-      case '\r':
-        break;
+      case '\r': break;
       case '\n':
         ++line;
         end_record();
         break;
-      default:
-        field.push_back(c);
-        any = true;
+      default: field.push_back(c); any = true;
     }
   }
-  if (in_quotes) throw TableError(source + ":" + std::to_string(record_line) + ": unterminated quoted field");
+  if (in_quotes)
+    throw TableError(source + ":" + std::to_string(record_line) + ": unterminated quoted field");
   if (any || !field.empty() || !fields.empty()) end_record();
   if (t.header_.empty()) throw TableError(source + ": empty table (no header)");
   return t;
@@ -173,7 +171,8 @@ void write_csv(const std::filesystem::path& file, const std::vector<std::string>
   for (const auto* r : rows) append_row(text, *r);
   const bool gz = file.extension() == ".gz";
   gzFile f = gzopen(file.c_str(), gz ? "wb6" : "wbT");
-  if (f == nullptr) throw TableError(file.string() + ": cannot be written: " + std::strerror(errno));
+  if (f == nullptr)
+    throw TableError(file.string() + ": cannot be written: " + std::strerror(errno));
   std::unique_ptr<gzFile_s, int (*)(gzFile)> guard(f, gzclose);
   std::size_t off = 0;
   while (off < text.size()) {

@@ -30,7 +30,8 @@ struct Options {
 };
 
 // A predictor over the graph-timed profiles of `dir` (nullptr when there are none).
-std::unique_ptr<Predictor> graph_table_predictor(const std::string& dir, const std::string& catalogue_file) {
+std::unique_ptr<Predictor> graph_table_predictor(const std::string& dir,
+                                                 const std::string& catalogue_file) {
   std::vector<Profile> graph;
   for (Profile& p : load_profiles(dir)) {
     if (p.graph_replay) graph.push_back(std::move(p));
@@ -71,7 +72,8 @@ int run_import_records(const Options& o) {
     }
     by_device[spec->name].push_back(&records[i]);
   }
-  for (const auto& u : unknown) fmt::print(stderr, "warning: records of GPU '{}' skipped: not in the catalogue\n", u);
+  for (const auto& u : unknown)
+    fmt::print(stderr, "warning: records of GPU '{}' skipped: not in the catalogue\n", u);
   if (by_device.empty()) {
     fmt::print(stderr, "error: no measured kernel records of a catalogued GPU\n");
     return 1;
@@ -85,7 +87,9 @@ int run_import_records(const Options& o) {
     Profile p;
     p.device = device;
     p.basis = TimeBasis::kKernel;
-    if (graph_tables) p.graph_kernel_offset_us = graph_kernel_offset_us(*graph_tables, catalogue.resolve(device), list);
+    if (graph_tables)
+      p.graph_kernel_offset_us =
+          graph_kernel_offset_us(*graph_tables, catalogue.resolve(device), list);
     p.provenance.source = o.source;
     p.provenance.tool = "pm2lat-calibrate import-records";
     p.provenance.created = today();
@@ -109,10 +113,12 @@ int run_import_records(const Options& o) {
     append_gemm_section(gemm_ptrs, catalogue.resolve(device), p, &gemm_rep);
     const std::string file = o.out_dir + "/" + device + "." + o.tag + ".json";
     save_profile(p, file);
-    fmt::print("{:<16} {:>6} family kernels in {:>3} fits, {:>4} conv kernels in {} configs + {} classes, "
-               "{:>4} GEMM kernels in {} configs, graph-to-isolated offset {:.2f} us -> {}\n",
-               device, rep.family_kernels, rep.family_fits, rep.conv_kernels, rep.conv_configs, rep.conv_classes,
-               gemm_rep.gemm_rows, gemm_rep.gemm_configs, p.graph_kernel_offset_us, file);
+    fmt::print(
+        "{:<16} {:>6} family kernels in {:>3} fits, {:>4} conv kernels in {} configs + {} classes, "
+        "{:>4} GEMM kernels in {} configs, graph-to-isolated offset {:.2f} us -> {}\n",
+        device, rep.family_kernels, rep.family_fits, rep.conv_kernels, rep.conv_configs,
+        rep.conv_classes, gemm_rep.gemm_rows, gemm_rep.gemm_configs, p.graph_kernel_offset_us,
+        file);
   }
   return 0;
 }
@@ -144,13 +150,14 @@ int run_import_conv(const Options& o) {
     p.provenance.source = o.source;
     p.provenance.tool = "pm2lat-calibrate import-conv";
     p.provenance.created = today();
-    p.provenance.notes = "Conv2d calls timed with CUDA events (host dispatch included): basis 'call'.";
+    p.provenance.notes =
+        "Conv2d calls timed with CUDA events (host dispatch included): basis 'call'.";
     FamilyBuildReport rep;
     build_conv_section(list, catalogue.resolve(device), p, &call, &rep);
     const std::string file = o.out_dir + "/" + device + "." + o.tag + ".json";
     save_profile(p, file);
-    fmt::print("{:<16} {:>6} conv calls in {:>3} configs (floor {:.1f} us) -> {}\n", device, rep.conv_kernels,
-               rep.conv_configs, call.floor_us, file);
+    fmt::print("{:<16} {:>6} conv calls in {:>3} configs (floor {:.1f} us) -> {}\n", device,
+               rep.conv_kernels, rep.conv_configs, call.floor_us, file);
   }
   return 0;
 }
@@ -172,8 +179,11 @@ void add_family_commands(CLI::App& app) {
   ro->tag = "traces-kernel";
   ro->source = "kernel records of replayed profiler traces";
   auto* rec = app.add_subcommand("import-records",
-                                 "Build kernel-family and convolution fits from measured kernel records (pm2lat replay --out)");
-  rec->add_option("records", ro->inputs, "records files (.jsonl or .jsonl.gz)")->required()->check(CLI::ExistingFile);
+                                 "Build kernel-family and convolution fits from measured kernel "
+                                 "records (pm2lat replay --out)");
+  rec->add_option("records", ro->inputs, "records files (.jsonl or .jsonl.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   common_options(rec, *ro);
   rec->callback([ro]() { run_or_exit([&] { return run_import_records(*ro); }); });
 
@@ -182,8 +192,11 @@ void add_family_commands(CLI::App& app) {
   co->catalogue = dir + "/devices.json";
   co->tag = "neusight-conv";
   co->source = "sitar-lab/NeuSight kernel measurements, conv rows (MIT)";
-  auto* conv = app.add_subcommand("import-conv", "Build convolution fits from a NeuSight-format table's conv rows");
-  conv->add_option("--data", co->data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  auto* conv = app.add_subcommand(
+      "import-conv", "Build convolution fits from a NeuSight-format table's conv rows");
+  conv->add_option("--data", co->data, "kernel table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   common_options(conv, *co);
   conv->callback([co]() { run_or_exit([&] { return run_import_conv(*co); }); });
 }

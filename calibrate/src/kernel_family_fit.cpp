@@ -46,14 +46,16 @@ struct Sample {
 
 // Config fits use the per-row term too; family-wide fits pool kernels of every GPU and
 // configuration, where a per-row term would extrapolate wildly: bytes only.
-std::optional<VectorFit> fit_samples(const std::string& op, const std::string& config, const std::vector<Sample>& s,
-                                     bool with_rows) {
+std::optional<VectorFit> fit_samples(const std::string& op, const std::string& config,
+                                     const std::vector<Sample>& s, bool with_rows) {
   std::vector<std::vector<double>> x;
   std::vector<double> y;
   for (const auto& v : s) {
     const auto f = memory_bound_features(*v.spec, v.bytes, v.rows);
-    if (with_rows) x.push_back({1.0, f.bytes_term, f.row_term});
-    else x.push_back({1.0, f.bytes_term});
+    if (with_rows)
+      x.push_back({1.0, f.bytes_term, f.row_term});
+    else
+      x.push_back({1.0, f.bytes_term});
     y.push_back(*v.record->measured_us);
   }
   const auto fit = nnls_relative(x, y);
@@ -73,7 +75,8 @@ std::optional<VectorFit> fit_samples(const std::string& op, const std::string& c
 // beyond) before per-operator tables of other sizes.
 void set_byte_range(VectorFit& f, const std::vector<Sample>& s) {
   if (s.empty()) return;
-  const auto [lo, hi] = std::minmax_element(s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.bytes < b.bytes; });
+  const auto [lo, hi] = std::minmax_element(
+      s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.bytes < b.bytes; });
   f.bytes_min = lo->bytes;
   f.bytes_max = hi->bytes;
 }
@@ -96,12 +99,14 @@ std::optional<VectorFit> robust_fit(const std::string& op, const std::vector<Sam
   VectorFit out;
   out.op = op;
   out.c0 = c0;
-  out.c_byte = std::clamp(ratio.size() >= kMinFamilyKernels ? upper_median(ratio) : kNominalInverseEfficiency,
-                          kMinInverseEfficiency, kMaxInverseEfficiency);
+  out.c_byte = std::clamp(
+      ratio.size() >= kMinFamilyKernels ? upper_median(ratio) : kNominalInverseEfficiency,
+      kMinInverseEfficiency, kMaxInverseEfficiency);
   out.points = static_cast<std::int32_t>(s.size());
   double ape = 0;
   for (const auto& v : s) {
-    const double pred = out.c0 + out.c_byte * memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term;
+    const double pred =
+        out.c0 + out.c_byte * memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term;
     ape += std::fabs(pred - *v.record->measured_us) / *v.record->measured_us;
   }
   out.fit_mape_pct = s.empty() ? 0 : 100.0 * ape / static_cast<double>(s.size());
@@ -116,7 +121,8 @@ void add_family_fit(const std::string& op, const std::vector<Sample>& all, Profi
   }
 }
 
-void add_config_fits(const std::string& op, const std::map<std::string, std::vector<Sample>>& by_config, Profile& p) {
+void add_config_fits(const std::string& op,
+                     const std::map<std::string, std::vector<Sample>>& by_config, Profile& p) {
   for (const auto& [config, samples] : by_config) {
     double lo = 0, hi = 0;
     for (const auto& s : samples) {
@@ -132,19 +138,23 @@ void add_config_fits(const std::string& op, const std::map<std::string, std::vec
     // size's latency to every other size.
     if (hi < kMinSizeSpan * lo) {
       std::vector<double> bts;
-      for (const auto& v : samples) bts.push_back(memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term);
+      for (const auto& v : samples)
+        bts.push_back(memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term);
       const bool bandwidth_bound = upper_median(bts) >= kBandwidthBoundUs;
       std::vector<double> est;
       for (std::size_t i = 0; i < samples.size(); ++i) {
         const double t = *samples[i].record->measured_us;
-        if (bandwidth_bound) est.push_back(std::max(0.0, t - kNominalFixedUs) / bts[i]);
-        else est.push_back(std::max(kMinMemoryKernelUs, t - kNominalInverseEfficiency * bts[i]));
+        if (bandwidth_bound)
+          est.push_back(std::max(0.0, t - kNominalFixedUs) / bts[i]);
+        else
+          est.push_back(std::max(kMinMemoryKernelUs, t - kNominalInverseEfficiency * bts[i]));
       }
       VectorFit f;
       f.op = op;
       f.config = config;
       f.c0 = bandwidth_bound ? kNominalFixedUs : upper_median(est);
-      f.c_byte = bandwidth_bound ? std::clamp(upper_median(est), 0.0, kMaxConfigInverseEfficiency) : kNominalInverseEfficiency;
+      f.c_byte = bandwidth_bound ? std::clamp(upper_median(est), 0.0, kMaxConfigInverseEfficiency)
+                                 : kNominalInverseEfficiency;
       f.points = static_cast<std::int32_t>(samples.size());
       double ape = 0;
       for (const auto& v : samples) {
@@ -174,7 +184,8 @@ using Grouped = std::map<KernelFamily, std::map<std::string, std::vector<Sample>
 
 KernelClass family_class(const KernelRecord& r) {
   KernelClass c = classify_kernel(r.launch.name);
-  if (c.family == KernelFamily::kConv && is_conv_helper_kernel(r, c)) c.family = KernelFamily::kCopy;
+  if (c.family == KernelFamily::kConv && is_conv_helper_kernel(r, c))
+    c.family = KernelFamily::kCopy;
   return c;
 }
 
@@ -243,8 +254,8 @@ std::optional<GemmConfigFit> fit_conv(GemmConfigFit base, const std::vector<cons
 
 // Fits kernel_us = c0 + c_wave_k * waves * tile_step over launches of one configuration (or
 // class) regardless of shape; stored under "<name>#geometry".
-void add_conv_geometry_fits(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec, Profile& p,
-                            FamilyBuildReport& rep) {
+void add_conv_geometry_fits(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec,
+                            Profile& p, FamilyBuildReport& rep) {
   struct Launch {
     double waves_steps, y;
   };
@@ -258,8 +269,9 @@ void add_conv_geometry_fits(const std::vector<const KernelRecord*>& records, con
                                                             : DType::kFp32;
     const GemmConfigFit k = conv_kernel_config(cls, dtype);
     const DType math = conv_math_type(cls, dtype);
-    const double waves = std::ceil(static_cast<double>(std::max<std::uint64_t>(1, r->launch.grid.volume())) /
-                                   static_cast<double>(std::max(1, spec.sm_count)));
+    const double waves =
+        std::ceil(static_cast<double>(std::max<std::uint64_t>(1, r->launch.grid.volume())) /
+                  static_cast<double>(std::max(1, spec.sm_count)));
     const Launch l{waves * conv_tile_step_us(k, math, spec), *r->measured_us};
     by_name[cls.config].push_back(l);
     by_name[conv_class_name(math)].push_back(l);
@@ -289,21 +301,27 @@ void add_conv_geometry_fits(const std::vector<const KernelRecord*>& records, con
 
 }  // namespace
 
-void build_family_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec, Profile& p,
-                          FamilyBuildReport* report, const std::vector<SpecRecord>* pooled) {
+void build_family_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec,
+                          Profile& p, FamilyBuildReport* report,
+                          const std::vector<SpecRecord>* pooled) {
   FamilyBuildReport local;
   FamilyBuildReport& rep = report ? *report : local;
   // family -> config -> samples, for shape fits and geometry fits.
-  auto group = [&](const std::vector<SpecRecord>& list, Grouped& shape, Grouped& geometry, bool count) {
+  auto group = [&](const std::vector<SpecRecord>& list, Grouped& shape, Grouped& geometry,
+                   bool count) {
     for (const auto& [r, s] : list) {
       if (!r->measured_us || *r->measured_us <= 0) continue;
       const KernelClass c = family_class(*r);
       if (!is_memory_family(c.family) && !is_row_family(c.family)) continue;
       if (count) ++rep.family_kernels;
       if (r->op.vec.bytes() > 0)
-        shape[c.family][c.config].push_back({r, s, r->op.vec.bytes(), static_cast<double>(std::max<std::int64_t>(1, r->op.vec.rows))});
-      const double threads = static_cast<double>(r->launch.grid.volume()) * static_cast<double>(r->launch.block.volume());
-      geometry[c.family][c.config].push_back({r, s, threads * kGeometryBytesPerThread, static_cast<double>(r->launch.grid.volume())});
+        shape[c.family][c.config].push_back(
+            {r, s, r->op.vec.bytes(),
+             static_cast<double>(std::max<std::int64_t>(1, r->op.vec.rows))});
+      const double threads = static_cast<double>(r->launch.grid.volume()) *
+                             static_cast<double>(r->launch.block.volume());
+      geometry[c.family][c.config].push_back(
+          {r, s, threads * kGeometryBytesPerThread, static_cast<double>(r->launch.grid.volume())});
     }
   };
   std::vector<SpecRecord> own;
@@ -311,25 +329,31 @@ void build_family_section(const std::vector<const KernelRecord*>& records, const
   Grouped shape, geometry, pooled_shape, pooled_geometry;
   group(own, shape, geometry, true);
   group(pooled != nullptr ? *pooled : own, pooled_shape, pooled_geometry, false);
-  for (const auto& [family, by_config] : shape) add_config_fits(std::string(to_string(family)), by_config, p);
-  for (const auto& [family, by_config] : geometry) add_config_fits(geometry_fit_name(family), by_config, p);
+  for (const auto& [family, by_config] : shape)
+    add_config_fits(std::string(to_string(family)), by_config, p);
+  for (const auto& [family, by_config] : geometry)
+    add_config_fits(geometry_fit_name(family), by_config, p);
   for (const auto* g : {&pooled_shape, &pooled_geometry}) {
     for (const auto& [family, by_config] : *g) {
       std::vector<Sample> all;
-      for (const auto& [config, samples] : by_config) all.insert(all.end(), samples.begin(), samples.end());
-      add_family_fit(g == &pooled_shape ? std::string(to_string(family)) : geometry_fit_name(family), all, p);
+      for (const auto& [config, samples] : by_config)
+        all.insert(all.end(), samples.begin(), samples.end());
+      add_family_fit(
+          g == &pooled_shape ? std::string(to_string(family)) : geometry_fit_name(family), all, p);
     }
   }
   rep.family_fits = p.family_fits.size();
 }
 
-void build_conv_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec, Profile& p,
-                        const CallOverhead* call, FamilyBuildReport* report) {
+void build_conv_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec,
+                        Profile& p, const CallOverhead* call, FamilyBuildReport* report) {
   FamilyBuildReport local;
   FamilyBuildReport& rep = report ? *report : local;
   std::vector<ConvSample> samples;
   for (const KernelRecord* r : records) {
-    if (!r->measured_us || *r->measured_us <= 0 || r->op.kind != OpKind::kConv || !r->op.conv.valid()) continue;
+    if (!r->measured_us || *r->measured_us <= 0 || r->op.kind != OpKind::kConv ||
+        !r->op.conv.valid())
+      continue;
     ConvSample s;
     s.record = r;
     s.cls = classify_kernel(r->launch.name);

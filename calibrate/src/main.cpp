@@ -1,7 +1,7 @@
 // pm2lat-calibrate: builds device profiles from measurement tables (import), splits
 // tables by shape for out-of-sample evaluation (split), and calibrates the local GPU (run).
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <ctime>
@@ -11,7 +11,6 @@
 #include "attention_commands.h"
 #include "command_support.h"
 #include "family_commands.h"
-#include "run_command.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
@@ -19,6 +18,7 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
+#include "run_command.h"
 
 namespace {
 
@@ -39,8 +39,8 @@ std::set<std::string> split_list(const std::string& s) {
 }
 
 int run_import(const std::string& format, const std::string& data, const std::string& out_dir,
-               const std::string& catalogue_file, const std::string& devices, const std::string& source,
-               std::string tag) {
+               const std::string& catalogue_file, const std::string& devices,
+               const std::string& source, std::string tag) {
   const DeviceCatalogue catalogue = DeviceCatalogue::load(catalogue_file);
   const CsvTable table = CsvTable::read(data);
   const bool aic = format == "aiconfigurator";
@@ -48,13 +48,14 @@ int run_import(const std::string& format, const std::string& data, const std::st
   if (aic) {
     AiconfiguratorReadStats st;
     calls = read_aiconfigurator_gemm(table, &st);
-    fmt::print("{}: {} rows read ({} skipped: bad shape, latency or dtype)\n", data, st.rows, st.skipped);
+    fmt::print("{}: {} rows read ({} skipped: bad shape, latency or dtype)\n", data, st.rows,
+               st.skipped);
     if (tag.empty()) tag = "aiconfigurator";
   } else {
     NeusightReadStats st;
     calls = read_neusight_kernels(table, &st);
-    fmt::print("{}: {} rows read ({} without latency, {} bad shapes, {} unknown ops skipped)\n", data,
-               st.rows, st.skipped_no_latency, st.skipped_bad_shape, st.skipped_unknown_op);
+    fmt::print("{}: {} rows read ({} without latency, {} bad shapes, {} unknown ops skipped)\n",
+               data, st.rows, st.skipped_no_latency, st.skipped_bad_shape, st.skipped_unknown_op);
     if (tag.empty()) tag = "neusight-fp32";
   }
   const auto wanted = split_list(devices);
@@ -62,7 +63,8 @@ int run_import(const std::string& format, const std::string& data, const std::st
   for (const auto& c : calls) {
     const DeviceSpec* spec = catalogue.find(c.device);
     if (spec == nullptr) {
-      fmt::print(stderr, "warning: {}: GPU '{}' is not in the catalogue; its rows are skipped\n", data, c.device);
+      fmt::print(stderr, "warning: {}: GPU '{}' is not in the catalogue; its rows are skipped\n",
+                 data, c.device);
       continue;
     }
     if (!wanted.empty() && !wanted.count(spec->name) && !wanted.count(c.device)) continue;
@@ -78,20 +80,23 @@ int run_import(const std::string& format, const std::string& data, const std::st
     opt.provenance.source = source;
     opt.provenance.tool = "pm2lat-calibrate import " PM2LAT_VERSION;
     opt.provenance.created = today();
-    opt.provenance.notes =
-        aic ? "Latencies time one framework linear call inside a CUDA graph over rotated weights (device "
-              "time, cold L2): basis 'kernel'. The tables do not name the kernel: a nominal 64x64x64 "
-              "configuration per dtype stands for the library's choice."
-            : "Latencies time one PyTorch call with CUDA events (host dispatch included): basis 'call'.";
+    opt.provenance.notes = aic ? "Latencies time one framework linear call inside a CUDA graph "
+                                 "over rotated weights (device "
+                                 "time, cold L2): basis 'kernel'. The tables do not name the "
+                                 "kernel: a nominal 64x64x64 "
+                                 "configuration per dtype stands for the library's choice."
+                               : "Latencies time one PyTorch call with CUDA events (host dispatch "
+                                 "included): basis 'call'.";
     BuildReport rep;
     Profile p = build_profile(rows, catalogue.resolve(device), opt, &rep);
     p.graph_replay = aic;
     const std::string file = out_dir + "/" + device + "." + tag + ".json";
     save_profile(p, file);
-    fmt::print("{:<16} {:>6} GEMM rows in {:>3} configs, {:>6} vector rows in {:>3} fits, {:>5} rows of "
-               "unmodelled kernels -> {}\n",
-               device, rep.gemm_rows, rep.gemm_configs, rep.vector_rows, rep.vector_fits, rep.skipped_rows,
-               file);
+    fmt::print(
+        "{:<16} {:>6} GEMM rows in {:>3} configs, {:>6} vector rows in {:>3} fits, {:>5} rows of "
+        "unmodelled kernels -> {}\n",
+        device, rep.gemm_rows, rep.gemm_configs, rep.vector_rows, rep.vector_fits, rep.skipped_rows,
+        file);
   }
   return 0;
 }
@@ -127,14 +132,18 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string data, out_dir = Predictor::default_profile_dir().string(), devices,
                     catalogue = (Predictor::default_profile_dir() / "devices.json").string(),
-                    source = "sitar-lab/NeuSight kernel measurements (MIT)", tag, format = "neusight";
+                    source = "sitar-lab/NeuSight kernel measurements (MIT)", tag,
+                    format = "neusight";
   auto* imp = app.add_subcommand("import", "Build profiles from a measurement table");
   imp->add_option("--format", format, "table format")
       ->check(CLI::IsMember({"neusight", "aiconfigurator"}))
       ->capture_default_str();
-  imp->add_option("--data", data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  imp->add_option("--data", data, "kernel table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   imp->add_option("--out", out_dir, "directory for the profiles");
-  imp->add_option("--devices", devices, "comma-separated GPUs to import (default: all in the table)");
+  imp->add_option("--devices", devices,
+                  "comma-separated GPUs to import (default: all in the table)");
   imp->add_option("--catalogue", catalogue, "device catalogue JSON");
   imp->add_option("--source", source, "provenance text recorded in the profiles");
   imp->add_option("--tag", tag, "profile file tag: <device>.<tag>.json (default: by format)");
@@ -142,12 +151,16 @@ int main(int argc, char** argv) {
   double fraction = 0.2;
   unsigned seed = 0;
   std::string train_out, test_out;
-  auto* spl = app.add_subcommand("split", "Split a kernel table by shape into train and test files");
-  spl->add_option("--data", data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  auto* spl =
+      app.add_subcommand("split", "Split a kernel table by shape into train and test files");
+  spl->add_option("--data", data, "kernel table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   spl->add_option("--format", format, "table format")
       ->check(CLI::IsMember({"neusight", "aiconfigurator"}))
       ->capture_default_str();
-  spl->add_option("--fraction", fraction, "share of shapes in the test file")->check(CLI::Range(0.0, 1.0));
+  spl->add_option("--fraction", fraction, "share of shapes in the test file")
+      ->check(CLI::Range(0.0, 1.0));
   spl->add_option("--seed", seed, "hash seed");
   spl->add_option("--train", train_out, "train output (.csv or .csv.gz)")->required();
   spl->add_option("--test", test_out, "test output (.csv or .csv.gz)")->required();

@@ -36,9 +36,10 @@ std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir, ModelRun
   const CsvTable index = CsvTable::read(dir / "index.csv");
   const std::size_t c_dev = index.require("device"), c_model = index.require("model"),
                     c_mode = index.require("mode"), c_e2e = index.require("measured_e2e_ms");
-  const auto c_seq = index.column("seqlen"), c_batch = index.column("batch"), c_opt = index.column("option"),
-             c_layers = index.column("num_layer"), c_file = index.column("ops_file"),
-             c_npred = index.column("neusight_pred_ms"), c_nerr = index.column("neusight_err_pct");
+  const auto c_seq = index.column("seqlen"), c_batch = index.column("batch"),
+             c_opt = index.column("option"), c_layers = index.column("num_layer"),
+             c_file = index.column("ops_file"), c_npred = index.column("neusight_pred_ms"),
+             c_nerr = index.column("neusight_err_pct");
   std::vector<ModelRun> runs;
   for (std::size_t i = 0; i < index.rows(); ++i) {
     const auto& r = index.row(i);
@@ -64,14 +65,16 @@ std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir, ModelRun
       const auto o_idx = col("op_index"), o_name = col("name"), o_rep = col("repeat"),
                  o_in = col("input_shapes"), o_out = col("output_shape"), o_dtype = col("dtype"),
                  o_B = col("B"), o_M = col("M"), o_N = col("N"), o_K = col("K"), o_H = col("H"),
-                 o_acc_ops = col("neusight_acc_ops"), o_fw = col("fw_latency_us"), o_bw = col("bw_latency_us"), o_acc = col("acc_latency_us");
+                 o_acc_ops = col("neusight_acc_ops"), o_fw = col("fw_latency_us"),
+                 o_bw = col("bw_latency_us"), o_acc = col("acc_latency_us");
       auto get = [](const std::vector<std::string>& row, std::optional<std::size_t> c) {
         return c ? row[*c] : std::string();
       };
       for (std::size_t j = 0; j < ops.rows(); ++j) {
         const auto& o = ops.row(j);
         ModelOpRow row;
-        row.index = static_cast<std::int32_t>(to_int(get(o, o_idx)).value_or(static_cast<long long>(j)));
+        row.index =
+            static_cast<std::int32_t>(to_int(get(o, o_idx)).value_or(static_cast<long long>(j)));
         row.name = get(o, o_name);
         row.op_kind = o[o_kind];
         row.op_class = o[o_class];

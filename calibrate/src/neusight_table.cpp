@@ -11,7 +11,8 @@ std::vector<std::string> split_semicolons(const std::string& s) {
   std::size_t start = 0;
   while (start <= s.size()) {
     const std::size_t e = s.find(';', start);
-    const std::string part = s.substr(start, e == std::string::npos ? std::string::npos : e - start);
+    const std::string part =
+        s.substr(start, e == std::string::npos ? std::string::npos : e - start);
     if (!part.empty()) out.push_back(part);
     if (e == std::string::npos) break;
     start = e + 1;
@@ -30,8 +31,8 @@ std::uint64_t fnv1a(const std::string& s, unsigned seed) {
 
 }  // namespace
 
-bool neusight_vector_op(const std::string& op, std::int64_t rows, std::int64_t cols,
-                        double eb, OpContext& out) {
+bool neusight_vector_op(const std::string& op, std::int64_t rows, std::int64_t cols, double eb,
+                        OpContext& out) {
   const double n = static_cast<double>(rows) * static_cast<double>(cols);
   out.vec.rows = rows;
   out.vec.cols = cols;
@@ -89,10 +90,10 @@ std::vector<MeasuredCall> read_neusight_kernels(const CsvTable& t, NeusightReadS
   const std::size_t c_device = t.require("device"), c_op = t.require("op"),
                     c_name = t.require("kernel_name"), c_lat = t.require("latency_us");
   const auto col = [&](const char* n) { return t.column(n); };
-  const auto c_split = col("split"), c_gx = col("grid_x"), c_gy = col("grid_y"), c_gz = col("grid_z"),
-             c_bx = col("block_x"), c_by = col("block_y"), c_bz = col("block_z"), c_B = col("B"),
-             c_M = col("M"), c_N = col("N"), c_K = col("K"), c_H = col("H"),
-             c_extra = col("extra_kernels"), c_dtype = col("dtype"),
+  const auto c_split = col("split"), c_gx = col("grid_x"), c_gy = col("grid_y"),
+             c_gz = col("grid_z"), c_bx = col("block_x"), c_by = col("block_y"),
+             c_bz = col("block_z"), c_B = col("B"), c_M = col("M"), c_N = col("N"), c_K = col("K"),
+             c_H = col("H"), c_extra = col("extra_kernels"), c_dtype = col("dtype"),
              c_in = col("conv_in_ch"), c_out = col("conv_out_ch"), c_ks = col("conv_kernel"),
              c_size = col("conv_input_size"), c_stride = col("conv_stride"),
              c_pad = col("conv_padding");

@@ -41,8 +41,8 @@ struct GemmRow {
 // The work of a measured launch for a configuration: blocks and split-K as launched.
 GemmWork launched_work(const GemmConfigFit& c, const KernelRecord& r) {
   const GemmShape& s = r.op.gemm;
-  return gemm_work(c, s, blocks_from_grid(r.launch.grid, s.batch), split_k_from_grid(r.launch.grid, s.batch),
-                   dtype_bytes(c.dtype));
+  return gemm_work(c, s, blocks_from_grid(r.launch.grid, s.batch),
+                   split_k_from_grid(r.launch.grid, s.batch), dtype_bytes(c.dtype));
 }
 
 std::vector<double> gemm_regressors(const GemmConfigFit& c, const DeviceSpec& spec,
@@ -52,15 +52,16 @@ std::vector<double> gemm_regressors(const GemmConfigFit& c, const DeviceSpec& sp
 }
 
 // Mean absolute percentage error of a configuration over its rows, in the profile's basis.
-double fit_mape_pct(const GemmConfigFit& c, const std::vector<const GemmRow*>& rows, const DeviceSpec& spec,
-                    const Profile& profile) {
+double fit_mape_pct(const GemmConfigFit& c, const std::vector<const GemmRow*>& rows,
+                    const DeviceSpec& spec, const Profile& profile) {
   if (rows.empty()) return 0;
   double err = 0;
   for (const GemmRow* r : rows) {
     const auto& rec = r->call->record;
     const CallOverhead& o = profile.overhead_for(r->call->op);
     const double kern = gemm_wave_kernel_us(c, spec, launched_work(c, rec));
-    const double pred = profile.basis == TimeBasis::kCall ? std::max(o.floor_us, o.pre_us + kern) : kern;
+    const double pred =
+        profile.basis == TimeBasis::kCall ? std::max(o.floor_us, o.pre_us + kern) : kern;
     err += std::fabs(pred - *rec.measured_us) / *rec.measured_us;
   }
   return 100.0 * err / static_cast<double>(rows.size());
@@ -130,7 +131,8 @@ GemmConfigFit fit_gemm_efficiency(GemmConfigFit c, const std::vector<const GemmR
 // Fits one configuration for each blocks-per-SM candidate and keeps the best.
 GemmConfigFit fit_gemm_config(GemmConfigFit base, const std::vector<const GemmRow*>& rows,
                               const DeviceSpec& spec, const Profile& profile) {
-  if (distinct_shapes(rows) < kMinShapesForWaveFit) return fit_gemm_efficiency(base, rows, spec, profile);
+  if (distinct_shapes(rows) < kMinShapesForWaveFit)
+    return fit_gemm_efficiency(base, rows, spec, profile);
   GemmConfigFit best = base;
   double best_err = -1;
   for (std::int32_t bps = 1; bps <= 4; ++bps) {
@@ -229,7 +231,8 @@ void estimate_overheads(const std::vector<const MeasuredCall*>& calls, const Dev
   for (auto& [op, o] : profile.call_overhead) {
     const auto it = intercepts.find(op);
     const double icpt = it != intercepts.end() ? median(it->second) : 0.5 * o.floor_us;
-    o.pre_us = std::clamp(icpt - kMinimumKernelUs, 0.0, std::max(0.0, o.floor_us - kMinimumKernelUs));
+    o.pre_us =
+        std::clamp(icpt - kMinimumKernelUs, 0.0, std::max(0.0, o.floor_us - kMinimumKernelUs));
   }
 }
 
@@ -289,7 +292,8 @@ std::optional<VectorFit> fit_vector(const std::string& op, const std::string& co
       const auto& rec = c->record;
       const CallOverhead& o = p.overhead_for(c->op);
       if (only_above && *rec.measured_us < kFitAboveFloor * o.floor_us) continue;
-      const auto f = memory_bound_features(spec, rec.op.vec.bytes(), static_cast<double>(rec.op.vec.rows));
+      const auto f =
+          memory_bound_features(spec, rec.op.vec.bytes(), static_cast<double>(rec.op.vec.rows));
       x.push_back({1.0, f.bytes_term, f.row_term});
       y.push_back(std::max(0.5, *rec.measured_us - o.pre_us));
     }
@@ -359,8 +363,8 @@ void build_vector(const std::vector<const MeasuredCall*>& calls, const DeviceSpe
 
 }  // namespace
 
-void append_gemm_section(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec, Profile& profile,
-                         BuildReport* report) {
+void append_gemm_section(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec,
+                         Profile& profile, BuildReport* report) {
   BuildReport local;
   std::unordered_map<std::string, KernelClass> classes;
   for (const auto* c : calls) {

@@ -52,11 +52,13 @@ std::vector<std::int64_t> parse_ints(const std::string& text) {
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t e = text.find(',', start);
-    const std::string part = text.substr(start, e == std::string::npos ? std::string::npos : e - start);
+    const std::string part =
+        text.substr(start, e == std::string::npos ? std::string::npos : e - start);
     if (!part.empty()) {
       std::size_t used = 0;
       const long long v = std::stoll(part, &used);
-      if (used != part.size() || v <= 0) throw std::invalid_argument(fmt::format("bad size '{}'", part));
+      if (used != part.size() || v <= 0)
+        throw std::invalid_argument(fmt::format("bad size '{}'", part));
       out.push_back(v);
     }
     if (e == std::string::npos) break;
@@ -78,7 +80,8 @@ PlanOptions plan_options(const RunCommandOptions& o) {
 }
 
 // The catalogue spec for the GPU: --device when given, else the driver's name.
-const DeviceSpec& device_spec(const DeviceCatalogue& catalogue, const std::string& forced, const std::string& detected) {
+const DeviceSpec& device_spec(const DeviceCatalogue& catalogue, const std::string& forced,
+                              const std::string& detected) {
   if (!forced.empty()) {
     const DeviceSpec& s = catalogue.resolve(forced);
     if (!detected.empty() && catalogue.find(detected) != &s) {
@@ -87,17 +90,20 @@ const DeviceSpec& device_spec(const DeviceCatalogue& catalogue, const std::strin
     return s;
   }
   if (const DeviceSpec* s = catalogue.find(detected)) return *s;
-  throw std::runtime_error(fmt::format(
-      "the GPU '{}' is not in the device catalogue: add its spec to devices.json (the predictor needs it) or name "
-      "the closest entry with --device",
-      detected));
+  throw std::runtime_error(
+      fmt::format("the GPU '{}' is not in the device catalogue: add its spec to devices.json (the "
+                  "predictor needs it) or name "
+                  "the closest entry with --device",
+                  detected));
 }
 
-Provenance provenance(const std::string& device, const Environment& env, const CalibrationPlan& plan) {
+Provenance provenance(const std::string& device, const Environment& env,
+                      const CalibrationPlan& plan) {
   Provenance p;
-  p.source = fmt::format("pm2lat-calibrate run: microbenchmarks on the local {} (cuBLASLt GEMMs, own memory-bound "
-                         "kernels)",
-                         device);
+  p.source = fmt::format(
+      "pm2lat-calibrate run: microbenchmarks on the local {} (cuBLASLt GEMMs, own memory-bound "
+      "kernels)",
+      device);
   p.tool = "pm2lat-calibrate run " PM2LAT_VERSION;
   p.created = today();
   p.environment = env;
@@ -105,20 +111,27 @@ Provenance provenance(const std::string& device, const Environment& env, const C
   p.environment["plan_repetitions"] = std::to_string(plan.options.reps);
   p.environment["plan_estimated_s"] = fmt::format("{:.0f}", plan.estimated_s());
   p.notes =
-      "Device time (basis 'kernel'): events around CUDA graphs of back-to-back launches behind a busy kernel, median "
-      "of repetitions, operands rotated over more than 2x L2 and L2 scrubbed between repetitions; the graph's "
-      "per-launch gap (empty kernels in a graph minus their profiled time) and the other kernels of a call (split-K "
-      "reductions, profiled) are subtracted. Points are cuBLASLt heuristic picks; candidate and fill runs only "
-      "inform their configuration's fit. call_overhead '*' is one empty kernel timed alone with events.";
+      "Device time (basis 'kernel'): events around CUDA graphs of back-to-back launches behind a "
+      "busy kernel, median "
+      "of repetitions, operands rotated over more than 2x L2 and L2 scrubbed between repetitions; "
+      "the graph's "
+      "per-launch gap (empty kernels in a graph minus their profiled time) and the other kernels "
+      "of a call (split-K "
+      "reductions, profiled) are subtracted. Points are cuBLASLt heuristic picks; candidate and "
+      "fill runs only "
+      "inform their configuration's fit. call_overhead '*' is one empty kernel timed alone with "
+      "events.";
   return p;
 }
 
 void report_fit(const FitReport& r, const std::string& file) {
-  fmt::print("profile {}: {} GEMM points in {} kernel configurations (+{} candidate/fill runs), {} memory rows in {} "
-             "fits, {} skipped; launch gap {:.2f} us{}; config fit error median {:.2f} %, max {:.2f} %\n",
-             file, r.gemm_points, r.gemm_configs, r.gemm_fit_only, r.memory_rows, r.vector_fits, r.skipped,
-             r.launch_gap_us, r.launch_measured ? "" : " (not measured)", r.median_config_mape_pct,
-             r.max_config_mape_pct);
+  fmt::print(
+      "profile {}: {} GEMM points in {} kernel configurations (+{} candidate/fill runs), {} memory "
+      "rows in {} "
+      "fits, {} skipped; launch gap {:.2f} us{}; config fit error median {:.2f} %, max {:.2f} %\n",
+      file, r.gemm_points, r.gemm_configs, r.gemm_fit_only, r.memory_rows, r.vector_fits, r.skipped,
+      r.launch_gap_us, r.launch_measured ? "" : " (not measured)", r.median_config_mape_pct,
+      r.max_config_mape_pct);
 }
 
 // Where the outputs go: -o PROFILE names the profile (one dtype) or the stem of one per dtype
@@ -130,7 +143,8 @@ struct Outputs {
   std::string stem() const {
     if (!named()) return device + ".calibrated";
     const std::string ext = ".json";
-    return given.size() > ext.size() && given.compare(given.size() - ext.size(), ext.size(), ext) == 0
+    return given.size() > ext.size() &&
+                   given.compare(given.size() - ext.size(), ext.size(), ext) == 0
                ? given.substr(0, given.size() - ext.size())
                : given;
   }
@@ -139,10 +153,13 @@ struct Outputs {
     return named() ? fmt::format("{}.{}.json", stem(), to_string(t))
                    : fmt::format("{}-{}.json", stem(), to_string(t));
   }
-  std::string side_file(const std::string& suffix) const { return (named() ? given : stem()) + suffix; }
+  std::string side_file(const std::string& suffix) const {
+    return (named() ? given : stem()) + suffix;
+  }
 };
 
-int write_outputs(const RunOutcome& outcome, const DeviceSpec& spec, const Provenance& prov, const Outputs& out) {
+int write_outputs(const RunOutcome& outcome, const DeviceSpec& spec, const Provenance& prov,
+                  const Outputs& out) {
   const std::vector<DType> dtypes = gemm_dtypes(outcome.measurements);
   for (DType t : dtypes) {
     FitReport rep;
@@ -167,7 +184,8 @@ int run_fit_only(const RunCommandOptions& o, const DeviceCatalogue& catalogue) {
              outcome.complete ? "" : " (the run is not complete: fitting what there is)");
   Environment env(j.identity.versions.begin(), j.identity.versions.end());
   env["device"] = j.identity.device;
-  return write_outputs(outcome, spec, provenance(j.identity.device, env, plan), Outputs{o.output, spec.name});
+  return write_outputs(outcome, spec, provenance(j.identity.device, env, plan),
+                       Outputs{o.output, spec.name});
 }
 
 int run_command(RunCommandOptions o) {
@@ -179,11 +197,12 @@ int run_command(RunCommandOptions o) {
       try {
         detected = open_driver_backend(o.libs)->device_name();
       } catch (const BackendError& e) {
-        throw std::runtime_error(fmt::format("{}; to plan without a GPU, name one with --device (e.g. --device H100)",
-                                             e.what()));
+        throw std::runtime_error(fmt::format(
+            "{}; to plan without a GPU, name one with --device (e.g. --device H100)", e.what()));
       }
     }
-    const CalibrationPlan plan = plan_calibration(device_spec(catalogue, o.device, detected), plan_options(o));
+    const CalibrationPlan plan =
+        plan_calibration(device_spec(catalogue, o.device, detected), plan_options(o));
     fmt::print("{}", describe_plan(plan));
     return 0;
   }
@@ -196,7 +215,8 @@ int run_command(RunCommandOptions o) {
   if (!o.quiet) fmt::print("{}", describe_plan(plan));
   std::fflush(stdout);  // the plan before the progress line
   const Outputs outputs{o.output, spec.name};
-  const std::string journal_file = o.journal.empty() ? outputs.side_file(".journal.jsonl") : o.journal;
+  const std::string journal_file =
+      o.journal.empty() ? outputs.side_file(".journal.jsonl") : o.journal;
   const Environment env_start = backend->environment();
   JournalIdentity id;
   id.device = detected;
@@ -205,8 +225,11 @@ int run_command(RunCommandOptions o) {
   }
   CalibrationJournal journal = CalibrationJournal::open(journal_file, id, o.restart);
   if (!journal.results().empty()) {
-    fmt::print("resuming from {}: {} measurements already done{}\n", journal_file, journal.results().size(),
-               journal.dropped_lines() ? fmt::format(" ({} unreadable lines dropped)", journal.dropped_lines()) : "");
+    fmt::print("resuming from {}: {} measurements already done{}\n", journal_file,
+               journal.results().size(),
+               journal.dropped_lines()
+                   ? fmt::format(" ({} unreadable lines dropped)", journal.dropped_lines())
+                   : "");
   }
 
   ProgressMeter progress(o.quiet ? nullptr : stderr, isatty(STDERR_FILENO) != 0);
@@ -221,16 +244,22 @@ int run_command(RunCommandOptions o) {
     outcome = run_calibration(plan, *backend, journal, ro);
   } catch (...) {
     std::signal(SIGINT, previous);
-    fmt::print(stderr, "the journal {} keeps every finished measurement: run the same command to continue\n",
-               journal_file);
+    fmt::print(
+        stderr,
+        "the journal {} keeps every finished measurement: run the same command to continue\n",
+        journal_file);
     throw;
   }
   std::signal(SIGINT, previous);
-  fmt::print("{} measured now, {} from the journal, {} failed{}\n", outcome.measured, outcome.resumed, outcome.failed,
-             outcome.ignored ? fmt::format(", {} journal entries not in this plan ignored", outcome.ignored) : "");
+  fmt::print("{} measured now, {} from the journal, {} failed{}\n", outcome.measured,
+             outcome.resumed, outcome.failed,
+             outcome.ignored
+                 ? fmt::format(", {} journal entries not in this plan ignored", outcome.ignored)
+                 : "");
   if (!outcome.complete) {
-    fmt::print("stopped before the end; {} keeps what was measured: run the same command to continue\n",
-               journal_file);
+    fmt::print(
+        "stopped before the end; {} keeps what was measured: run the same command to continue\n",
+        journal_file);
     return g_interrupts.load() > 0 ? 130 : 0;
   }
   return write_outputs(outcome, spec, provenance(detected, backend->environment(), plan), outputs);
@@ -242,28 +271,41 @@ void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunCommandOptions>();
   o->catalogue = (Predictor::default_profile_dir() / "devices.json").string();
   auto* cmd = app.add_subcommand("run", "Calibrate the local GPU with microbenchmarks (resumable)");
-  cmd->add_option("--dtypes", o->dtypes, "GEMM types: fp32, tf32, bf16, fp16, fp8")->capture_default_str();
-  cmd->add_option("--layouts", o->layouts, "GEMM layouts: linear, matmul, weight_grad")->capture_default_str();
-  cmd->add_option("--budget", o->budget, "time budget (30m, 1h30m, 90s): the plan's density follows it")
+  cmd->add_option("--dtypes", o->dtypes, "GEMM types: fp32, tf32, bf16, fp16, fp8")
       ->capture_default_str();
-  cmd->add_option("-o,--output", o->output,
-                  "profile to write; with several dtypes, one per dtype: PROFILE.<dtype>.json (default: "
-                  "<device>.calibrated-<dtype>.json)");
-  cmd->add_option("--journal", o->journal, "journal of finished measurements (default: next to the output)");
-  cmd->add_flag("--dry-run", o->dry_run, "print the plan and its estimated time; needs no GPU with --device");
+  cmd->add_option("--layouts", o->layouts, "GEMM layouts: linear, matmul, weight_grad")
+      ->capture_default_str();
+  cmd->add_option("--budget", o->budget,
+                  "time budget (30m, 1h30m, 90s): the plan's density follows it")
+      ->capture_default_str();
+  cmd->add_option(
+      "-o,--output", o->output,
+      "profile to write; with several dtypes, one per dtype: PROFILE.<dtype>.json (default: "
+      "<device>.calibrated-<dtype>.json)");
+  cmd->add_option("--journal", o->journal,
+                  "journal of finished measurements (default: next to the output)");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "print the plan and its estimated time; needs no GPU with --device");
   cmd->add_flag("--fit-only", o->fit_only, "build the profile from --journal without measuring");
-  cmd->add_option("--device", o->device, "catalogue name of the GPU (default: the driver's name for it)");
+  cmd->add_option("--device", o->device,
+                  "catalogue name of the GPU (default: the driver's name for it)");
   cmd->add_option("--catalogue", o->catalogue, "device catalogue JSON");
   cmd->add_flag("--restart", o->restart, "discard the journal and start over");
-  cmd->add_option("--max-tasks", o->max_tasks, "stop after this many new measurements (continue later)");
-  cmd->add_option("--dims", o->dims, "GEMM sizes M, N and K take, e.g. 256,1024,4096 (default: by budget)");
-  cmd->add_option("--batches", o->batches, "batch counts of batched GEMMs with --dims (default: none)");
+  cmd->add_option("--max-tasks", o->max_tasks,
+                  "stop after this many new measurements (continue later)");
+  cmd->add_option("--dims", o->dims,
+                  "GEMM sizes M, N and K take, e.g. 256,1024,4096 (default: by budget)");
+  cmd->add_option("--batches", o->batches,
+                  "batch counts of batched GEMMs with --dims (default: none)");
   cmd->add_option("--reps", o->reps, "timed repetitions per measurement (default: by budget)");
   cmd->add_flag("--no-memory", o->no_memory, "skip the bandwidth curves");
-  cmd->add_option("--warmup", o->warmup_s, "seconds of busy work before measuring")->capture_default_str();
+  cmd->add_option("--warmup", o->warmup_s, "seconds of busy work before measuring")
+      ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "no plan and no progress line");
-  cmd->add_option("--cuda-lib", o->libs.driver_library, "CUDA driver library")->capture_default_str();
-  cmd->add_option("--cublaslt-lib", o->libs.cublaslt_library, "cuBLASLt library")->capture_default_str();
+  cmd->add_option("--cuda-lib", o->libs.driver_library, "CUDA driver library")
+      ->capture_default_str();
+  cmd->add_option("--cublaslt-lib", o->libs.cublaslt_library, "cuBLASLt library")
+      ->capture_default_str();
   cmd->add_option("--cupti-lib", o->libs.cupti_library, "CUPTI library")->capture_default_str();
   cmd->add_option("--gpu", o->libs.device, "GPU ordinal")->capture_default_str();
   cmd->callback([o]() {

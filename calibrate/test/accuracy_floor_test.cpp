@@ -28,9 +28,11 @@ struct Mape {
 };
 
 TEST(AccuracyFloor, NeusightKernelsOutOfSample) {
-  const auto table = CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/neusight/kernels.csv.gz");
+  const auto table =
+      CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/neusight/kernels.csv.gz");
   const auto calls = read_neusight_kernels(table);
-  DeviceCatalogue catalogue = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  DeviceCatalogue catalogue =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
   std::map<std::string, std::vector<const MeasuredCall*>> train;
   std::vector<const MeasuredCall*> test;
   for (const auto& c : calls) {
@@ -49,11 +51,17 @@ TEST(AccuracyFloor, NeusightKernelsOutOfSample) {
     o.basis = TimeBasis::kCall;
     o.source_device = c->device;
     const Prediction p = predictor.predict(c->record, classify_kernel(c->record.launch.name), t, o);
-    (c->record.op.kind == OpKind::kGemm ? gemm : vec)[predictor.target(t).name].add(p.us, *c->record.measured_us);
+    (c->record.op.kind == OpKind::kGemm ? gemm : vec)[predictor.target(t).name].add(
+        p.us, *c->record.measured_us);
   }
-  const std::map<std::string, double> gemm_bound = {
-      {"A100-PCIE-40GB", 5}, {"A100-PCIE-80GB", 5}, {"H100-SXM", 6}, {"L4", 25},
-      {"P100-PCIE-16GB", 7}, {"P4", 12},            {"T4", 16},      {"V100-PCIE-32GB", 8}};
+  const std::map<std::string, double> gemm_bound = {{"A100-PCIE-40GB", 5},
+                                                    {"A100-PCIE-80GB", 5},
+                                                    {"H100-SXM", 6},
+                                                    {"L4", 25},
+                                                    {"P100-PCIE-16GB", 7},
+                                                    {"P4", 12},
+                                                    {"T4", 16},
+                                                    {"V100-PCIE-32GB", 8}};
   ASSERT_EQ(gemm.size(), gemm_bound.size());
   for (const auto& [device, m] : gemm) {
     EXPECT_GT(m.n, 400u) << device;
@@ -71,9 +79,11 @@ namespace pm2lat::calibrate {
 namespace {
 
 TEST(AccuracyFloor, AiconfiguratorBf16GemmOutOfSample) {
-  const auto table = CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/aiconfigurator/gemm_bf16.csv.gz");
+  const auto table =
+      CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/aiconfigurator/gemm_bf16.csv.gz");
   const auto calls = read_aiconfigurator_gemm(table);
-  DeviceCatalogue catalogue = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  DeviceCatalogue catalogue =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
   std::map<std::string, std::vector<const MeasuredCall*>> train;
   std::vector<const MeasuredCall*> test;
   for (const auto& c : calls) {
@@ -93,7 +103,8 @@ TEST(AccuracyFloor, AiconfiguratorBf16GemmOutOfSample) {
     o.source_spec = predictor.target(t).spec;
     const Prediction p = predictor.predict(c->record, *c->kernel_class, t, o);
     EXPECT_EQ(p.model, ModelKind::kGemmWave);
-    ape[predictor.target(t).name].push_back(std::fabs(p.us - *c->record.measured_us) / *c->record.measured_us * 100);
+    ape[predictor.target(t).name].push_back(std::fabs(p.us - *c->record.measured_us) /
+                                            *c->record.measured_us * 100);
   }
   ASSERT_EQ(ape.size(), 5u);
   for (auto& [device, v] : ape) {

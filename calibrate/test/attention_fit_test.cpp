@@ -18,16 +18,18 @@ namespace pm2lat::calibrate {
 namespace {
 
 constexpr const char* kHeader =
-    "system,framework,version,op_name,kernel_source,attn_dtype,kv_cache_dtype,batch_size,isl,step,num_heads,"
+    "system,framework,version,op_name,kernel_source,attn_dtype,kv_cache_dtype,batch_size,isl,step,"
+    "num_heads,"
     "num_key_value_heads,head_dim,window_size,beam_width,latency_us\n";
 
 TEST(AttentionTable, ReadsRowsAsAttentionRecords) {
-  const std::string text = std::string(kHeader) +
-                           "H100-SXM,vllm,0.24.0,context_attention,vllm_flash_attn_fa3,bf16,fp8,4,2048,0.0,32,8.0,128,"
-                           "128.0,1.0,321.5\n"
-                           "L40S,vllm,0.24.0,context_attention,vllm_flashinfer_fidecode,bf16,fp8,2,1,0.0,8,,64,,,9.1\n"
-                           "L40S,vllm,0.24.0,context_attention,some_new_backend,bf16,bf16,2,1,0.0,8,1,64,,,9.1\n"
-                           "L40S,vllm,0.24.0,context_attention,vllm_flash_attn_fa2,bf16,bf16,0,1,0.0,8,1,64,,,9.1\n";
+  const std::string text =
+      std::string(kHeader) +
+      "H100-SXM,vllm,0.24.0,context_attention,vllm_flash_attn_fa3,bf16,fp8,4,2048,0.0,32,8.0,128,"
+      "128.0,1.0,321.5\n"
+      "L40S,vllm,0.24.0,context_attention,vllm_flashinfer_fidecode,bf16,fp8,2,1,0.0,8,,64,,,9.1\n"
+      "L40S,vllm,0.24.0,context_attention,some_new_backend,bf16,bf16,2,1,0.0,8,1,64,,,9.1\n"
+      "L40S,vllm,0.24.0,context_attention,vllm_flash_attn_fa2,bf16,bf16,0,1,0.0,8,1,64,,,9.1\n";
   AttentionReadStats st;
   const auto rows = read_attention_table(CsvTable::parse(text, "t.csv"), &st);
   ASSERT_EQ(rows.size(), 2u);
@@ -105,9 +107,11 @@ TEST(AttentionFit, RecoversTheCoefficientsOfSyntheticMeasurements) {
 
 // Generous bounds that catch breakage; the measured figures are far below (MODELS.md).
 TEST(AccuracyFloor, AiconfiguratorAttentionOutOfSample) {
-  const auto table = CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/aiconfigurator/attention_bf16.csv.gz");
+  const auto table = CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) +
+                                    "/aiconfigurator/attention_bf16.csv.gz");
   const auto rows = read_attention_table(table);
-  DeviceCatalogue catalogue = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  DeviceCatalogue catalogue =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
   std::map<std::string, std::vector<const AttentionMeasurement*>> train;
   std::vector<const AttentionMeasurement*> test;
   for (const auto& m : rows) {
@@ -127,7 +131,8 @@ TEST(AccuracyFloor, AiconfiguratorAttentionOutOfSample) {
     const TargetId t = predictor.add_target(m->system);
     const Prediction p = predictor.predict(m->record, classify_kernel(m->record.launch.name), t);
     EXPECT_FALSE(p.has(prediction_flags::kFallback));
-    apes[m->system + " " + m->backend].push_back(std::fabs(p.us - *m->record.measured_us) / *m->record.measured_us);
+    apes[m->system + " " + m->backend].push_back(std::fabs(p.us - *m->record.measured_us) /
+                                                 *m->record.measured_us);
   }
   ASSERT_EQ(apes.size(), 6u);
   for (auto& [group, v] : apes) {

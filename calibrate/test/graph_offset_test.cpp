@@ -8,9 +8,13 @@
 namespace pm2lat::calibrate {
 namespace {
 
-constexpr const char* kKernel = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_stage4_warpsize2x2x1_execute_kernel__5x_cublas";
+constexpr const char* kKernel =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_stage4_warpsize2x2x1_execute_kernel_"
+    "_5x_cublas";
 
-DeviceCatalogue catalogue() { return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json"); }
+DeviceCatalogue catalogue() {
+  return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+}
 
 // A graph-timed BF16 table whose one configuration follows the wave model exactly.
 Profile graph_table(const DeviceSpec& spec) {

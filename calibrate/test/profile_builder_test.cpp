@@ -32,8 +32,8 @@ std::vector<MeasuredCall> synthetic_calls(const DeviceSpec& spec, const GemmConf
         c.op = "bmm";
         KernelRecord& r = c.record;
         r.launch.name = truth.config;
-        r.launch.grid = {static_cast<std::uint32_t>((m + 127) / 128), static_cast<std::uint32_t>((m + 63) / 64),
-                         static_cast<std::uint32_t>(b)};
+        r.launch.grid = {static_cast<std::uint32_t>((m + 127) / 128),
+                         static_cast<std::uint32_t>((m + 63) / 64), static_cast<std::uint32_t>(b)};
         r.op.kind = OpKind::kGemm;
         r.op.name = "bmm";
         r.op.gemm.batch = b;
@@ -41,8 +41,8 @@ std::vector<MeasuredCall> synthetic_calls(const DeviceSpec& spec, const GemmConf
         r.op.gemm.n = m;
         r.op.gemm.k = k;
         r.op.gemm.a = DType::kFp32;
-        const double kern = gemm_wave_kernel_us(truth, spec, gemm_work(truth, r.op.gemm,
-                                                blocks_from_grid(r.launch.grid, b), 1, 4));
+        const double kern = gemm_wave_kernel_us(
+            truth, spec, gemm_work(truth, r.op.gemm, blocks_from_grid(r.launch.grid, b), 1, 4));
         r.measured_us = std::max(floor, pre + kern);
         r.basis = TimeBasis::kCall;
         calls.push_back(std::move(c));

@@ -111,7 +111,8 @@ void BM_PredictElementwise(benchmark::State& state) {
   KernelRecord r;
   r.launch.name =
       "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3>)";
   r.op.kind = OpKind::kElementwise;
   r.op.name = "aten::add";
   r.op.vec.rows = 4096;
@@ -134,8 +135,10 @@ void BM_PredictAttention(benchmark::State& state) {
   const TargetId t = p.add_target(state.range(0) == 0 ? "A100-SXM" : "H100-SXM");
   KernelRecord r;
   r.launch.name =
-      "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t, "
-      "Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, false, "
+      "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+      "cutlass::bfloat16_t, "
+      "Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, "
+      "true, true, false, "
       "false>(Flash_fwd_params)";
   r.op.kind = OpKind::kAttention;
   AttentionShape& a = r.op.attention;
@@ -184,14 +187,17 @@ void BM_PredictLayoutTransform(benchmark::State& state) {
   Predictor& p = shipped();
   const TargetId t = p.add_target("H100-SXM");
   KernelRecord r;
-  r.launch.name = "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>(...)";
+  r.launch.name =
+      "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, "
+      "(cudnnKernelDataType_t)2>(...)";
   r.op.kind = OpKind::kCopy;
   r.op.vec.rows = 4096;
   r.op.vec.cols = 1024;
   const KernelClass cls = classify_kernel(r.launch.name);
   for (auto _ : state) {
     r.op.vec.rows = 1 + (r.op.vec.rows * 7) % 8191;
-    r.op.vec.bytes_read = r.op.vec.bytes_written = 4.0 * static_cast<double>(r.op.vec.rows * r.op.vec.cols);
+    r.op.vec.bytes_read = r.op.vec.bytes_written =
+        4.0 * static_cast<double>(r.op.vec.rows * r.op.vec.cols);
     benchmark::DoNotOptimize(p.predict(r, cls, t));
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));

@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const pm2lat::Profile q = pm2lat::parse_profile(pm2lat::serialize_profile(p), "again.json");
-  if (q.gemm_points.size() != p.gemm_points.size() || q.gemm_configs.size() != p.gemm_configs.size())
+  if (q.gemm_points.size() != p.gemm_points.size() ||
+      q.gemm_configs.size() != p.gemm_configs.size())
     std::abort();
   pm2lat::DeviceSpec spec;
   spec.name = p.device;
@@ -29,7 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     pm2lat::Predictor predictor(std::move(cat), {p});
     (void)predictor.add_target(p.device);
-  } catch (const pm2lat::ProfileError&) {
-  }
+  } catch (const pm2lat::ProfileError&) {}
   return 0;
 }

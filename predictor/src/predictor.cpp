@@ -43,7 +43,8 @@ constexpr double kWaveCoordinateWeight = 2.0;
 
 std::array<double, 5> residual_key(const std::array<double, 4>& shape, const GemmConfigFit& c,
                                    const DeviceSpec& spec, double blocks) {
-  const double slots = static_cast<double>(std::max(1, spec.sm_count)) * std::max(1, c.blocks_per_sm);
+  const double slots =
+      static_cast<double>(std::max(1, spec.sm_count)) * std::max(1, c.blocks_per_sm);
   const double waves = std::ceil(std::max(1.0, blocks) / slots);
   return {shape[0], shape[1], shape[2], shape[3], kWaveCoordinateWeight * std::log2(waves)};
 }
@@ -137,7 +138,8 @@ struct CalibratedDevice {
   std::size_t points_with_dtype(DType t) const {
     std::size_t n = 0;
     for (std::size_t c = 0; c < profile->gemm_configs.size(); ++c) {
-      if (profile->gemm_configs[c].dtype == t) n += static_cast<std::size_t>(gemm_points_per_config[c]);
+      if (profile->gemm_configs[c].dtype == t)
+        n += static_cast<std::size_t>(gemm_points_per_config[c]);
     }
     return n;
   }
@@ -175,8 +177,8 @@ void build_gemm_indexes(CalibratedDevice& d) {
     s.n = pt.n;
     s.k = pt.k;
     const std::int32_t split = split_k_from_grid(pt.grid, pt.batch);
-    const GemmWork w = gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split,
-                                 dtype_bytes(c.dtype));
+    const GemmWork w =
+        gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split, dtype_bytes(c.dtype));
     const double kern = gemm_wave_kernel_us(c, *d.spec, w);
     const auto shape = gemm_key(pt.batch, pt.m, pt.n, pt.k);
     const auto key = residual_key(shape, c, *d.spec, w.blocks);
@@ -196,7 +198,8 @@ void build_gemm_indexes(CalibratedDevice& d) {
       kres[ci].push_back(std::log(pt.us / kern));
     }
     auto& [sel_keys, sel_points] = sel[c.dtype];
-    sel_keys.push_back({shape[0], shape[1], shape[2], shape[3], transposed_weight_coordinate(pt.transposed_weight)});
+    sel_keys.push_back({shape[0], shape[1], shape[2], shape[3],
+                        transposed_weight_coordinate(pt.transposed_weight)});
     sel_points.push_back(i);
   }
   for (std::size_t c = 0; c < nc; ++c) {
@@ -308,10 +311,13 @@ struct Predictor::Impl {
     for (const auto& d : calibrated) {
       if (!accept(d)) continue;
       const DeviceSpec& s = *d.spec;
-      double score = sm_and_bandwidth_distance(s, spec) +
-                     std::abs(std::log(s.peak_tflops(DType::kBf16) / spec.peak_tflops(DType::kBf16)));
-      if (s.cc_major != spec.cc_major) score += 10;
-      else if (s.cc_minor != spec.cc_minor) score += 2;
+      double score =
+          sm_and_bandwidth_distance(s, spec) +
+          std::abs(std::log(s.peak_tflops(DType::kBf16) / spec.peak_tflops(DType::kBf16)));
+      if (s.cc_major != spec.cc_major)
+        score += 10;
+      else if (s.cc_minor != spec.cc_minor)
+        score += 2;
       if (best == nullptr || score < best_score) {
         best = &d;
         best_score = score;
@@ -350,9 +356,15 @@ struct Predictor::Impl {
     using Order = std::array<DType, 4>;
     Order order{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
     switch (dtype) {
-      case DType::kTf32: order = Order{DType::kTf32, DType::kBf16, DType::kFp16, DType::kFp32}; break;
-      case DType::kFp16: order = Order{DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32}; break;
-      case DType::kBf16: order = Order{DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32}; break;
+      case DType::kTf32:
+        order = Order{DType::kTf32, DType::kBf16, DType::kFp16, DType::kFp32};
+        break;
+      case DType::kFp16:
+        order = Order{DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32};
+        break;
+      case DType::kBf16:
+        order = Order{DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32};
+        break;
       case DType::kFp8E4M3:
       case DType::kFp8E5M2:
       case DType::kFp4E2M1:
@@ -370,8 +382,8 @@ struct Predictor::Impl {
                   const PredictOptions& o) const;
   Prediction gemm_uncached(const KernelRecord& r, const KernelClass& cls, TargetId t,
                            const PredictOptions& o) const;
-  Prediction gemm_from_launch(const KernelRecord& r, const KernelClass& cls, TargetId t, const GemmSource& source,
-                              DType dtype, const PredictOptions& o) const;
+  Prediction gemm_from_launch(const KernelRecord& r, const KernelClass& cls, TargetId t,
+                              const GemmSource& source, DType dtype, const PredictOptions& o) const;
   Prediction memory_bound(const KernelRecord& r, const KernelClass& cls, TargetId t,
                           const PredictOptions& o) const;
   // Whether the record was observed on the target GPU itself (then its kernel is one this
@@ -400,8 +412,7 @@ Prediction Predictor::Impl::roofline(const KernelRecord& r, const KernelClass& c
   switch (r.op.kind) {
     case OpKind::kGemm:
       flops = r.op.gemm.flops();
-      bytes = dtype_bytes(r.op.gemm.a) *
-              static_cast<double>(r.op.gemm.batch) *
+      bytes = dtype_bytes(r.op.gemm.a) * static_cast<double>(r.op.gemm.batch) *
               static_cast<double>(r.op.gemm.m * r.op.gemm.k + r.op.gemm.k * r.op.gemm.n +
                                   r.op.gemm.m * r.op.gemm.n);
       compute = r.op.gemm.compute != DType::kUnknown ? r.op.gemm.compute : r.op.gemm.a;
@@ -414,9 +425,7 @@ Prediction Predictor::Impl::roofline(const KernelRecord& r, const KernelClass& c
       flops = r.op.attention.flops();
       compute = r.op.attention.dtype;
       break;
-    default:
-      bytes = r.op.vec.bytes();
-      break;
+    default: bytes = r.op.vec.bytes(); break;
   }
   if (cls.gemm.tensor_core && compute == DType::kFp32) compute = DType::kTf32;
   if (flops <= 0 && bytes <= 0) p.flags |= prediction_flags::kNoShape;
@@ -468,8 +477,9 @@ Prediction Predictor::Impl::gemm(const KernelRecord& r, const KernelClass& cls, 
 // A GEMM kernel whose shape was not recorded (a trace without record_shapes): its kernel and
 // grid are known, its K is not. The nearest calibrated launch of the same configuration (by
 // block count and split) stands in for K, and the wave model runs with the observed grid.
-Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const KernelClass& cls, TargetId tid,
-                                             const GemmSource& source, DType dtype, const PredictOptions& o) const {
+Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const KernelClass& cls,
+                                             TargetId tid, const GemmSource& source, DType dtype,
+                                             const PredictOptions& o) const {
   const Target& t = targets[tid];
   if (cls.config.empty() || r.launch.grid.volume() <= 1) return roofline(r, cls, t);
   const CalibratedDevice* d = nullptr;
@@ -506,8 +516,9 @@ Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const Kernel
   double best = 0;
   for (std::uint32_t i : d->gemm_points_of_config[static_cast<std::size_t>(cfg)]) {
     const GemmPoint& pt = prof.gemm_points[i];
-    const double dist = std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
-                        std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
+    const double dist =
+        std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
+        std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
     if (near == nullptr || dist < best) {
       near = &pt;
       best = dist;
@@ -519,9 +530,11 @@ Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const Kernel
   s.k = near->k;
   // An output of the observed block count at the point's aspect ratio (bytes only).
   const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
-  s.m = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->m * near->batch) * scale));
+  s.m = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(static_cast<double>(near->m * near->batch) * scale));
   s.n = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->n) * scale));
-  const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
+  const GemmWork w =
+      gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
   GemmConfigFit c = fit;
   if (borrowed) {
     const Scale sc = scale_between(*d->spec, *t.spec, fit.dtype);
@@ -545,8 +558,8 @@ Prediction Predictor::Impl::gemm_from_launch(const KernelRecord& r, const Kernel
   return p;
 }
 
-Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelClass& cls, TargetId tid,
-                                          const PredictOptions& o) const {
+Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelClass& cls,
+                                          TargetId tid, const PredictOptions& o) const {
   const Target& t = targets[tid];
   const GemmShape& s = r.op.gemm;
   DType dtype = s.a != DType::kUnknown ? s.a : cls.gemm.a;
@@ -635,8 +648,9 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
         }
       }
     }
-    const std::size_t winner =
-        static_cast<std::size_t>(std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) - votes.begin());
+    const std::size_t winner = static_cast<std::size_t>(
+        std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) -
+        votes.begin());
     const GemmPoint& pt = prof.gemm_points[selector->points[idx[winner]]];
     cfg = pt.config;
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
@@ -657,9 +671,11 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
   const GemmConfigFit& fit = prof.gemm_configs[ci];
   // Bytes move at the record's element size; the math runs at the calibrated type's rate,
   // scaled below when the record's type had no profile of its own.
-  const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
+  const GemmWork w =
+      gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
   double kern = 0;
-  const double dtype_scale = t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
+  const double dtype_scale =
+      t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
   if (borrowed || fit.dtype != dtype) {
     GemmConfigFit c = fit;  // coefficients carried to the target by spec ratios
     const Scale sc = borrowed ? scale_between(*d->spec, *t.spec, fit.dtype) : Scale{};
@@ -705,7 +721,10 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
       if (it == d->fits_by_op.end()) continue;
       for (std::int32_t f : it->second) {
         const VectorFit& fit = d->profile->vector_fits[static_cast<std::size_t>(f)];
-        const int rank = (op == &key_op ? 0 : op == &family ? 2 : 4) + (fit.config == cls.config ? 0 : 1);
+        const int rank = (op == &key_op   ? 0
+                          : op == &family ? 2
+                                          : 4) +
+                         (fit.config == cls.config ? 0 : 1);
         if (rank < best_rank ||
             (rank == best_rank && best_d != nullptr &&
              fit.points > best_d->profile->vector_fits[static_cast<std::size_t>(best_f)].points)) {
@@ -723,8 +742,8 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
   p.model = ModelKind::kMemoryBound;
   p.config = fit.config;
   if (t.spec_scaled || source.borrowed) p.flags |= prediction_flags::kSpecScaled;
-  const double kern =
-      memory_bound_kernel_us(fit, *t.spec, v.bytes(), static_cast<double>(std::max<std::int64_t>(1, v.rows)));
+  const double kern = memory_bound_kernel_us(
+      fit, *t.spec, v.bytes(), static_cast<double>(std::max<std::int64_t>(1, v.rows)));
   const auto key = vector_key(v.rows, v.cols);
   const bool specific = best_rank <= 1;  // the residual table belongs to this operator
   if (o.basis == TimeBasis::kCall && best_d->profile->basis == TimeBasis::kCall) {
@@ -735,7 +754,8 @@ Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClas
   } else {
     // Neither the residual table's correction nor a fit without a fixed cost may take a
     // kernel under the operator's fixed cost.
-    p.us = std::max(best_d->vector_floor_us[fi], kern * (specific ? best_d->vector_kernel_residual[fi].correction(key) : 1.0));
+    p.us = std::max(best_d->vector_floor_us[fi],
+                    kern * (specific ? best_d->vector_kernel_residual[fi].correction(key) : 1.0));
     p.basis = TimeBasis::kKernel;
   }
   return p;
@@ -812,7 +832,8 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
   std::vector<Impl::GemmSource> gemm;
   for (const auto& d : impl_->calibrated) {
     for (const auto& c : d.profile->gemm_configs) {
-      const bool known = std::any_of(gemm.begin(), gemm.end(), [&](const auto& g) { return g.dtype == c.dtype; });
+      const bool known =
+          std::any_of(gemm.begin(), gemm.end(), [&](const auto& g) { return g.dtype == c.dtype; });
       if (known) continue;
       Impl::GemmSource g;
       g.dtype = c.dtype;
@@ -849,11 +870,13 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
   if (vec.devices.empty()) {
     // A donor's fits must have seen many shapes: a GPU measured at a handful only
     // extrapolates its per-row and per-byte terms far outside them.
-    const bool any_rich = std::any_of(impl_->calibrated.begin(), impl_->calibrated.end(), [](const CalibratedDevice& d) {
-      return d.profile->vector_points.size() >= kRichCalibrationPoints;
-    });
+    const bool any_rich = std::any_of(
+        impl_->calibrated.begin(), impl_->calibrated.end(), [](const CalibratedDevice& d) {
+          return d.profile->vector_points.size() >= kRichCalibrationPoints;
+        });
     if (const CalibratedDevice* donor = impl_->most_similar(spec, [&](const CalibratedDevice& d) {
-          return !d.profile->vector_fits.empty() && (!any_rich || d.profile->vector_points.size() >= kRichCalibrationPoints);
+          return !d.profile->vector_fits.empty() &&
+                 (!any_rich || d.profile->vector_points.size() >= kRichCalibrationPoints);
         })) {
       vec.devices.push_back(donor);
       vec.borrowed = true;
@@ -890,9 +913,10 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   if (auto p = impl_->long_tail.predict(record, cls, target, options,
                                         impl_->observed_on_target(impl_->targets[target], options)))
     return *p;
-  const bool gemm_like = cls.family == KernelFamily::kGemm ||
-                         (cls.family == KernelFamily::kTritonTemplate && record.op.kind == OpKind::kGemm) ||
-                         (cls.family == KernelFamily::kUnknown && record.op.kind == OpKind::kGemm);
+  const bool gemm_like =
+      cls.family == KernelFamily::kGemm ||
+      (cls.family == KernelFamily::kTritonTemplate && record.op.kind == OpKind::kGemm) ||
+      (cls.family == KernelFamily::kUnknown && record.op.kind == OpKind::kGemm);
   if (gemm_like) return impl_->gemm(record, cls, target, options);
   if (is_memory_bound_family(cls.family) ||
       (cls.family == KernelFamily::kUnknown && record.op.vec.bytes() > 0)) {

@@ -26,8 +26,13 @@ json op_json(const OpContext& op) {
   switch (op.kind) {
     case OpKind::kGemm: {
       const GemmShape& g = op.gemm;
-      o.update({{"b", g.batch}, {"m", g.m}, {"n", g.n}, {"k", g.k}, {"trans_a", g.trans_a},
-                {"trans_b", g.trans_b}, {"dtype", std::string(to_string(g.a))},
+      o.update({{"b", g.batch},
+                {"m", g.m},
+                {"n", g.n},
+                {"k", g.k},
+                {"trans_a", g.trans_a},
+                {"trans_b", g.trans_b},
+                {"dtype", std::string(to_string(g.a))},
                 {"compute", std::string(to_string(g.compute))}});
       if (g.algo_tile_m > 0) o["algo_tile"] = {g.algo_tile_m, g.algo_tile_n};
       if (g.algo_stages > 0) o["algo_stages"] = g.algo_stages;
@@ -36,18 +41,31 @@ json op_json(const OpContext& op) {
     }
     case OpKind::kConv: {
       const ConvShape& c = op.conv;
-      o.update({{"n", c.batch}, {"c", c.in_channels}, {"h", c.in_h}, {"w", c.in_w},
-                {"k", c.out_channels}, {"r", c.kernel_h}, {"s", c.kernel_w},
-                {"stride", {c.stride_h, c.stride_w}}, {"pad", {c.pad_h, c.pad_w}},
-                {"dilation", {c.dilation_h, c.dilation_w}}, {"groups", c.groups},
+      o.update({{"n", c.batch},
+                {"c", c.in_channels},
+                {"h", c.in_h},
+                {"w", c.in_w},
+                {"k", c.out_channels},
+                {"r", c.kernel_h},
+                {"s", c.kernel_w},
+                {"stride", {c.stride_h, c.stride_w}},
+                {"pad", {c.pad_h, c.pad_w}},
+                {"dilation", {c.dilation_h, c.dilation_w}},
+                {"groups", c.groups},
                 {"dtype", std::string(to_string(c.dtype))}});
       break;
     }
     case OpKind::kAttention: {
       const AttentionShape& a = op.attention;
-      o.update({{"b", a.batch}, {"sq", a.seqlen_q}, {"skv", a.seqlen_kv}, {"h", a.heads},
-                {"hkv", a.kv_heads}, {"d", a.head_dim}, {"causal", a.causal},
-                {"backward", a.backward}, {"dtype", std::string(to_string(a.dtype))}});
+      o.update({{"b", a.batch},
+                {"sq", a.seqlen_q},
+                {"skv", a.seqlen_kv},
+                {"h", a.heads},
+                {"hkv", a.kv_heads},
+                {"d", a.head_dim},
+                {"causal", a.causal},
+                {"backward", a.backward},
+                {"dtype", std::string(to_string(a.dtype))}});
       if (a.window > 0) o["window"] = a.window;
       if (a.kv_dtype != DType::kUnknown) o["kv_dtype"] = std::string(to_string(a.kv_dtype));
       break;
@@ -59,7 +77,9 @@ json op_json(const OpContext& op) {
       if (op.vec.bytes() <= 0) break;
       [[fallthrough]];
     default:
-      o.update({{"rows", op.vec.rows}, {"cols", op.vec.cols}, {"bytes_read", op.vec.bytes_read},
+      o.update({{"rows", op.vec.rows},
+                {"cols", op.vec.cols},
+                {"bytes_read", op.vec.bytes_read},
                 {"bytes_written", op.vec.bytes_written},
                 {"dtype", std::string(to_string(op.vec.dtype))}});
       break;
@@ -173,8 +193,13 @@ const Prediction* PredictedRecord::prediction_for(std::string_view target) const
 }
 
 std::string header_to_jsonl(const RecordsHeader& h) {
-  json j = {{"schema", kRecordSchemaName}, {"version", kRecordSchemaVersion}, {"gpu", h.gpu},
-            {"targets", h.targets}, {"pid", h.pid}, {"rank", h.rank}, {"host", h.host},
+  json j = {{"schema", kRecordSchemaName},
+            {"version", kRecordSchemaVersion},
+            {"gpu", h.gpu},
+            {"targets", h.targets},
+            {"pid", h.pid},
+            {"rank", h.rank},
+            {"host", h.host},
             {"command", h.command}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -214,7 +239,8 @@ std::string record_to_jsonl(const PredictedRecord& pr) {
 RecordsHeader header_from_jsonl(std::string_view line, const std::string& where) {
   const json j = parse_line(line, where);
   if (get_or<std::string>(j, "schema", "") != kRecordSchemaName)
-    throw std::runtime_error(where + ": not a pm2lat records file (no '" + kRecordSchemaName + "' header)");
+    throw std::runtime_error(where + ": not a pm2lat records file (no '" + kRecordSchemaName +
+                             "' header)");
   if (get_or<int>(j, "version", 0) != kRecordSchemaVersion)
     throw std::runtime_error(where + ": records schema version " +
                              std::to_string(get_or<int>(j, "version", 0)) + ", this build reads " +
@@ -257,8 +283,10 @@ PredictedRecord record_from_jsonl(std::string_view line, const std::string& wher
       r.graph_node_id = get_or<std::uint64_t>(*g, "node", 0);
     }
     if (auto o = j.find("op"); o != j.end() && o->is_object()) r.op = op_from(*o);
-    if (auto m = j.find("measured_us"); m != j.end() && m->is_number()) r.measured_us = m->get<double>();
-    r.basis = get_or<std::string>(j, "basis", "kernel") == "call" ? TimeBasis::kCall : TimeBasis::kKernel;
+    if (auto m = j.find("measured_us"); m != j.end() && m->is_number())
+      r.measured_us = m->get<double>();
+    r.basis =
+        get_or<std::string>(j, "basis", "kernel") == "call" ? TimeBasis::kCall : TimeBasis::kKernel;
     if (auto p = j.find("predicted_us"); p != j.end() && p->is_object()) {
       const json models = j.value("model", json::object());
       for (const auto& [target, us] : p->items()) {
@@ -267,8 +295,8 @@ PredictedRecord record_from_jsonl(std::string_view line, const std::string& wher
         pred.basis = TimeBasis::kKernel;
         if (models.is_object() && models.contains(target) && models[target].is_string())
           pred.model = parse_model_kind(models[target].get<std::string>());
-        if (auto f = j.find("flags"); f != j.end() && f->is_object() && f->contains(target) &&
-            (*f)[target].is_string())
+        if (auto f = j.find("flags");
+            f != j.end() && f->is_object() && f->contains(target) && (*f)[target].is_string())
           pred.flags = parse_flags((*f)[target].get<std::string>());
         pr.predictions.emplace_back(target, pred);
       }

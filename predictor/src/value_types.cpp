@@ -20,21 +20,25 @@ E parse_by_name(std::string_view s, const std::array<std::string_view, N>& names
 }
 
 constexpr std::array<std::string_view, 12> kOpKindNames{
-    "unknown", "gemm", "conv", "attention", "elementwise", "reduction",
-    "softmax", "layernorm", "embedding", "copy", "memset", "collective"};
+    "unknown", "gemm",      "conv",      "attention", "elementwise", "reduction",
+    "softmax", "layernorm", "embedding", "copy",      "memset",      "collective"};
 
-constexpr std::array<std::string_view, 18> kFamilyNames{
-    "unknown",  "gemm",      "splitk_reduce", "gemv",          "elementwise",     "reduction",
-    "softmax",  "layernorm", "embedding",     "copy",          "memset",          "conv",
-    "attention", "triton_pointwise", "triton_reduction", "triton_template", "optimizer",
-    "collective"};
+constexpr std::array<std::string_view, 18> kFamilyNames{"unknown",          "gemm",
+                                                        "splitk_reduce",    "gemv",
+                                                        "elementwise",      "reduction",
+                                                        "softmax",          "layernorm",
+                                                        "embedding",        "copy",
+                                                        "memset",           "conv",
+                                                        "attention",        "triton_pointwise",
+                                                        "triton_reduction", "triton_template",
+                                                        "optimizer",        "collective"};
 
 constexpr std::array<std::string_view, 8> kSchemeNames{
     "none", "legacy_cublas", "legacy_sgemm", "xmma", "nvjet", "cutlass2", "cutlass3", "triton"};
 
 constexpr std::array<std::string_view, 9> kModelNames{
     "none", "gemm_wave", "memory_bound", "overhead_floor", "roofline",
-    "conv", "attention", "collective", "measured_table"};
+    "conv", "attention", "collective",   "measured_table"};
 
 }  // namespace
 
@@ -92,7 +96,8 @@ std::uint32_t parse_flags(std::string_view names) noexcept {
   std::size_t start = 0;
   while (start <= names.size()) {
     const std::size_t e = names.find(',', start);
-    const std::string_view part = names.substr(start, e == std::string_view::npos ? names.size() - start : e - start);
+    const std::string_view part =
+        names.substr(start, e == std::string_view::npos ? names.size() - start : e - start);
     for (std::size_t i = 0; i < kFlagNames.size(); ++i) {
       if (part == kFlagNames[i]) flags |= 1u << i;
     }

@@ -17,8 +17,10 @@ namespace {
 TEST(AttentionKernel, DecodesFlashAttention2TraitsAndFlags) {
   // From a PyTorch SDPA trace on H100 (head dim 64, tile 128x128, 4 warps, not causal).
   const auto k = decode_attention_kernel(
-      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
-      "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, "
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, "
+      "4, false, false, "
+      "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, "
+      "cutlass::bfloat16_t> >, false, "
       "false, false, false, false, true, false>(pytorch_flash::Flash_fwd_params)");
   EXPECT_EQ(k.variant, AttentionVariant::kFlash2);
   EXPECT_EQ(k.pass, AttentionPass::kForward);
@@ -31,7 +33,8 @@ TEST(AttentionKernel, DecodesFlashAttention2TraitsAndFlags) {
   EXPECT_EQ(k.dtype, DType::kBf16);
 
   const auto causal = decode_attention_kernel(
-      "pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+      "pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<128, 128, 64, 4, "
+      "false, false, "
       "cutlass::bfloat16_t, X>, false, true, false, false, true, true, false, false>");
   EXPECT_TRUE(causal.causal);
   EXPECT_EQ(causal.tile_n, 64);
@@ -39,8 +42,10 @@ TEST(AttentionKernel, DecodesFlashAttention2TraitsAndFlags) {
 
 TEST(AttentionKernel, DecodesMangledFlashAttention2Traits) {
   const auto k = decode_attention_kernel(
-      "_ZN5flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi128ELi128ELi64ELi4ELb0ELb0EN7cutlass10bfloat16_tE19"
-      "Flash_kernel_traitsILi128ELi128ELi64ELi4ES2_EELb0ELb1ELb0ELb0ELb1ELb1ELb0ELb0EEEv16Flash_fwd_params");
+      "_ZN5flash16flash_fwd_kernelI23Flash_fwd_kernel_"
+      "traitsILi128ELi128ELi64ELi4ELb0ELb0EN7cutlass10bfloat16_tE19"
+      "Flash_kernel_traitsILi128ELi128ELi64ELi4ES2_EELb0ELb1ELb0ELb0ELb1ELb1ELb0ELb0EEEv16Flash_"
+      "fwd_params");
   EXPECT_EQ(k.variant, AttentionVariant::kFlash2);
   EXPECT_EQ(k.head_dim, 128);
   EXPECT_EQ(k.tile_m, 128);
@@ -49,10 +54,14 @@ TEST(AttentionKernel, DecodesMangledFlashAttention2Traits) {
 
 TEST(AttentionKernel, DecodesFlashAttention3TileAndOtherFamilies) {
   const auto fa3 = decode_attention_kernel(
-      "cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, "
-      "cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<128>, cute::C<80>, cute::C<256> >, 256, "
-      "cutlass::bfloat16_t, float, cutlass::arch::Sm90, true, false, false, true, true, false, false, true, true, "
-      "false, false>, flash::CollectiveEpilogueFwd<X>, flash::StaticPersistentTileScheduler<false> > > >");
+      "cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::"
+      "CollectiveMainloopFwdSm90<2, "
+      "cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cute::tuple<cute::C<128>, cute::C<80>, "
+      "cute::C<256> >, 256, "
+      "cutlass::bfloat16_t, float, cutlass::arch::Sm90, true, false, false, true, true, false, "
+      "false, true, true, "
+      "false, false>, flash::CollectiveEpilogueFwd<X>, flash::StaticPersistentTileScheduler<false> "
+      "> > >");
   EXPECT_EQ(fa3.variant, AttentionVariant::kFlash3);
   EXPECT_EQ(fa3.tile_m, 128);
   EXPECT_EQ(fa3.tile_n, 80);
@@ -70,21 +79,26 @@ TEST(AttentionKernel, DecodesFlashAttention3TileAndOtherFamilies) {
   EXPECT_EQ(meb.dtype, DType::kFp16);
 
   const auto cudnn = decode_attention_kernel(
-      "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_cga1x1x1_kernel0_0");
+      "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_"
+      "cga1x1x1_kernel0_0");
   EXPECT_EQ(cudnn.variant, AttentionVariant::kCudnn);
   EXPECT_EQ(cudnn.tile_m, 64);
   EXPECT_EQ(cudnn.tile_n, 128);
   EXPECT_EQ(cudnn.head_dim, 128);
 
-  const auto trt = decode_attention_kernel("fmhaSm100aKernel_QkvE4m3OBfloat16HQk64HV64HVPerCta64PagedKvCausalP64VarSeqQ128Kv128PersistentContext");
+  const auto trt = decode_attention_kernel(
+      "fmhaSm100aKernel_"
+      "QkvE4m3OBfloat16HQk64HV64HVPerCta64PagedKvCausalP64VarSeqQ128Kv128PersistentContext");
   EXPECT_EQ(trt.variant, AttentionVariant::kTrtllmPrefill);
   EXPECT_EQ(trt.tile_m, 128);
   EXPECT_EQ(trt.head_dim, 64);
 
-  EXPECT_EQ(decode_attention_kernel("flash_bwd_dot_do_o_kernel<true, X>").pass, AttentionPass::kHelper);
+  EXPECT_EQ(decode_attention_kernel("flash_bwd_dot_do_o_kernel<true, X>").pass,
+            AttentionPass::kHelper);
   EXPECT_EQ(decode_attention_kernel("flashinfer::BatchDecodeWithPagedKVCacheKernel<X>").variant,
             AttentionVariant::kFlashInferDecode);
-  EXPECT_EQ(decode_attention_kernel("kernel_unified_attention_2d").variant, AttentionVariant::kTriton);
+  EXPECT_EQ(decode_attention_kernel("kernel_unified_attention_2d").variant,
+            AttentionVariant::kTriton);
   EXPECT_FALSE(decode_attention_kernel("ampere_sgemm_128x64_tn").recognised());
 }
 
@@ -96,7 +110,8 @@ TEST(AttentionKernel, RepresentativeNamesDecodeToTheirVariant) {
   }
 }
 
-AttentionShape prefill(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t kvh, std::int64_t d) {
+AttentionShape prefill(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t kvh,
+                       std::int64_t d) {
   AttentionShape a;
   a.batch = b;
   a.seqlen_q = a.seqlen_kv = s;
@@ -128,14 +143,16 @@ TEST(AttentionModel, SlidingWindowsAndPackedGroupsShortenTheWalk) {
   const auto w = attention_work(local, 128, 64, GqaPacking::kNone);
   // Each 128-row block sees at most its own 128 keys plus the 127 before: <= 4 key blocks.
   EXPECT_LE(w.max_iterations, 4);
-  EXPECT_LT(w.iterations, attention_work(prefill(1, 1024, 1, 1, 64), 128, 64, GqaPacking::kNone).iterations / 2);
+  EXPECT_LT(w.iterations,
+            attention_work(prefill(1, 1024, 1, 1, 64), 128, 64, GqaPacking::kNone).iterations / 2);
 
   // One query token, 32 query heads on 4 KV heads: packing puts 8 heads in one CTA.
   AttentionShape decode = prefill(16, 1, 32, 4, 128);
   EXPECT_DOUBLE_EQ(attention_work(decode, 64, 64, GqaPacking::kNone).ctas, 16.0 * 32);
   EXPECT_DOUBLE_EQ(attention_work(decode, 64, 64, GqaPacking::kAlways).ctas, 16.0 * 4);
   EXPECT_DOUBLE_EQ(attention_work(decode, 64, 64, GqaPacking::kSingleQuery).ctas, 16.0 * 4);
-  EXPECT_DOUBLE_EQ(attention_work(prefill(1, 256, 32, 4, 128), 64, 64, GqaPacking::kSingleQuery).ctas, 32.0 * 4);
+  EXPECT_DOUBLE_EQ(
+      attention_work(prefill(1, 256, 32, 4, 128), 64, 64, GqaPacking::kSingleQuery).ctas, 32.0 * 4);
 }
 
 TEST(AttentionModel, LongSequencesUseStrataCloseToTheExactSum) {
@@ -202,7 +219,8 @@ TEST(AttentionPredictor, EvaluatesTheCalibratedConfigurationOnItsGpu) {
 
   const Prediction pa = predictor.predict(r, cls, a);
   const AttentionWork w = attention_work(s, 128, 64, GqaPacking::kNone);
-  const double expected = attention_kernel_us(profiles[0].attention_configs[0], attention_features(w, 1, *cat.find("GPU-A")));
+  const double expected = attention_kernel_us(profiles[0].attention_configs[0],
+                                              attention_features(w, 1, *cat.find("GPU-A")));
   EXPECT_EQ(pa.model, ModelKind::kAttention);
   EXPECT_NEAR(pa.us, expected, 1e-9 * expected);  // no calibration points: no correction
   EXPECT_EQ(pa.flags, 0u);
@@ -221,10 +239,16 @@ TEST(AttentionPredictor, EvaluatesTheCalibratedConfigurationOnItsGpu) {
   // Backward costs more than forward; no shape gives a geometry estimate flagged no_shape.
   AttentionShape bwd = s;
   bwd.backward = true;
-  EXPECT_GT(predictor.predict(attention_record("flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", bwd), cls, a).us,
-            2 * pa.us);
+  EXPECT_GT(
+      predictor
+          .predict(attention_record("flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", bwd),
+                   cls, a)
+          .us,
+      2 * pa.us);
   KernelRecord geometry;
-  geometry.launch.name = "flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, X>, false, true>";
+  geometry.launch.name =
+      "flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, X>, false, "
+      "true>";
   geometry.launch.grid = Dim3{16, 4, 16};
   const Prediction pg = predictor.predict(geometry, cls, a);
   EXPECT_TRUE(pg.has(prediction_flags::kNoShape));

@@ -28,9 +28,12 @@ std::optional<StatedTile> stated_tile(const std::string& name) {
   std::smatch m;
   static const std::regex xmma(R"(tilesize(\d+)x(\d+)x(\d+))");
   static const std::regex nvjet(R"(nvjet_(?:sm\d+_)?[a-zA-Z0-9]+_(\d+)x(\d+)_(\d+)x(\d+))");
-  static const std::regex cutlass(R"(cutlass_(?:\d+_)?[a-z0-9_]*?(?:gemm|fprop|dgrad|wgrad)[a-z0-9_]*?_(\d+)x(\d+)_(\d+)x(\d+)_)");
-  static const std::regex cutlass_no_k(R"(cutlass_(?:\d+_)?[a-z0-9_]*?gemm[a-z0-9_]*?_(\d+)x(\d+)_(?:nn|nt|tn|tt)_)");
-  static const std::regex legacy(R"(^(?:maxwell|pascal|volta|turing|ampere)_[a-z0-9_]*?[shi]\d*gemm[a-z0-9_]*?_(\d+)x(\d+)_)");
+  static const std::regex cutlass(
+      R"(cutlass_(?:\d+_)?[a-z0-9_]*?(?:gemm|fprop|dgrad|wgrad)[a-z0-9_]*?_(\d+)x(\d+)_(\d+)x(\d+)_)");
+  static const std::regex cutlass_no_k(
+      R"(cutlass_(?:\d+_)?[a-z0-9_]*?gemm[a-z0-9_]*?_(\d+)x(\d+)_(?:nn|nt|tn|tt)_)");
+  static const std::regex legacy(
+      R"(^(?:maxwell|pascal|volta|turing|ampere)_[a-z0-9_]*?[shi]\d*gemm[a-z0-9_]*?_(\d+)x(\d+)_)");
   static const std::regex old_sgemm(R"(^sgemm_(\d+)x(\d+)x(\d+)_)");
   if (std::regex_search(name, m, xmma) || std::regex_search(name, m, old_sgemm))
     return StatedTile{std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])};
@@ -228,9 +231,20 @@ TEST(Classifier, MangledAndDemangledSpellingsAgree) {
 }
 
 TEST(Classifier, HostileInputNeverThrows) {
-  const std::vector<std::string> odd = {"", "(", ")", "<<<<", ">>>>", "void ", "_Z", "_ZZZZ",
-                                        "nvjet_", "sm90_xmma_", "cutlass_", "ampere_sgemm_x_tn",
-                                        std::string(5000, '<'), "a_b_c_d_e_f_g_h",
+  const std::vector<std::string> odd = {"",
+                                        "(",
+                                        ")",
+                                        "<<<<",
+                                        ">>>>",
+                                        "void ",
+                                        "_Z",
+                                        "_ZZZZ",
+                                        "nvjet_",
+                                        "sm90_xmma_",
+                                        "cutlass_",
+                                        "ampere_sgemm_x_tn",
+                                        std::string(5000, '<'),
+                                        "a_b_c_d_e_f_g_h",
                                         "nvjet_tst_99999999999x1_1x1_TNT"};
   for (const auto& s : odd) {
     EXPECT_NO_THROW({ (void)classify_kernel(s); }) << s.substr(0, 40);

@@ -18,8 +18,8 @@ TEST(DeviceCatalogue, ForgivingNames) {
   }
   EXPECT_EQ(c.resolve("Tesla T4").name, "T4");
   EXPECT_EQ(c.resolve("A100-PG509-200").name, "A100-SXM4-40GB");
-  EXPECT_EQ(c.resolve("a10").name, "A10");    // not A100
-  EXPECT_EQ(c.resolve("L4").name, "L4");      // not L40
+  EXPECT_EQ(c.resolve("a10").name, "A10");  // not A100
+  EXPECT_EQ(c.resolve("L4").name, "L4");    // not L40
   EXPECT_EQ(c.resolve("NVIDIA H200").name, "H200-SXM");
   EXPECT_EQ(c.resolve("rtx 4090").name, "RTX-4090");
 }

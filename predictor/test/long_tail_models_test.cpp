@@ -34,13 +34,15 @@ TEST(CollectiveModel, DecodesBothNameSchemes) {
   EXPECT_EQ(a.collective, Collective::kAllReduce);
   EXPECT_EQ(a.algorithm, CollectiveAlgorithm::kRing);
   EXPECT_EQ(a.protocol, CollectiveProtocol::kLL);
-  const auto b = decode_collective_kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)");
+  const auto b =
+      decode_collective_kernel("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)");
   EXPECT_EQ(b.collective, Collective::kSendRecv);
   EXPECT_EQ(b.protocol, CollectiveProtocol::kSimple);
   const auto c = decode_collective_kernel("ncclDevKernel_AllGather_RING_LL128");
   EXPECT_EQ(c.collective, Collective::kAllGather);
   EXPECT_EQ(c.protocol, CollectiveProtocol::kLL128);
-  EXPECT_TRUE(decode_collective_kernel("void cross_device_reduce_1stage<__nv_bfloat16, 8>(...)").custom_all_reduce);
+  EXPECT_TRUE(decode_collective_kernel("void cross_device_reduce_1stage<__nv_bfloat16, 8>(...)")
+                  .custom_all_reduce);
 }
 
 TEST(CollectiveModel, RingAllReduceMovesTwiceThePayloadOverTheLink) {
@@ -68,7 +70,8 @@ TEST(LongTailModels, CollectivesAreFlaggedCommunication) {
   EXPECT_TRUE(p.has(prediction_flags::kCommunication));
   EXPECT_FALSE(p.has(prediction_flags::kFallback));
   r.op.collective.bytes = 0;
-  EXPECT_TRUE(predictor.predict(r, classify_kernel(r.launch.name), t).has(prediction_flags::kNoShape));
+  EXPECT_TRUE(
+      predictor.predict(r, classify_kernel(r.launch.name), t).has(prediction_flags::kNoShape));
 }
 
 ConvShape vgg_layer() {
@@ -99,7 +102,8 @@ TEST(ConvModel, ImplicitGemmOfEachPass) {
   EXPECT_DOUBLE_EQ(f.flops(), c.flops());
 
   KernelClass cls = classify_kernel(
-      "sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32_warpgroupsize1x1x1_"
+      "sm90_xmma_wgrad_indexed_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32_"
+      "warpgroupsize1x1x1_"
       "g1_execute_segment_k_on_kernel_cudnn_train");
   EXPECT_EQ(conv_pass(cls, OpContext{}, Dim3{}), ConvPass::kWeightGrad);
   EXPECT_EQ(conv_math_type(cls, DType::kFp32), DType::kTf32);
@@ -109,7 +113,8 @@ TEST(ConvModel, ImplicitGemmOfEachPass) {
   EXPECT_DOUBLE_EQ(work.blocks, 126);
   EXPECT_DOUBLE_EQ(work.k_iters, std::ceil(64.0 * 56 * 56 / 7 / 32));
   // A persistent launch (fewer CTAs than tiles) counts the tiles.
-  EXPECT_DOUBLE_EQ(conv_work(k, c, ConvPass::kForward, Dim3{132, 1, 1}, 4).blocks, std::ceil(64.0 * 56 * 56 / 128) * 2);
+  EXPECT_DOUBLE_EQ(conv_work(k, c, ConvPass::kForward, Dim3{132, 1, 1}, 4).blocks,
+                   std::ceil(64.0 * 56 * 56 / 128) * 2);
 }
 
 TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {
@@ -118,7 +123,8 @@ TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {
   p.device = "G";
   p.basis = TimeBasis::kKernel;
   const std::string name =
-      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32_warpgroupsize1x1x1_g1_"
+      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32_"
+      "warpgroupsize1x1x1_g1_"
       "execute_kernel_cudnn_train";
   KernelClass cls = classify_kernel(name);
   ASSERT_EQ(cls.family, KernelFamily::kConv);
@@ -146,7 +152,9 @@ TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {
   EXPECT_NEAR(a.us, gemm_wave_kernel_us(own, *cat.find("G"), w), 1e-9);
 
   // Another configuration of the same math: the class fit, normalised by the tile step.
-  r.launch.name = "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize256x64x32_warpgroupsize1x1x1_g1_execute_kernel_cudnn_train";
+  r.launch.name =
+      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize256x64x32_"
+      "warpgroupsize1x1x1_g1_execute_kernel_cudnn_train";
   const KernelClass other = classify_kernel(r.launch.name);
   const Prediction b = predictor.predict(r, other, t);
   EXPECT_TRUE(b.config.empty());
@@ -219,7 +227,9 @@ TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInSha
 
 TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelNearTheirSizes) {
   DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs
-  const std::string kernel = "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)";
+  const std::string kernel =
+      "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "
+      "float, float const*, float const*, float const*, float*, float*, float*)";
   const KernelClass cls = classify_kernel(kernel);
   ASSERT_EQ(cls.family, KernelFamily::kLayerNorm);
   Profile p;
@@ -291,7 +301,8 @@ TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   // Another copy kernel: the family fit. Another GPU: the same fit on its spec, flagged.
   KernelRecord other = r;
   other.launch.name = "at::native::(anonymous namespace)::CatArrayBatchedCopy<float>";
-  EXPECT_NEAR(predictor.predict(other, classify_kernel(other.launch.name), g).us, 3 + 1.2 * 8e6 / 2e6, 1e-9);
+  EXPECT_NEAR(predictor.predict(other, classify_kernel(other.launch.name), g).us,
+              3 + 1.2 * 8e6 / 2e6, 1e-9);
   const Prediction b = predictor.predict(r, cls, o);
   EXPECT_TRUE(b.has(prediction_flags::kSpecScaled));
   EXPECT_NEAR(b.us, 3 + 1.1 * 8e6 / 1e6, 1e-9);

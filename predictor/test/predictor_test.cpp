@@ -37,7 +37,8 @@ Profile synthetic_t4(const DeviceSpec& spec) {
       s.m = m;
       s.n = m;
       s.k = k;
-      pt.grid = {static_cast<std::uint32_t>((m + 127) / 128), static_cast<std::uint32_t>((m + 63) / 64), 4};
+      pt.grid = {static_cast<std::uint32_t>((m + 127) / 128),
+                 static_cast<std::uint32_t>((m + 63) / 64), 4};
       pt.us = gemm_wave_kernel_us(c, spec, gemm_work(c, s, blocks_from_grid(pt.grid, 4), 1, 4));
       p.gemm_points.push_back(pt);
     }
@@ -61,7 +62,8 @@ class PredictorTest : public ::testing::Test {
   KernelRecord gemm_record(std::int64_t m, std::int64_t k) const {
     KernelRecord r;
     r.launch.name = "volta_sgemm_128x64_nn";
-    r.launch.grid = {static_cast<std::uint32_t>((m + 127) / 128), static_cast<std::uint32_t>((m + 63) / 64), 4};
+    r.launch.grid = {static_cast<std::uint32_t>((m + 127) / 128),
+                     static_cast<std::uint32_t>((m + 63) / 64), 4};
     r.op.kind = OpKind::kGemm;
     r.op.name = "bmm";
     r.op.gemm.batch = 4;
@@ -77,7 +79,8 @@ class PredictorTest : public ::testing::Test {
 TEST_F(PredictorTest, SameGpuUsesTheRecordsOwnConfiguration) {
   const TargetId t4 = predictor_->add_target("Tesla T4");
   const auto rec = gemm_record(384, 512);  // between calibrated shapes
-  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "T4"});
+  const Prediction p =
+      predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "T4"});
   EXPECT_EQ(p.model, ModelKind::kGemmWave);
   EXPECT_EQ(p.config, "volta_sgemm_128x64_nn");
   EXPECT_FALSE(p.has(prediction_flags::kConfigChosen));
@@ -85,20 +88,25 @@ TEST_F(PredictorTest, SameGpuUsesTheRecordsOwnConfiguration) {
   // The calibration points follow the model exactly: residuals are zero.
   const DeviceSpec& spec = *predictor_->target(t4).spec;
   const auto& c = predictor_->profiles()[0].gemm_configs[0];
-  const double expect = gemm_wave_kernel_us(c, spec, gemm_work(c, rec.op.gemm, blocks_from_grid(rec.launch.grid, 4), 1, 4));
+  const double expect = gemm_wave_kernel_us(
+      c, spec, gemm_work(c, rec.op.gemm, blocks_from_grid(rec.launch.grid, 4), 1, 4));
   EXPECT_NEAR(p.us, expect, 1e-6 * expect);
 }
 
 TEST_F(PredictorTest, AnotherGpusKernelIsReplacedByTheTargetsChoice) {
   const TargetId t4 = predictor_->add_target("T4");
   auto rec = gemm_record(1024, 1024);
-  rec.launch.name = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas";
+  rec.launch.name =
+      "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_"
+      "alignc4_execute_kernel__5x_cublas";
   rec.launch.grid = {16, 16, 4};
-  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "H100"});
+  const Prediction p =
+      predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "H100"});
   EXPECT_TRUE(p.has(prediction_flags::kConfigChosen));
   EXPECT_EQ(p.config, "volta_sgemm_128x64_nn");
-  const auto own = predictor_->predict(gemm_record(1024, 1024), classify_kernel("volta_sgemm_128x64_nn"), t4,
-                                       {TimeBasis::kKernel, "T4"});
+  const auto own =
+      predictor_->predict(gemm_record(1024, 1024), classify_kernel("volta_sgemm_128x64_nn"), t4,
+                          {TimeBasis::kKernel, "T4"});
   EXPECT_NEAR(p.us, own.us, 1e-9 * own.us);  // same kernel, same shape: the same answer
 }
 
@@ -128,7 +136,8 @@ TEST(PredictorGraphTiming, IsolatedKernelsPayTheMeasuredOffsetOverGraphTimedTabl
   EXPECT_NEAR(predictor.predict(r, cls, t).us, in_graph + 2.5, 1e-9);
   // A GPU that measured no offset takes the most similar GPU's.
   const TargetId l4 = predictor.add_target("L4");
-  EXPECT_NEAR(predictor.predict(r, cls, l4).us - predictor.predict(r, cls, l4, as_graph).us, 2.5, 1e-9);
+  EXPECT_NEAR(predictor.predict(r, cls, l4).us - predictor.predict(r, cls, l4, as_graph).us, 2.5,
+              1e-9);
   // Tables timed in isolation get no offset.
   Predictor isolated(DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json"),
                      {synthetic_t4(t4), measured});
@@ -140,14 +149,17 @@ TEST_F(PredictorTest, AKernelObservedOnAnUncalibratedGpuRunsAsItselfFromASameGen
   // V100 (Volta, 7.0) has no profile; the T4 (Turing, 7.5) calibrated the kernel it ran.
   const TargetId v100 = predictor_->add_target("V100-PCIE-32GB");
   const auto rec = gemm_record(512, 256);
-  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), v100, {TimeBasis::kKernel, "V100-PCIE-32GB"});
+  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), v100,
+                                           {TimeBasis::kKernel, "V100-PCIE-32GB"});
   EXPECT_EQ(p.config, "volta_sgemm_128x64_nn");
   EXPECT_FALSE(p.has(prediction_flags::kConfigChosen));
   EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
   // A kernel no GPU calibrated: the configuration is chosen by shape.
   auto other = rec;
   other.launch.name = "volta_sgemm_64x64_nn";
-  EXPECT_TRUE(predictor_->predict(other, classify_kernel(other.launch.name), v100, {TimeBasis::kKernel, "V100-PCIE-32GB"})
+  EXPECT_TRUE(predictor_
+                  ->predict(other, classify_kernel(other.launch.name), v100,
+                            {TimeBasis::kKernel, "V100-PCIE-32GB"})
                   .has(prediction_flags::kConfigChosen));
 }
 
@@ -155,17 +167,22 @@ TEST_F(PredictorTest, UncalibratedTargetIsSpecScaled) {
   const TargetId a10 = predictor_->add_target("A10");  // no profile: borrows the T4 one
   EXPECT_TRUE(predictor_->target(a10).spec_scaled);
   const auto rec = gemm_record(2048, 1024);
-  const Prediction p = predictor_->predict(rec, classify_kernel(rec.launch.name), a10, {TimeBasis::kKernel, "T4"});
+  const Prediction p =
+      predictor_->predict(rec, classify_kernel(rec.launch.name), a10, {TimeBasis::kKernel, "T4"});
   EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
   const TargetId t4 = predictor_->add_target("T4");
-  const Prediction on_t4 = predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "T4"});
+  const Prediction on_t4 =
+      predictor_->predict(rec, classify_kernel(rec.launch.name), t4, {TimeBasis::kKernel, "T4"});
   EXPECT_LT(p.us, on_t4.us);  // A10: more SMs, more FP32 throughput, more bandwidth
 }
 
 TEST_F(PredictorTest, MemoryBoundAndFallbackPaths) {
   const TargetId t4 = predictor_->add_target("T4");
   KernelRecord r;
-  r.launch.name = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+  r.launch.name =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3>)";
   r.op.kind = OpKind::kElementwise;
   r.op.name = "aten::add";
   r.op.vec.rows = 1024;
@@ -188,7 +205,7 @@ TEST_F(PredictorTest, MemoryBoundAndFallbackPaths) {
 TEST(PredictorFixedCost, AFitWithoutFixedCostFloorsAtTheOperatorsFixedCostOnASimilarGpu) {
   DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
   Profile t4 = synthetic_t4(cat.resolve("T4"));  // elementwise: c0 = 3
-  Profile l4;  // made on large tensors only: no fixed cost
+  Profile l4;                                    // made on large tensors only: no fixed cost
   l4.device = "L4";
   VectorFit v;
   v.op = "elementwise";
@@ -198,7 +215,10 @@ TEST(PredictorFixedCost, AFitWithoutFixedCostFloorsAtTheOperatorsFixedCostOnASim
   Predictor predictor(cat, {t4, l4});
   const TargetId t = predictor.add_target("L4");
   KernelRecord r;
-  r.launch.name = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+  r.launch.name =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3>)";
   r.op.kind = OpKind::kElementwise;
   r.op.name = "aten::add";
   r.op.vec.rows = 1;

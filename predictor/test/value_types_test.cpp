@@ -45,12 +45,19 @@ TEST(Names, RoundTrip) {
 
 TEST(Shapes, ConvOutputAndFlops) {
   ConvShape c;
-  c.batch = 2; c.in_channels = 3; c.out_channels = 8; c.in_h = c.in_w = 32;
-  c.kernel_h = c.kernel_w = 3; c.pad_h = c.pad_w = 1;
+  c.batch = 2;
+  c.in_channels = 3;
+  c.out_channels = 8;
+  c.in_h = c.in_w = 32;
+  c.kernel_h = c.kernel_w = 3;
+  c.pad_h = c.pad_w = 1;
   EXPECT_EQ(c.out_h(), 32);
   EXPECT_DOUBLE_EQ(c.flops(), 2.0 * 2 * 8 * 32 * 32 * 3 * 9);
   GemmShape g;
-  g.m = 2; g.n = 3; g.k = 4; g.batch = 5;
+  g.m = 2;
+  g.n = 3;
+  g.k = 4;
+  g.batch = 5;
   EXPECT_DOUBLE_EQ(g.flops(), 240.0);
 }
 

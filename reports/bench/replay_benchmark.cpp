@@ -11,12 +11,12 @@
 #include <unordered_set>
 
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/prediction_memo.h"
-#include "pm2lat/reports/run_predictor.h"
-#include "pm2lat/reports/run_summary.h"
+#include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/replay/trace_records.h"
 #include "pm2lat/reports/replay/trace_replay.h"
+#include "pm2lat/reports/run_predictor.h"
+#include "pm2lat/reports/run_summary.h"
 
 namespace {
 
@@ -96,8 +96,8 @@ void BM_ReplayPredictAndSummarize(benchmark::State& state) {
     state.counters["distinct_pairs"] = static_cast<double>(targets.memo().size());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRecords));
-  state.counters["predictions"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * kRecords * 4), benchmark::Counter::kIsRate);
+  state.counters["predictions"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * kRecords * 4), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_ReplayPredictAndSummarize)->Unit(benchmark::kMillisecond)->Iterations(3);
 

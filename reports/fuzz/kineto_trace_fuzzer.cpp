@@ -14,11 +14,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pm2lat::reports;
   try {
-    KinetoTrace trace = parse_kineto_trace(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
+    KinetoTrace trace =
+        parse_kineto_trace(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
     KernelClassCache classes;
     const TraceRecords records = records_from_trace(trace, classes);
     if (records.records.size() != trace.kernels.size()) __builtin_trap();
-  } catch (const InputError&) {
-  }
+  } catch (const InputError&) {}
   return 0;
 }

@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "interpose/library_context.h"
 #include "launch_path/driver_hooks.h"
 #include "launch_path/handle_cache.h"
 #include "launch_path/launch_path_state.h"
-#include "interpose/library_context.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"
@@ -132,7 +132,8 @@ void report(benchmark::State& state, std::vector<std::uint64_t>& ticks, std::uin
   static const double ns_per_tick = tsc_ns_per_tick();
   std::sort(ticks.begin(), ticks.end());
   auto pct = [&](double p) {
-    const std::uint64_t t = ticks[std::min<std::size_t>(ticks.size() - 1, std::size_t(p * ticks.size()))];
+    const std::uint64_t t =
+        ticks[std::min<std::size_t>(ticks.size() - 1, std::size_t(p * ticks.size()))];
     return double(t > overhead ? t - overhead : 0) * ns_per_tick;
   };
   state.counters["p50_ns"] = pct(0.50);
@@ -224,8 +225,8 @@ void BM_LaunchHookSpinningConsumer(benchmark::State& state) {
   measure(
       state,
       [&] {
-        hooks::launch_kernel(&noop_launch, LaunchApi::kCuLaunchKernel, f, 128, 4, 1, 256, 1, 1, 0, nullptr,
-                             nullptr, nullptr);
+        hooks::launch_kernel(&noop_launch, LaunchApi::kCuLaunchKernel, f, 128, 4, 1, 256, 1, 1, 0,
+                             nullptr, nullptr, nullptr);
       },
       /*spinning_consumer=*/true);
 }

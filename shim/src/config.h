@@ -23,8 +23,8 @@ struct Config {
   // A directory (existing, or ending in '/'): records.<rank|pid>.jsonl and summary.<...>.json
   // in it, as `pm2lat run` expects. Otherwise a file path, "%p" = pid. "" = no records file.
   std::string out = "records.%p.jsonl";
-  std::string summary = "stderr";       // "stderr", "" (none) or a path
-  std::string cupti_library;            // "" = search
+  std::string summary = "stderr";  // "stderr", "" (none) or a path
+  std::string cupti_library;       // "" = search
   CuptiUse cupti = CuptiUse::kAuto;
   LaunchSource launch_source = LaunchSource::kAuto;
   TimingSource timing = TimingSource::kAuto;
@@ -34,7 +34,7 @@ struct Config {
   std::uint32_t flush_ms = 200;
   double drift_pct = 30;  // rolling per-family error that draws a warning; 0 = no check
   std::int32_t rank = 0;
-  bool rank_known = false;  // PM2LAT_RANK, RANK or LOCAL_RANK was set
+  bool rank_known = false;            // PM2LAT_RANK, RANK or LOCAL_RANK was set
   std::vector<std::string> problems;  // unparsable values, reported once at start-up
 
   // `getenv` is injectable for tests.

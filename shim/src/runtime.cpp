@@ -12,17 +12,17 @@
 #include <fstream>
 #include <new>
 
+#include "collect/worker.h"
 #include "cupti/cupti_activity_collector.h"
 #include "cupti/cupti_launch_callbacks.h"
+#include "cupti/nvtx_emitter.h"
 #include "diagnostics.h"
 #include "driver_api.h"
 #include "interpose/entry_points.h"
 #include "launch_path/handle_cache.h"
-#include "cupti/nvtx_emitter.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"
-#include "collect/worker.h"
 
 namespace pm2lat::shim {
 
@@ -79,14 +79,16 @@ void choose_output_paths(const Config& c, long pid, std::string* records, std::s
   if (!dir) {
     *records = expand_path(c.out, pid, g_forked_child);
     std::string stem = *records;
-    if (stem.size() > 6 && stem.compare(stem.size() - 6, 6, ".jsonl") == 0) stem.resize(stem.size() - 6);
+    if (stem.size() > 6 && stem.compare(stem.size() - 6, 6, ".jsonl") == 0)
+      stem.resize(stem.size() - 6);
     *summary = stem + ".summary.json";
     return;
   }
   std::filesystem::create_directories(c.out, ec);
   std::string id = c.rank_known ? std::to_string(c.rank) : std::to_string(pid);
   const std::filesystem::path d(c.out);
-  if (g_forked_child || (c.rank_known && std::filesystem::exists(d / ("records." + id + ".jsonl"), ec))) {
+  if (g_forked_child ||
+      (c.rank_known && std::filesystem::exists(d / ("records." + id + ".jsonl"), ec))) {
     id += "." + std::to_string(pid);
   }
   *records = (d / ("records." + id + ".jsonl")).string();
@@ -102,11 +104,11 @@ void on_fatal_signal(int sig) {
 }
 
 void arm_signal(int sig) {
-  struct sigaction current{};
+  struct sigaction current {};
   if (sigaction(sig, nullptr, &current) != 0) return;
   // The program (or Python) handles it itself: leave it alone.
   if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) return;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_fatal_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
@@ -152,7 +154,8 @@ void Runtime::note_loaded() noexcept { g_load_pid = static_cast<long>(getpid());
 
 std::string Runtime::mode_description() const {
   const LaunchPathState& lp = launch_path_state();
-  std::string m = lp.metadata.load() == MetadataSource::kCuptiCallbacks ? "cupti-callbacks" : "hooks";
+  std::string m =
+      lp.metadata.load() == MetadataSource::kCuptiCallbacks ? "cupti-callbacks" : "hooks";
   switch (lp.timing.load()) {
     case TimingMode::kCupti: m += "+cupti-activity"; break;
     case TimingMode::kEvents: m += "+cuda-events"; break;
@@ -167,7 +170,8 @@ void Runtime::choose_mode() {
   MetadataSource metadata = MetadataSource::kHooks;
   TimingMode timing = TimingMode::kNone;
   bool predict_only = false;
-  const bool want_cupti = config_.cupti != CuptiUse::kOff && config_.timing != TimingSource::kEvents &&
+  const bool want_cupti = config_.cupti != CuptiUse::kOff &&
+                          config_.timing != TimingSource::kEvents &&
                           config_.timing != TimingSource::kNone;
   if (want_cupti) {
     std::string reason;
@@ -191,9 +195,7 @@ void Runtime::choose_mode() {
           cupti_holder_ = holder.empty() ? "another tool" : holder;
           predict_only = true;
           break;
-        case SubscribeResult::kFailed:
-          cupti_problem_ = reason;
-          break;
+        case SubscribeResult::kFailed: cupti_problem_ = reason; break;
       }
       if (cupti_ok_) {
         const bool external = metadata == MetadataSource::kHooks;
@@ -215,8 +217,9 @@ void Runtime::choose_mode() {
   } else if (timing == TimingMode::kNone && config_.timing != TimingSource::kNone) {
     const DriverApi* api = driver_api();
     if (config_.timing == TimingSource::kCupti) {
-      diag.warn_once("cupti-unavailable", "CUPTI unavailable (" + cupti_problem_ +
-                                              "); PM2LAT_TIMING=cupti, so kernels are not measured");
+      diag.warn_once("cupti-unavailable",
+                     "CUPTI unavailable (" + cupti_problem_ +
+                         "); PM2LAT_TIMING=cupti, so kernels are not measured");
     } else if (api != nullptr && api->event_create && api->event_record && api->event_query &&
                api->event_elapsed_time) {
       timing = TimingMode::kEvents;
@@ -226,7 +229,8 @@ void Runtime::choose_mode() {
       }
     }
   }
-  const bool nvtx = config_.nvtx == NvtxUse::kOn || (config_.nvtx == NvtxUse::kAuto && predict_only);
+  const bool nvtx =
+      config_.nvtx == NvtxUse::kOn || (config_.nvtx == NvtxUse::kAuto && predict_only);
   if (nvtx) NvtxEmitter::start(config_.targets.empty() ? std::string() : config_.targets.front());
   lp.metadata.store(metadata, std::memory_order_relaxed);
   lp.timing.store(timing, std::memory_order_relaxed);
@@ -251,8 +255,8 @@ void Runtime::start() noexcept {
     RingRegistry::instance().set_ring_capacity(config_.ring_slots);
     owner_pid_ = static_cast<long>(getpid());
     if (g_load_pid != 0 && g_load_pid != owner_pid_) g_forked_child = true;
-    const DriverApi* api = driver_api(reinterpret_cast<PFN_cuGetProcAddress_v12000>(
-        real_of(EntryPoint::kGetProcAddressV2)));
+    const DriverApi* api = driver_api(
+        reinterpret_cast<PFN_cuGetProcAddress_v12000>(real_of(EntryPoint::kGetProcAddressV2)));
     choose_mode();
 
     WorkerSetup setup;
@@ -286,8 +290,8 @@ void Runtime::start() noexcept {
     diag.info("started: " + mode_description());
     lp.state.store(RuntimeState::kReady, std::memory_order_release);
   } catch (const std::exception& e) {
-    Diagnostics::instance().warn_once("start", std::string("cannot start: ") + e.what() +
-                                                   "; the program runs unobserved");
+    Diagnostics::instance().warn_once(
+        "start", std::string("cannot start: ") + e.what() + "; the program runs unobserved");
     lp.state.store(RuntimeState::kDisabled, std::memory_order_release);
   }
   ts.internal = was_internal;

@@ -52,7 +52,8 @@ TEST(Concurrency, EveryThreadGetsItsOwnRegisteredRing) {
   std::set<ThreadRing*> distinct(rings.begin(), rings.end());
   EXPECT_EQ(distinct.size(), 8u);
   std::set<ThreadRing*> registered;
-  for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) registered.insert(r);
+  for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next)
+    registered.insert(r);
   for (ThreadRing* r : rings) {
     EXPECT_EQ(registered.count(r), 1u);
     EXPECT_TRUE(r->retired.load());  // their threads have exited

@@ -65,8 +65,10 @@ TEST(Config, PmRunsNoMeasureMeansPredictOnly) {
 }
 
 TEST(Config, BadValuesAreReportedAndFallBackToDefaults) {
-  const Config c = parse({{"PM2LAT_TIMING", "sometimes"}, {"PM2LAT_RING_SLOTS", "12"},
-                          {"PM2LAT_FLUSH_MS", "abc"}, {"PM2LAT_DRIFT_PCT", "-5"}});
+  const Config c = parse({{"PM2LAT_TIMING", "sometimes"},
+                          {"PM2LAT_RING_SLOTS", "12"},
+                          {"PM2LAT_FLUSH_MS", "abc"},
+                          {"PM2LAT_DRIFT_PCT", "-5"}});
   EXPECT_EQ(c.timing, TimingSource::kAuto);
   EXPECT_EQ(c.ring_slots, 8192u);
   EXPECT_EQ(c.flush_ms, 200u);

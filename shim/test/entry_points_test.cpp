@@ -25,9 +25,9 @@ TEST(EntryPoints, PointersAreIdentifiedByTheExportedVariantTheyAre) {
   void* ptds = nullptr;
   CUdriverProcAddressQueryResult status{};
   ASSERT_EQ(gpa("cuLaunchKernel", &legacy, 12000, 0, &status), CUDA_SUCCESS);
-  ASSERT_EQ(gpa("cuLaunchKernel", &ptds, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
-                &status),
-            CUDA_SUCCESS);
+  ASSERT_EQ(
+      gpa("cuLaunchKernel", &ptds, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &status),
+      CUDA_SUCCESS);
   ASSERT_NE(legacy, ptds);
   EntryPoint e;
   ASSERT_TRUE(identify_entry_point(legacy, &e));
@@ -68,9 +68,11 @@ TEST(CuptiApi, LoadsAnExplicitLibraryAndReportsAMissingOneClearly) {
   CUpti_SubscriberParams params{};
   params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
   params.subscriberName = "first-tool";
-  ASSERT_EQ(fake.subscribe_v2(&first, &CuptiCallbacks::on_callback, nullptr, &params), CUPTI_SUCCESS);
+  ASSERT_EQ(fake.subscribe_v2(&first, &CuptiCallbacks::on_callback, nullptr, &params),
+            CUPTI_SUCCESS);
   std::string holder;
-  EXPECT_EQ(CuptiCallbacks::instance().subscribe(&fake, &holder, &reason), SubscribeResult::kSlotTaken);
+  EXPECT_EQ(CuptiCallbacks::instance().subscribe(&fake, &holder, &reason),
+            SubscribeResult::kSlotTaken);
   EXPECT_EQ(holder, "first-tool");
   fake.unsubscribe(first);
 }

@@ -47,7 +47,8 @@ TEST(HandleCache, UnloadsInvalidateEverythingAndHandlesCanComeBackAsOtherKernels
 
 TEST(HandleCache, ManyHandlesFit) {
   HandleCache cache;
-  for (std::uint64_t h = 1; h <= 20000; ++h) ASSERT_NE(cache.insert(h * 4096, facts(std::uint32_t(h))), nullptr);
+  for (std::uint64_t h = 1; h <= 20000; ++h)
+    ASSERT_NE(cache.insert(h * 4096, facts(std::uint32_t(h))), nullptr);
   for (std::uint64_t h = 1; h <= 20000; ++h) ASSERT_EQ(cache.find(h * 4096)->name_id, h);
 }
 

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "launch_path/handle_cache.h"
 #include "interpose/library_context.h"
+#include "launch_path/handle_cache.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"

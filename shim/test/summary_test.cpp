@@ -37,8 +37,8 @@ TEST(Summary, TotalsPerFamilyAndTargetAndErrorOnTheSourceGpu) {
   EXPECT_EQ(s.kernels().at("gemm_a").measured_ns, 200000u);
 
   s.counters().records = 3;
-  const auto j = nlohmann::json::parse(s.to_json("cupti-callbacks+cupti-activity",
-                                                 {"A100-SXM", "H100-SXM"}, {"a warning"}));
+  const auto j = nlohmann::json::parse(
+      s.to_json("cupti-callbacks+cupti-activity", {"A100-SXM", "H100-SXM"}, {"a warning"}));
   EXPECT_EQ(j.at("schema"), "pm2lat.summary");
   EXPECT_EQ(j.at("counters").at("records"), 3);
   EXPECT_EQ(j.at("warnings"), (nlohmann::json{"a warning"}));

@@ -20,9 +20,10 @@ std::size_t count(const std::string& text, const std::string& what) {
 }
 
 TEST(CuptiModes, WhenAnotherToolOwnsCuptiTheShimPredictsOnlyAndEmitsNvtx) {
-  const RunResult r = run({{program("cupti_owner"), "20"},
-                           {{"NVTX_INJECTION64_PATH", std::string(PM2LAT_FAKE_CUDA_DIR) + "/libfake_nvtx_tool.so"},
-                            {"FAKE_NVTX_LOG", "nvtx.log"}}});
+  const RunResult r =
+      run({{program("cupti_owner"), "20"},
+           {{"NVTX_INJECTION64_PATH", std::string(PM2LAT_FAKE_CUDA_DIR) + "/libfake_nvtx_tool.so"},
+            {"FAKE_NVTX_LOG", "nvtx.log"}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The program launches 20 kernels plus the probes it needed to see predictions appear.
   int probes = -1;
@@ -82,10 +83,12 @@ TEST(CuptiModes, ACorruptProfileIsOneClearErrorAndTheProgramIsUnaffected) {
   namespace fs = std::filesystem;
   const fs::path profiles = scratch_dir() + "/profiles";
   fs::copy(PM2LAT_TEST_PROFILE_DIR, profiles, fs::copy_options::recursive);
-  std::ofstream(profiles / "H100-SXM.broken.json") << "{\"schema\": \"pm2lat.profile\", \"version\": 1, \"device\": ";
+  std::ofstream(profiles / "H100-SXM.broken.json")
+      << "{\"schema\": \"pm2lat.profile\", \"version\": 1, \"device\": ";
 
   const RunResult clean = run({{program("driver_launch_paths")}, {}});
-  const RunResult r = run({{program("driver_launch_paths")}, {{"PM2LAT_PROFILES", profiles.string()}}});
+  const RunResult r =
+      run({{program("driver_launch_paths")}, {{"PM2LAT_PROFILES", profiles.string()}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, clean.out);  // the program's own output is the same
   EXPECT_EQ(count(r.err, "pm2lat:"), 1u) << r.err;

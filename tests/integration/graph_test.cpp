@@ -77,11 +77,11 @@ TEST_P(GraphReplay, EveryReplayedNodeIsOneRecordWithItsCapturedLaunch) {
 
 INSTANTIATE_TEST_SUITE_P(
     Modes, GraphReplay,
-    ::testing::Values(GraphMode{"CuptiCallbacks", {}, true},
-                      GraphMode{"HooksWithCuptiActivity", {{"PM2LAT_LAUNCH_SOURCE", "hooks"}}, true},
-                      GraphMode{"HooksWithoutCupti",
-                                {{"PM2LAT_CUPTI_LIBRARY", "/nonexistent/libcupti.so"}},
-                                false}),
+    ::testing::Values(
+        GraphMode{"CuptiCallbacks", {}, true},
+        GraphMode{"HooksWithCuptiActivity", {{"PM2LAT_LAUNCH_SOURCE", "hooks"}}, true},
+        GraphMode{
+            "HooksWithoutCupti", {{"PM2LAT_CUPTI_LIBRARY", "/nonexistent/libcupti.so"}}, false}),
     [](const ::testing::TestParamInfo<GraphMode>& info) { return std::string(info.param.name); });
 
 }  // namespace

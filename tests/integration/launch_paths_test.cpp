@@ -103,18 +103,20 @@ TEST_P(DriverLaunchPaths, EveryPathIsRecordedOnceWithGeometryApiAndDuration) {
 
 INSTANTIATE_TEST_SUITE_P(
     Modes, DriverLaunchPaths,
-    ::testing::Values(
-        Mode{"CuptiCallbacks", {}, "cupti-callbacks+cupti-activity", true},
-        Mode{"HooksWithCuptiActivity", {{"PM2LAT_LAUNCH_SOURCE", "hooks"}}, "hooks+cupti-activity", true},
-        Mode{"HooksWithEventsWhenCuptiIsMissing",
-             {{"PM2LAT_CUPTI_LIBRARY", "/nonexistent/libcupti.so"}},
-             "hooks+cuda-events",
-             false}),
+    ::testing::Values(Mode{"CuptiCallbacks", {}, "cupti-callbacks+cupti-activity", true},
+                      Mode{"HooksWithCuptiActivity",
+                           {{"PM2LAT_LAUNCH_SOURCE", "hooks"}},
+                           "hooks+cupti-activity",
+                           true},
+                      Mode{"HooksWithEventsWhenCuptiIsMissing",
+                           {{"PM2LAT_CUPTI_LIBRARY", "/nonexistent/libcupti.so"}},
+                           "hooks+cuda-events",
+                           false}),
     [](const ::testing::TestParamInfo<Mode>& info) { return std::string(info.param.name); });
 
 TEST(DriverLaunchPaths, MissingCuptiIsReportedOnceAndTheProgramIsUnaffected) {
-  const RunResult r =
-      run({{program("driver_launch_paths")}, {{"PM2LAT_CUPTI_LIBRARY", "/nonexistent/libcupti.so"}}});
+  const RunResult r = run(
+      {{program("driver_launch_paths")}, {{"PM2LAT_CUPTI_LIBRARY", "/nonexistent/libcupti.so"}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::size_t mentions = 0;
   for (std::size_t pos = r.err.find("CUPTI unavailable"); pos != std::string::npos;

@@ -56,7 +56,8 @@ TEST_F(LibraryContext, EveryKernelIsRecordedMeasuredAndAttributedToItsCall) {
   }
   // One call id per top-level library call the program made, nested calls included.
   std::set<std::uint64_t> ids;
-  for (const auto& k : records_->kernels) ids.insert(k.at("runtime").at("call").get<std::uint64_t>());
+  for (const auto& k : records_->kernels)
+    ids.insert(k.at("runtime").at("call").get<std::uint64_t>());
   const auto summary = nlohmann::json::parse(read_file(result_->dir + "/summary.json"));
   const auto n = result_->out.find("calls ");
   ASSERT_NE(n, std::string::npos);

@@ -74,7 +74,8 @@ TEST(Lifecycle, ASigtermBeforeTheProfilesLoadStillWritesTheRecordsWithoutPredict
   const std::string profiles = scratch_dir();
   ASSERT_EQ(::mkfifo((profiles + "/devices.json").c_str(), 0600), 0);
 
-  const RunResult r = run({{program("lifecycle"), "sigterm", "30"}, {{"PM2LAT_PROFILES", profiles}}});
+  const RunResult r =
+      run({{program("lifecycle"), "sigterm", "30"}, {{"PM2LAT_PROFILES", profiles}}});
   EXPECT_EQ(r.signal, SIGTERM) << "exit " << r.exit_code << " " << r.err;
   const Records records = read_records(r.dir + "/records.jsonl");
   ASSERT_EQ(records.kernels.size(), 30u);
@@ -145,7 +146,8 @@ TEST(Lifecycle, ForkBeforeCudaInitialisationGivesEachProcessItsOwnRecords) {
 
 TEST(Lifecycle, PmRunOutputDirectoryGetsOneRecordsFilePerProcess) {
   const std::string out = scratch_dir() + "/";
-  const RunResult r = run({{program("lifecycle"), "exit", "4"}, {{"PM2LAT_OUT", out}, {"RANK", "3"}}});
+  const RunResult r =
+      run({{program("lifecycle"), "exit", "4"}, {{"PM2LAT_OUT", out}, {"RANK", "3"}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_records(out + "records.3.jsonl").kernels.size(), 4u);
   EXPECT_TRUE(file_exists(out + "summary.3.json"));

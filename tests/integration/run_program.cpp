@@ -12,16 +12,16 @@
 
 #include <atomic>
 #include <cerrno>
-#include <filesystem>
-#include <mutex>
-#include <vector>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -64,7 +64,8 @@ std::string scratch_dir() {
   const char* base = std::getenv("TMPDIR");
   std::string dir = std::string(base && *base ? base : "/tmp") + "/pm2lat-shim-test-XXXXXX";
   if (::mkdtemp(dir.data()) == nullptr) {
-    throw std::runtime_error("cannot create a scratch directory: " + std::string(std::strerror(errno)));
+    throw std::runtime_error("cannot create a scratch directory: " +
+                             std::string(std::strerror(errno)));
   }
   std::lock_guard<std::mutex> lock(g_scratch_mu);
   g_scratch.push_back(dir);
@@ -79,7 +80,7 @@ std::string read_file(const std::string& path) {
 }
 
 bool file_exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
@@ -87,7 +88,8 @@ std::vector<std::string> list_dir(const std::string& dir) {
   std::vector<std::string> out;
   if (DIR* d = ::opendir(dir.c_str())) {
     while (dirent* e = ::readdir(d)) {
-      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+        out.emplace_back(e->d_name);
     }
     ::closedir(d);
   }
@@ -140,8 +142,10 @@ RunResult run(const RunOptions& options) {
   const std::string err_path = result.dir + "/stderr.txt";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
   posix_spawn_file_actions_addchdir_np(&actions, result.dir.c_str());
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());

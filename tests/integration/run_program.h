@@ -12,15 +12,15 @@
 namespace pm2lat::test {
 
 struct RunResult {
-  int exit_code = -1;     // valid when !signaled
-  int signal = 0;         // the signal that killed it, 0 if it exited
-  std::string out;        // stdout
-  std::string err;        // stderr
-  std::string dir;        // scratch directory with the files below
+  int exit_code = -1;  // valid when !signaled
+  int signal = 0;      // the signal that killed it, 0 if it exited
+  std::string out;     // stdout
+  std::string err;     // stderr
+  std::string dir;     // scratch directory with the files below
 };
 
 struct RunOptions {
-  std::vector<std::string> argv;  // argv[0]: program path
+  std::vector<std::string> argv;           // argv[0]: program path
   std::map<std::string, std::string> env;  // added to / overriding the defaults
   bool preload_shim = true;
   int timeout_s = 240;

@@ -34,7 +34,7 @@ TEST_P(RuntimeLaunches, EachLaunchIsRecordedOnceWithItsRuntimeEntryPoint) {
   ASSERT_EQ(fake.executions.size(), 4u);
   ASSERT_EQ(records.kernels.size(), 4u);
 
-  std::map<std::string, std::vector<nlohmann::json>> by_via;
+  std::map<std::string, std::vector<nlohmann::json> > by_via;
   for (const auto& k : records.kernels) {
     EXPECT_TRUE(k.at("measured_us").is_number()) << k.dump();
     EXPECT_FALSE(has_note(k, "unhooked")) << k.dump();

@@ -21,12 +21,13 @@ constexpr const char* kKernelNs = "4000";  // ~4.5 µs kernels: a realistic laun
 #endif
 
 TEST(ManyThreads, EveryLaunchOfEveryThreadIsRecordedOnceAndMeasured) {
-  const RunResult r = run({{program("many_threads"), std::to_string(kThreads), std::to_string(kLaunches)},
-                           {{"PM2LAT_OUT", "none"},  // millions of lines: the summary says it all
-                            {"FAKE_CUDA_LOG_KERNELS", ""},
-                            {"FAKE_CUDA_BASE_NS", kKernelNs}},
-                           true,
-                           600});
+  const RunResult r =
+      run({{program("many_threads"), std::to_string(kThreads), std::to_string(kLaunches)},
+           {{"PM2LAT_OUT", "none"},  // millions of lines: the summary says it all
+            {"FAKE_CUDA_LOG_KERNELS", ""},
+            {"FAKE_CUDA_BASE_NS", kKernelNs}},
+           true,
+           600});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
   const FakeLog fake = read_fake_log(r.dir + "/fake.log");

@@ -30,7 +30,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
 }
 
-
 // The fake NVTX tool's query, when it is the injected tool (NVTX_INJECTION64_PATH).
 using PayloadPushes = int (*)(const char*);
 PayloadPushes nvtx_tool_payload_pushes() {

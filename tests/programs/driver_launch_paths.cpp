@@ -83,7 +83,8 @@ int main() {
   say("path_direct_launch", "cuLaunchKernel");
 
   // 2-3. Through cuGetProcAddress, default and per-thread default stream.
-  auto launch = proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000, CU_GET_PROC_ADDRESS_DEFAULT);
+  auto launch =
+      proc<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 12000, CU_GET_PROC_ADDRESS_DEFAULT);
   check(launch(function("path_getproc_default"), 4, 1, 1, 64, 1, 1, 0, nullptr, nullptr, nullptr),
         "getproc default");
   say("path_getproc_default", "cuLaunchKernel");
@@ -95,7 +96,8 @@ int main() {
 
   // 4. Triton's way: dlopen + dlsym(handle, "cuLaunchKernelEx"), with a cluster.
   void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  auto launch_ex = reinterpret_cast<PFN_cuLaunchKernelEx_v11060>(dlsym(libcuda, "cuLaunchKernelEx"));
+  auto launch_ex =
+      reinterpret_cast<PFN_cuLaunchKernelEx_v11060>(dlsym(libcuda, "cuLaunchKernelEx"));
   CUlaunchAttribute cluster{};
   cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   cluster.value.clusterDim.x = 2;
@@ -109,7 +111,8 @@ int main() {
   auto launch_ex_ptsz = proc<PFN_cuLaunchKernelEx_v11060_ptsz>(
       "cuLaunchKernelEx", 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
   CUlaunchConfig cfg2 = config(3, 3, 96, nullptr, 0);
-  check(launch_ex_ptsz(&cfg2, function("path_getproc_ex_ptds"), nullptr, nullptr), "getproc ex ptds");
+  check(launch_ex_ptsz(&cfg2, function("path_getproc_ex_ptds"), nullptr, nullptr),
+        "getproc ex ptds");
   say("path_getproc_ex_ptds", "cuLaunchKernelEx_ptsz");
 
   // 6. Cooperative launch.
@@ -123,7 +126,7 @@ int main() {
   void* p = nullptr;
   check(legacy("cuLaunchKernel", &p, 12000, 0), "legacy resolver");
   check(reinterpret_cast<PFN_cuLaunchKernel_v4000>(p)(function("path_legacy_getproc"), 1, 1, 1, 32,
-                                                       1, 1, 0, nullptr, nullptr, nullptr),
+                                                      1, 1, 0, nullptr, nullptr, nullptr),
         "legacy launch");
   say("path_legacy_getproc", "cuLaunchKernel");
 
@@ -132,7 +135,7 @@ int main() {
   CUdriverProcAddressQueryResult status{};
   check(self("cuLaunchKernel", &p, 12000, 0, &status), "self resolver");
   check(reinterpret_cast<PFN_cuLaunchKernel_v4000>(p)(function("path_resolver_self"), 6, 1, 1, 64,
-                                                       1, 1, 0, nullptr, nullptr, nullptr),
+                                                      1, 1, 0, nullptr, nullptr, nullptr),
         "self launch");
   say("path_resolver_self", "cuLaunchKernel");
 

@@ -89,14 +89,14 @@ int main() {
                     1024, nullptr, CUDA_R_16BF, 1024, &beta, nullptr, CUDA_R_16BF, 4096,
                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
        "gemm ex bf16");
-  blas(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, 300, 200, 100, &alpha, nullptr, CUDA_R_32F,
-                       300, nullptr, CUDA_R_32F, 100, &beta, nullptr, CUDA_R_32F, 300,
+  blas(cublasGemmEx_64(h, CUBLAS_OP_N, CUBLAS_OP_N, 300, 200, 100, &alpha, nullptr, CUDA_R_32F, 300,
+                       nullptr, CUDA_R_32F, 100, &beta, nullptr, CUDA_R_32F, 300,
                        CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
        "gemm ex 64");
   blas(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 128, 128, 128, &alpha, nullptr,
-                                  CUDA_R_16F, 128, 128 * 128, nullptr, CUDA_R_16F, 128,
-                                  128 * 128, &beta, nullptr, CUDA_R_16F, 128, 128 * 128, 8,
-                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                                  CUDA_R_16F, 128, 128 * 128, nullptr, CUDA_R_16F, 128, 128 * 128,
+                                  &beta, nullptr, CUDA_R_16F, 128, 128 * 128, 8, CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT),
        "gemm strided batched ex");
   blas(cublasGemmBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 64, 32, 16, &alpha, nullptr, CUDA_R_32F, 64,
                            nullptr, CUDA_R_32F, 16, &beta, nullptr, CUDA_R_32F, 64, 5,
@@ -146,11 +146,12 @@ int main() {
     cudnnCreateConvolutionDescriptor(&conv);
     cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 8, 64, 56, 56);
     cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 128, 64, 3, 3);
-    cudnnSetConvolution2dDescriptor(conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    cudnnSetConvolution2dDescriptor(conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                    CUDNN_DATA_FLOAT);
     cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 8, 128, 56, 56);
     dnn(cudnnConvolutionForward(dh, &alpha, x, nullptr, w, nullptr, conv,
-                                CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, nullptr, 0,
-                                &beta, y, nullptr),
+                                CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, nullptr, 0, &beta,
+                                y, nullptr),
         "conv forward");
   }
 
@@ -170,7 +171,8 @@ int main() {
     set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
     set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w);
     set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
-    set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv);
+    set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+        &conv);
     dnn(cudnnBackendFinalize(op), "finalize", false);
     auto graph = make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
     set(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);

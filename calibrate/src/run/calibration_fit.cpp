@@ -64,7 +64,8 @@ MeasuredCall gemm_call(const MeasurementTask& t, const GemmRun& run, int index, 
   return c;
 }
 
-MeasuredCall memory_call(const MeasurementTask& t, const TaskResult& res, double gap_us, const DeviceSpec& spec) {
+MeasuredCall memory_call(const MeasurementTask& t, const TaskResult& res, double gap_us,
+                         const DeviceSpec& spec) {
   const MemoryProblem& p = t.memory;
   MeasuredCall c;
   c.device = spec.name;
@@ -85,7 +86,8 @@ MeasuredCall memory_call(const MeasurementTask& t, const TaskResult& res, double
   return c;
 }
 
-std::vector<const MeasuredCall*> pointers(std::initializer_list<const std::vector<MeasuredCall>*> lists) {
+std::vector<const MeasuredCall*> pointers(
+    std::initializer_list<const std::vector<MeasuredCall>*> lists) {
   std::vector<const MeasuredCall*> out;
   for (const auto* l : lists) {
     for (const auto& c : *l) out.push_back(&c);
@@ -111,7 +113,8 @@ double launch_gap_us(const std::vector<MeasuredTask>& measurements) {
 int gemm_kernel_index(const GemmRun& run) {
   for (std::size_t i = 0; i < run.kernels.size(); ++i) {
     const KernelClass c = classify_kernel(run.kernels[i].name);
-    if (c.family == KernelFamily::kGemm && c.gemm.tile_m > 0 && c.gemm.tile_n > 0) return static_cast<int>(i);
+    if (c.family == KernelFamily::kGemm && c.gemm.tile_m > 0 && c.gemm.tile_n > 0)
+      return static_cast<int>(i);
   }
   return -1;
 }
@@ -124,7 +127,8 @@ double gemm_kernel_us(const GemmRun& run, int gemm_index, double gap_us) {
   return std::max(kMinKernelUs, us);
 }
 
-CallSets measured_calls(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec, double gap_us) {
+CallSets measured_calls(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec,
+                        double gap_us) {
   CallSets out;
   for (const MeasuredTask& m : measurements) {
     const TaskResult& res = m.result;
@@ -139,7 +143,8 @@ CallSets measured_calls(const std::vector<MeasuredTask>& measurements, const Dev
       case TaskKind::kGemmCandidates:
       case TaskKind::kGemmFill:
         for (const GemmRun& run : res.gemm) {
-          const int index = run.error.empty() && run.timing.median_us > 0 ? gemm_kernel_index(run) : -1;
+          const int index =
+              run.error.empty() && run.timing.median_us > 0 ? gemm_kernel_index(run) : -1;
           if (index < 0) {
             ++out.skipped;
             continue;
@@ -166,8 +171,8 @@ std::vector<DType> gemm_dtypes(const std::vector<MeasuredTask>& measurements) {
   return out;
 }
 
-Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec, const Provenance& provenance,
-                    DType gemm_dtype, FitReport* report) {
+Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec,
+                    const Provenance& provenance, DType gemm_dtype, FitReport* report) {
   FitReport local;
   FitReport& rep = report ? *report : local;
   const LaunchOverhead* launch = launch_result(measurements);
@@ -176,7 +181,8 @@ Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceS
   std::vector<MeasuredTask> mine;
   for (const MeasuredTask& m : measurements) {
     const TaskKind k = m.task.kind;
-    const bool gemm = k == TaskKind::kGemm || k == TaskKind::kGemmCandidates || k == TaskKind::kGemmFill;
+    const bool gemm =
+        k == TaskKind::kGemm || k == TaskKind::kGemmCandidates || k == TaskKind::kGemmFill;
     if (!gemm || m.task.gemm.dtype == gemm_dtype) mine.push_back(m);
   }
   const CallSets calls = measured_calls(mine, spec, rep.launch_gap_us);
@@ -186,11 +192,13 @@ Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceS
   opt.provenance = provenance;
   // Fits see every run; the points are the heuristic's picks only.
   BuildReport all_rep;
-  Profile p = build_profile(pointers({&calls.selectable, &calls.fit_only, &calls.memory}), spec, opt, &all_rep);
+  Profile p = build_profile(pointers({&calls.selectable, &calls.fit_only, &calls.memory}), spec,
+                            opt, &all_rep);
   const Profile picks = build_profile(pointers({&calls.selectable}), spec, opt);
   p.gemm_points.clear();
   for (GemmPoint pt : picks.gemm_points) {
-    const int idx = p.find_gemm_config(picks.gemm_configs[static_cast<std::size_t>(pt.config)].config);
+    const int idx =
+        p.find_gemm_config(picks.gemm_configs[static_cast<std::size_t>(pt.config)].config);
     if (idx < 0) continue;
     pt.config = idx;
     p.gemm_points.push_back(pt);
@@ -204,7 +212,8 @@ Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceS
     o.pre_us = std::max(0.0, launch->single_call_us - launch->kernel_us);
     p.provenance.environment["launch_empty_kernel_us"] = fmt::format("{:.3f}", launch->kernel_us);
     p.provenance.environment["launch_graph_gap_us"] = fmt::format("{:.3f}", rep.launch_gap_us);
-    p.provenance.environment["launch_single_call_us"] = fmt::format("{:.3f}", launch->single_call_us);
+    p.provenance.environment["launch_single_call_us"] =
+        fmt::format("{:.3f}", launch->single_call_us);
     p.provenance.environment["launch_host_us"] = fmt::format("{:.3f}", launch->host_launch_us);
   }
 
@@ -226,7 +235,8 @@ Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceS
   return p;
 }
 
-std::size_t write_candidates_csv(const std::filesystem::path& file, const std::vector<MeasuredTask>& measurements) {
+std::size_t write_candidates_csv(const std::filesystem::path& file,
+                                 const std::vector<MeasuredTask>& measurements) {
   // The pick at each shape, from the survey task of that shape.
   std::map<std::string, const GemmRun*> picks;
   for (const MeasuredTask& m : measurements) {
@@ -238,7 +248,8 @@ std::size_t write_candidates_csv(const std::filesystem::path& file, const std::v
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(file.c_str(), "w"), &std::fclose);
   if (!out) throw std::runtime_error(fmt::format("{}: cannot write", file.string()));
   fmt::print(out.get(),
-             "dtype,layout,batch,m,n,k,rank,algo_id,tile_id,stages_id,split_k,swizzle,custom,cluster_id,kernel,"
+             "dtype,layout,batch,m,n,k,rank,algo_id,tile_id,stages_id,split_k,swizzle,custom,"
+             "cluster_id,kernel,"
              "grid,call_us,vs_pick_pct\n");
   std::size_t rows = 0;
   for (const MeasuredTask& m : measurements) {
@@ -251,16 +262,18 @@ std::size_t write_candidates_csv(const std::filesystem::path& file, const std::v
     for (const GemmRun& r : m.result.gemm) runs.push_back(&r);
     for (const GemmRun* r : runs) {
       const int gi = gemm_kernel_index(*r);
-      const KernelObservation* k =
-          gi >= 0 ? &r->kernels[static_cast<std::size_t>(gi)] : (r->kernels.empty() ? nullptr : &r->kernels[0]);
+      const KernelObservation* k = gi >= 0 ? &r->kernels[static_cast<std::size_t>(gi)]
+                                           : (r->kernels.empty() ? nullptr : &r->kernels[0]);
       const double vs = pick && pick->timing.median_us > 0 && r->error.empty()
                             ? 100.0 * (r->timing.median_us / pick->timing.median_us - 1.0)
                             : 0.0;
-      fmt::print(out.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{}x{}x{},{},{}\n", to_string(p.dtype),
-                 to_string(p.layout), p.batch, p.m, p.n, p.k, r->rank, r->algo.id, r->algo.tile, r->algo.stages,
-                 r->algo.split_k, r->algo.swizzle, r->algo.custom, r->algo.cluster,
-                 k ? k->name : (r->error.empty() ? "" : "error: " + r->error), k ? k->grid.x : 0, k ? k->grid.y : 0,
-                 k ? k->grid.z : 0, r->error.empty() ? fmt::format("{:.3f}", r->timing.median_us) : "",
+      fmt::print(out.get(), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{}x{}x{},{},{}\n",
+                 to_string(p.dtype), to_string(p.layout), p.batch, p.m, p.n, p.k, r->rank,
+                 r->algo.id, r->algo.tile, r->algo.stages, r->algo.split_k, r->algo.swizzle,
+                 r->algo.custom, r->algo.cluster,
+                 k ? k->name : (r->error.empty() ? "" : "error: " + r->error), k ? k->grid.x : 0,
+                 k ? k->grid.y : 0, k ? k->grid.z : 0,
+                 r->error.empty() ? fmt::format("{:.3f}", r->timing.median_us) : "",
                  r->error.empty() ? fmt::format("{:.1f}", vs) : "");
       ++rows;
     }

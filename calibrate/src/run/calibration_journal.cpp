@@ -14,7 +14,10 @@ namespace {
 using nlohmann::json;
 
 std::string header_line(const JournalIdentity& id) {
-  return json{{"schema", kJournalSchema}, {"version", kJournalVersion}, {"device", id.device}, {"versions", id.versions}}
+  return json{{"schema", kJournalSchema},
+              {"version", kJournalVersion},
+              {"device", id.device},
+              {"versions", id.versions}}
       .dump();
 }
 
@@ -26,11 +29,12 @@ JournalIdentity parse_header(const std::string& line, const std::filesystem::pat
     throw JournalError(fmt::format("{}: the first line is not a journal header", file.string()));
   }
   if (!j.is_object() || j.value("schema", "") != kJournalSchema) {
-    throw JournalError(fmt::format("{}: not a calibration journal (schema '{}')", file.string(), kJournalSchema));
+    throw JournalError(
+        fmt::format("{}: not a calibration journal (schema '{}')", file.string(), kJournalSchema));
   }
   if (j.value("version", 0) != kJournalVersion) {
-    throw JournalError(fmt::format("{}: journal version {} (this calibrator writes {})", file.string(),
-                                   j.value("version", 0), kJournalVersion));
+    throw JournalError(fmt::format("{}: journal version {} (this calibrator writes {})",
+                                   file.string(), j.value("version", 0), kJournalVersion));
   }
   JournalIdentity id;
   id.device = j.value("device", "");
@@ -94,25 +98,29 @@ Parsed parse(const std::filesystem::path& file) {
   return p;
 }
 
-void check_identity(const JournalIdentity& have, const JournalIdentity& want, const std::filesystem::path& file) {
+void check_identity(const JournalIdentity& have, const JournalIdentity& want,
+                    const std::filesystem::path& file) {
   std::string diff;
-  if (have.device != want.device) diff += fmt::format(" device '{}' (now '{}')", have.device, want.device);
+  if (have.device != want.device)
+    diff += fmt::format(" device '{}' (now '{}')", have.device, want.device);
   for (const auto& [k, v] : want.versions) {
     const auto it = have.versions.find(k);
-    if (it != have.versions.end() && it->second != v) diff += fmt::format(" {} {} (now {})", k, it->second, v);
+    if (it != have.versions.end() && it->second != v)
+      diff += fmt::format(" {} {} (now {})", k, it->second, v);
   }
   if (!diff.empty()) {
-    throw JournalError(fmt::format(
-        "{}: the journal belongs to another setup:{}. Its measurements cannot be mixed with this run's; use "
-        "--restart to start over or another --journal",
-        file.string(), diff));
+    throw JournalError(
+        fmt::format("{}: the journal belongs to another setup:{}. Its measurements cannot be mixed "
+                    "with this run's; use "
+                    "--restart to start over or another --journal",
+                    file.string(), diff));
   }
 }
 
 }  // namespace
 
-CalibrationJournal CalibrationJournal::open(const std::filesystem::path& file, const JournalIdentity& identity,
-                                            bool restart) {
+CalibrationJournal CalibrationJournal::open(const std::filesystem::path& file,
+                                            const JournalIdentity& identity, bool restart) {
   CalibrationJournal j;
   j.file_ = file;
   std::error_code ec;
@@ -122,7 +130,8 @@ CalibrationJournal CalibrationJournal::open(const std::filesystem::path& file, c
     check_identity(p.identity, identity, file);
     j.results_ = std::move(p.results);
     j.dropped_ = p.dropped;
-    if (p.good_bytes < std::filesystem::file_size(file)) std::filesystem::resize_file(file, p.good_bytes);
+    if (p.good_bytes < std::filesystem::file_size(file))
+      std::filesystem::resize_file(file, p.good_bytes);
     j.out_ = std::fopen(file.c_str(), "ab");
     if (j.out_ == nullptr) throw JournalError(fmt::format("{}: cannot append", file.string()));
   } else {
@@ -138,7 +147,10 @@ CalibrationJournal CalibrationJournal::open(const std::filesystem::path& file, c
 }
 
 CalibrationJournal::CalibrationJournal(CalibrationJournal&& o) noexcept
-    : file_(std::move(o.file_)), out_(o.out_), results_(std::move(o.results_)), dropped_(o.dropped_) {
+    : file_(std::move(o.file_)),
+      out_(o.out_),
+      results_(std::move(o.results_)),
+      dropped_(o.dropped_) {
   o.out_ = nullptr;
 }
 
@@ -160,7 +172,8 @@ CalibrationJournal::~CalibrationJournal() {
 
 void CalibrationJournal::append(const TaskResult& result) {
   const std::string line = to_json_line(result) + "\n";
-  if (out_ == nullptr || std::fwrite(line.data(), 1, line.size(), out_) != line.size() || std::fflush(out_) != 0) {
+  if (out_ == nullptr || std::fwrite(line.data(), 1, line.size(), out_) != line.size() ||
+      std::fflush(out_) != 0) {
     throw JournalError(fmt::format("{}: cannot write", file_.string()));
   }
   results_.push_back(result);

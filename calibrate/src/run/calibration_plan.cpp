@@ -32,7 +32,11 @@ const std::vector<Density>& densities() {
        {64, 128, 256, 512, 1024, 2048},
        {4, 16, 64},
        0.25},
-      {"medium", {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, {64, 128, 256, 512, 1024, 2048}, {4, 16, 64}, 0.5},
+      {"medium",
+       {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384},
+       {64, 128, 256, 512, 1024, 2048},
+       {4, 16, 64},
+       0.5},
       {"coarse", {64, 256, 1024, 4096, 16384}, {64, 256, 1024}, {16}, 0.5},
   };
   return kDensities;
@@ -53,7 +57,8 @@ bool fp8(DType t) { return t == DType::kFp8E4M3 || t == DType::kFp8E5M2; }
 // Hopper's FP8 GEMMs need A transposed: only the linear layout (TN in cuBLAS terms) runs.
 std::vector<GemmLayout> layouts_for(DType t, const std::vector<GemmLayout>& wanted) {
   if (!fp8(t)) return wanted;
-  if (std::find(wanted.begin(), wanted.end(), GemmLayout::kLinear) != wanted.end()) return {GemmLayout::kLinear};
+  if (std::find(wanted.begin(), wanted.end(), GemmLayout::kLinear) != wanted.end())
+    return {GemmLayout::kLinear};
   return {};
 }
 
@@ -65,8 +70,9 @@ MeasurementTask gemm_task(TaskKind kind, const GemmProblem& p, const DeviceSpec&
   t.id = gemm_task_id(kind, p);
   t.timing = gemm_timing(p, spec, reps);
   t.candidates = candidates;
-  t.estimated_us = estimated_task_us(estimated_kernel_us(p, spec), t.timing, kCostConstants.gemm_task_setup_us,
-                                     kind == TaskKind::kGemmCandidates ? std::max(1, candidates - 1) : 1);
+  t.estimated_us =
+      estimated_task_us(estimated_kernel_us(p, spec), t.timing, kCostConstants.gemm_task_setup_us,
+                        kind == TaskKind::kGemmCandidates ? std::max(1, candidates - 1) : 1);
   return t;
 }
 
@@ -76,12 +82,14 @@ MeasurementTask memory_task(const MemoryProblem& p, const DeviceSpec& spec, int 
   t.memory = p;
   t.id = memory_task_id(p);
   t.timing = memory_timing(p, spec, reps);
-  t.estimated_us = estimated_task_us(estimated_kernel_us(p, spec), t.timing, kCostConstants.memory_task_setup_us);
+  t.estimated_us = estimated_task_us(estimated_kernel_us(p, spec), t.timing,
+                                     kCostConstants.memory_task_setup_us);
   return t;
 }
 
 // Memory sizes from L2/8 to 4x L2 (bytes moved per launch), `step` octaves apart.
-void add_memory_tasks(const DeviceSpec& spec, const PlanOptions& o, double step, std::vector<MeasurementTask>& out) {
+void add_memory_tasks(const DeviceSpec& spec, const PlanOptions& o, double step,
+                      std::vector<MeasurementTask>& out) {
   const double l2 = std::max(1.0, spec.l2_mb) * 1024.0 * 1024.0;
   std::vector<DType> types{DType::kFp32};
   for (DType t : o.dtypes) {
@@ -107,14 +115,16 @@ void add_memory_tasks(const DeviceSpec& spec, const PlanOptions& o, double step,
       MemoryProblem add;
       add.pattern = MemoryPattern::kAdd;
       add.dtype = t;
-      add.cols = std::max<std::int64_t>(1024, static_cast<std::int64_t>(size(i) / (3.0 * e)) / 1024 * 1024);
+      add.cols = std::max<std::int64_t>(
+          1024, static_cast<std::int64_t>(size(i) / (3.0 * e)) / 1024 * 1024);
       out.push_back(memory_task(add, spec, o.reps));
       for (std::int64_t cols : kSoftmaxCols) {
         MemoryProblem sm;
         sm.pattern = MemoryPattern::kSoftmaxRows;
         sm.dtype = t;
         sm.cols = cols;
-        sm.rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(size(i) / (2.0 * e * static_cast<double>(cols))));
+        sm.rows = std::max<std::int64_t>(
+            1, static_cast<std::int64_t>(size(i) / (2.0 * e * static_cast<double>(cols))));
         out.push_back(memory_task(sm, spec, o.reps));
       }
     }
@@ -126,7 +136,8 @@ struct Grid {
   double memory_step = 0.5;
 };
 
-CalibrationPlan build(const DeviceSpec& spec, const PlanOptions& o, const Grid& g, const std::string& density) {
+CalibrationPlan build(const DeviceSpec& spec, const PlanOptions& o, const Grid& g,
+                      const std::string& density) {
   CalibrationPlan plan;
   plan.spec = spec;
   plan.options = o;
@@ -162,9 +173,11 @@ CalibrationPlan build(const DeviceSpec& spec, const PlanOptions& o, const Grid& 
         ++grp.first;
         grp.second += task.estimated_us;
         plan.tasks.push_back(task);
-        if (o.candidates > 1 && static_cast<int>(i % static_cast<std::size_t>(stride)) == stride / 2 &&
+        if (o.candidates > 1 &&
+            static_cast<int>(i % static_cast<std::size_t>(stride)) == stride / 2 &&
             estimated_kernel_us(shapes[i], spec) < kCandidateMaxKernelUs) {
-          candidates.push_back(gemm_task(TaskKind::kGemmCandidates, shapes[i], spec, o.reps, o.candidates));
+          candidates.push_back(
+              gemm_task(TaskKind::kGemmCandidates, shapes[i], spec, o.reps, o.candidates));
         }
       }
     }
@@ -172,17 +185,20 @@ CalibrationPlan build(const DeviceSpec& spec, const PlanOptions& o, const Grid& 
   plan.tasks.insert(plan.tasks.end(), candidates.begin(), candidates.end());
   // Sizes that round to the same shape (small L2, custom grids) are measured once.
   std::set<std::string> seen;
-  plan.tasks.erase(std::remove_if(plan.tasks.begin(), plan.tasks.end(),
-                                  [&](const MeasurementTask& t) { return !seen.insert(t.id).second; }),
-                   plan.tasks.end());
+  plan.tasks.erase(
+      std::remove_if(plan.tasks.begin(), plan.tasks.end(),
+                     [&](const MeasurementTask& t) { return !seen.insert(t.id).second; }),
+      plan.tasks.end());
 
   // Fill: configurations found at too few sizes get forced on more (after the survey).
   plan.assumed_configs_per_group = kAssumedConfigsPerGroup;
   for (const auto& [key, grp] : groups) {
-    const std::size_t configs = std::min<std::size_t>(kAssumedConfigsPerGroup, std::max<std::size_t>(1, grp.first / 4));
+    const std::size_t configs =
+        std::min<std::size_t>(kAssumedConfigsPerGroup, std::max<std::size_t>(1, grp.first / 4));
     const std::size_t fill = configs * static_cast<std::size_t>(std::max(0, o.fill_sizes));
     plan.fill_tasks_estimate += fill;
-    plan.fill_estimated_s += static_cast<double>(fill) * grp.second / static_cast<double>(grp.first) * 1e-6;
+    plan.fill_estimated_s +=
+        static_cast<double>(fill) * grp.second / static_cast<double>(grp.first) * 1e-6;
   }
   return plan;
 }
@@ -210,7 +226,8 @@ std::vector<PlanPart> CalibrationPlan::parts() const {
   std::vector<PlanPart> out;
   for (const auto& t : tasks) {
     const std::string name = part_name(t);
-    auto it = std::find_if(out.begin(), out.end(), [&](const PlanPart& p) { return p.name == name; });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const PlanPart& p) { return p.name == name; });
     if (it == out.end()) {
       out.push_back(PlanPart{name, 0, 0});
       it = out.end() - 1;
@@ -218,7 +235,8 @@ std::vector<PlanPart> CalibrationPlan::parts() const {
     ++it->tasks;
     it->estimated_s += t.estimated_us * 1e-6;
   }
-  if (fill_tasks_estimate > 0) out.push_back(PlanPart{"gemm fill (estimate)", fill_tasks_estimate, fill_estimated_s});
+  if (fill_tasks_estimate > 0)
+    out.push_back(PlanPart{"gemm fill (estimate)", fill_tasks_estimate, fill_estimated_s});
   return out;
 }
 
@@ -231,7 +249,8 @@ double CalibrationPlan::estimated_s() const {
 CalibrationPlan plan_calibration(const DeviceSpec& spec, PlanOptions options) {
   if (options.dtypes.empty()) throw std::invalid_argument("no dtypes to calibrate");
   if (spec.sm_count <= 0 || spec.mem_bw_gbps <= 0) {
-    throw std::invalid_argument(fmt::format("device spec of '{}' lacks SM count or bandwidth", spec.name));
+    throw std::invalid_argument(
+        fmt::format("device spec of '{}' lacks SM count or bandwidth", spec.name));
   }
   if (!options.dims.empty()) {
     Grid g{options.dims, {}, options.batches, 0.5};
@@ -248,7 +267,8 @@ CalibrationPlan plan_calibration(const DeviceSpec& spec, PlanOptions options) {
       if (options.reps > 0 && reps != kRepsChoices[0]) continue;  // reps fixed: one try per density
       PlanOptions o = options;
       if (o.reps <= 0) o.reps = reps;
-      CalibrationPlan p = build(spec, o, Grid{d.dims, d.batched_dims, d.batches, d.memory_step_octaves}, d.name);
+      CalibrationPlan p =
+          build(spec, o, Grid{d.dims, d.batched_dims, d.batches, d.memory_step_octaves}, d.name);
       if (p.estimated_s() <= options.budget_s) return p;
       if (!have || p.estimated_s() < best.estimated_s()) {
         best = std::move(p);
@@ -264,40 +284,48 @@ std::string describe_plan(const CalibrationPlan& p) {
   const PlanOptions& o = p.options;
   std::string dtypes, layouts;
   for (DType t : o.dtypes) dtypes += (dtypes.empty() ? "" : ",") + std::string(to_string(t));
-  for (GemmLayout l : o.layouts) layouts += (layouts.empty() ? "" : ",") + std::string(to_string(l));
-  std::string out = fmt::format("Calibration plan for {} ({} SMs, {:.0f} MB L2, {:.0f} GB/s)\n", s.name, s.sm_count,
-                                s.l2_mb, s.mem_bw_gbps);
-  out += fmt::format("  dtypes {}; layouts {}; budget {}\n", dtypes, layouts, format_duration(o.budget_s));
+  for (GemmLayout l : o.layouts)
+    layouts += (layouts.empty() ? "" : ",") + std::string(to_string(l));
+  std::string out = fmt::format("Calibration plan for {} ({} SMs, {:.0f} MB L2, {:.0f} GB/s)\n",
+                                s.name, s.sm_count, s.l2_mb, s.mem_bw_gbps);
+  out += fmt::format("  dtypes {}; layouts {}; budget {}\n", dtypes, layouts,
+                     format_duration(o.budget_s));
   out += fmt::format("  grid {}: M, N, K each in {{{}}}", p.density, join_dims(o.dims));
   if (!o.batches.empty()) out += fmt::format("; batched (bmm) batch {{{}}}", join_dims(o.batches));
   out += "\n";
   out += fmt::format(
-      "  timing: {} repetitions (median) after warm-up, back-to-back launches in a CUDA graph, GEMM operands "
+      "  timing: {} repetitions (median) after warm-up, back-to-back launches in a CUDA graph, "
+      "GEMM operands "
       "rotated over more than 2x L2 ({:.0f} MB), random inputs\n",
       o.reps, 2 * s.l2_mb);
   out += fmt::format("  {:<34} {:>8} {:>12}\n", "part", "tasks", "estimated");
   std::size_t tasks = 0;
   for (const PlanPart& part : p.parts()) {
-    out += fmt::format("  {:<34} {:>8} {:>12}\n", part.name, part.tasks, format_duration(part.estimated_s));
+    out += fmt::format("  {:<34} {:>8} {:>12}\n", part.name, part.tasks,
+                       format_duration(part.estimated_s));
     tasks += part.tasks;
   }
-  out += fmt::format("  {:<34} {:>8} {:>12}   (budget {})\n", "total", tasks, format_duration(p.estimated_s()),
-                     format_duration(o.budget_s));
+  out += fmt::format("  {:<34} {:>8} {:>12}   (budget {})\n", "total", tasks,
+                     format_duration(p.estimated_s()), format_duration(o.budget_s));
   if (p.fill_tasks_estimate > 0) {
     out += fmt::format(
-        "  the fill is planned after the survey; its estimate assumes {} kernel configurations per dtype and layout, "
+        "  the fill is planned after the survey; its estimate assumes {} kernel configurations per "
+        "dtype and layout, "
         "each forced on {} sizes\n",
         p.assumed_configs_per_group, o.fill_sizes);
   }
   if (p.estimated_s() > o.budget_s) out += "  warning: even the coarsest plan exceeds the budget\n";
-  out += "  not measured: fused attention (SDPA backends are reached through PyTorch; see calibrate/RUN.md)\n";
+  out +=
+      "  not measured: fused attention (SDPA backends are reached through PyTorch; see "
+      "calibrate/RUN.md)\n";
   return out;
 }
 
 double parse_duration_s(std::string_view text) {
   std::string t;
   for (char c : text) {
-    if (!std::isspace(static_cast<unsigned char>(c))) t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   if (t.empty()) throw std::invalid_argument("empty duration");
   double total = 0;
@@ -309,20 +337,28 @@ double parse_duration_s(std::string_view text) {
     try {
       v = std::stod(t.substr(i), &used);
     } catch (const std::exception&) {
-      throw std::invalid_argument(fmt::format("bad duration '{}' (expected e.g. 30m, 1h30m, 90s)", text));
+      throw std::invalid_argument(
+          fmt::format("bad duration '{}' (expected e.g. 30m, 1h30m, 90s)", text));
     }
-    if (v < 0 || !std::isfinite(v)) throw std::invalid_argument(fmt::format("bad duration '{}'", text));
+    if (v < 0 || !std::isfinite(v))
+      throw std::invalid_argument(fmt::format("bad duration '{}'", text));
     i += used;
     if (i == t.size()) {
-      if (any_unit) throw std::invalid_argument(fmt::format("bad duration '{}': number without unit", text));
+      if (any_unit)
+        throw std::invalid_argument(fmt::format("bad duration '{}': number without unit", text));
       return v * 60.0;  // a bare number is minutes
     }
     const char u = t[i++];
     any_unit = true;
-    if (u == 'h') total += v * 3600.0;
-    else if (u == 'm') total += v * 60.0;
-    else if (u == 's') total += v;
-    else throw std::invalid_argument(fmt::format("bad duration '{}': unit '{}' (use h, m or s)", text, u));
+    if (u == 'h')
+      total += v * 3600.0;
+    else if (u == 'm')
+      total += v * 60.0;
+    else if (u == 's')
+      total += v;
+    else
+      throw std::invalid_argument(
+          fmt::format("bad duration '{}': unit '{}' (use h, m or s)", text, u));
   }
   return total;
 }
@@ -357,13 +393,19 @@ std::vector<DType> parse_dtype_list(std::string_view text) {
   std::vector<DType> out;
   for (const std::string& s : split_commas(text)) {
     DType t = DType::kUnknown;
-    if (s == "fp32") t = DType::kFp32;
-    else if (s == "tf32") t = DType::kTf32;
-    else if (s == "bf16") t = DType::kBf16;
-    else if (s == "fp16") t = DType::kFp16;
-    else if (s == "fp8" || s == "fp8_e4m3") t = DType::kFp8E4M3;
+    if (s == "fp32")
+      t = DType::kFp32;
+    else if (s == "tf32")
+      t = DType::kTf32;
+    else if (s == "bf16")
+      t = DType::kBf16;
+    else if (s == "fp16")
+      t = DType::kFp16;
+    else if (s == "fp8" || s == "fp8_e4m3")
+      t = DType::kFp8E4M3;
     if (t == DType::kUnknown) {
-      throw std::invalid_argument(fmt::format("unknown dtype '{}' (expected fp32, tf32, bf16, fp16, fp8)", s));
+      throw std::invalid_argument(
+          fmt::format("unknown dtype '{}' (expected fp32, tf32, bf16, fp16, fp8)", s));
     }
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   }
@@ -375,7 +417,9 @@ std::vector<GemmLayout> parse_layout_list(std::string_view text) {
   std::vector<GemmLayout> out;
   for (const std::string& s : split_commas(text)) {
     const auto l = parse_gemm_layout(s);
-    if (!l) throw std::invalid_argument(fmt::format("unknown layout '{}' (expected linear, matmul, weight_grad)", s));
+    if (!l)
+      throw std::invalid_argument(
+          fmt::format("unknown layout '{}' (expected linear, matmul, weight_grad)", s));
     if (std::find(out.begin(), out.end(), *l) == out.end()) out.push_back(*l);
   }
   if (out.empty()) throw std::invalid_argument("no layouts given");

@@ -23,7 +23,8 @@ bool survey_complete(const CalibrationPlan& plan, const std::map<std::string, Ta
 }
 
 // The algorithm a fill task forces: the heuristic's pick at its anchor shape.
-const GemmAlgo* anchor_algo(const MeasurementTask& t, const std::map<std::string, TaskResult>& done) {
+const GemmAlgo* anchor_algo(const MeasurementTask& t,
+                            const std::map<std::string, TaskResult>& done) {
   const auto it = done.find(t.anchor);
   if (it == done.end()) return nullptr;
   for (const GemmRun& run : it->second.gemm) {
@@ -32,8 +33,8 @@ const GemmAlgo* anchor_algo(const MeasurementTask& t, const std::map<std::string
   return nullptr;
 }
 
-RunOutcome assemble(const std::vector<MeasurementTask>& tasks, const std::map<std::string, TaskResult>& done,
-                    bool stopped) {
+RunOutcome assemble(const std::vector<MeasurementTask>& tasks,
+                    const std::map<std::string, TaskResult>& done, bool stopped) {
   RunOutcome out;
   std::set<std::string> ids;
   out.complete = !stopped;
@@ -55,12 +56,13 @@ RunOutcome assemble(const std::vector<MeasurementTask>& tasks, const std::map<st
 
 }  // namespace
 
-RunOutcome run_calibration(const CalibrationPlan& plan, MeasurementBackend& backend, CalibrationJournal& journal,
-                           const RunnerOptions& options) {
+RunOutcome run_calibration(const CalibrationPlan& plan, MeasurementBackend& backend,
+                           CalibrationJournal& journal, const RunnerOptions& options) {
   std::map<std::string, TaskResult> done;
   for (const TaskResult& r : journal.results()) done[r.task_id] = r;
   ProgressMeter* progress = options.progress;
-  if (progress) progress->set_total(plan.estimated_s(), plan.tasks.size() + plan.fill_tasks_estimate);
+  if (progress)
+    progress->set_total(plan.estimated_s(), plan.tasks.size() + plan.fill_tasks_estimate);
 
   bool prepared = false, stopped = false;
   std::size_t resumed = 0, measured = 0;

@@ -7,8 +7,8 @@
 namespace pm2lat::calibrate::run {
 namespace {
 
-constexpr std::array<std::string_view, 5> kTaskKinds{"launch", "gemm", "gemm-candidates", "gemm-fill",
-                                                     "memory"};
+constexpr std::array<std::string_view, 5> kTaskKinds{"launch", "gemm", "gemm-candidates",
+                                                     "gemm-fill", "memory"};
 constexpr std::array<std::string_view, 3> kLayouts{"linear", "matmul", "weight_grad"};
 constexpr std::array<std::string_view, 3> kPatterns{"copy", "add", "softmax_rows"};
 
@@ -21,7 +21,9 @@ std::optional<E> parse_name(const std::array<std::string_view, N>& names, std::s
 }
 
 // FP8 GEMMs write a 16-bit result.
-double output_bytes(DType t) { return t == DType::kFp8E4M3 || t == DType::kFp8E5M2 ? 2.0 : dtype_bytes(t); }
+double output_bytes(DType t) {
+  return t == DType::kFp8E4M3 || t == DType::kFp8E5M2 ? 2.0 : dtype_bytes(t);
+}
 
 }  // namespace
 
@@ -40,7 +42,9 @@ std::string gemm_op_key(GemmLayout layout, std::int64_t batch) {
   return std::string(to_string(layout));
 }
 
-std::string_view to_string(MemoryPattern p) noexcept { return kPatterns[static_cast<std::size_t>(p)]; }
+std::string_view to_string(MemoryPattern p) noexcept {
+  return kPatterns[static_cast<std::size_t>(p)];
+}
 std::optional<MemoryPattern> parse_memory_pattern(std::string_view s) noexcept {
   return parse_name<MemoryPattern>(kPatterns, s);
 }
@@ -76,12 +80,13 @@ double MemoryProblem::bytes_written() const noexcept {
 }
 
 std::string gemm_task_id(TaskKind kind, const GemmProblem& p) {
-  return fmt::format("{}/{}/{}/{}x{}x{}x{}", to_string(kind), to_string(p.dtype), to_string(p.layout), p.batch,
-                     p.m, p.n, p.k);
+  return fmt::format("{}/{}/{}/{}x{}x{}x{}", to_string(kind), to_string(p.dtype),
+                     to_string(p.layout), p.batch, p.m, p.n, p.k);
 }
 
 std::string memory_task_id(const MemoryProblem& p) {
-  return fmt::format("memory/{}/{}/{}x{}", to_string(p.pattern), to_string(p.dtype), p.rows, p.cols);
+  return fmt::format("memory/{}/{}/{}x{}", to_string(p.pattern), to_string(p.dtype), p.rows,
+                     p.cols);
 }
 
 }  // namespace pm2lat::calibrate::run

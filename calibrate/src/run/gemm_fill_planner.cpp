@@ -12,7 +12,8 @@
 namespace pm2lat::calibrate::run {
 namespace {
 
-using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;  // batch, m, n, k
+using ShapeKey =
+    std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;  // batch, m, n, k
 
 ShapeKey key(const GemmProblem& p) { return {p.batch, p.m, p.n, p.k}; }
 
@@ -30,10 +31,11 @@ std::uint32_t fnv1a32(const std::string& s) {
 struct Step {
   double m, n, k;
 };
-constexpr Step kSteps[] = {{1, 1, 4},   {1, 1, 0.25}, {4, 1, 1},   {0.25, 1, 1}, {1, 1, 2},  {1, 1, 0.5},
-                           {2, 1, 1},   {0.5, 1, 1},  {1, 2, 1},   {1, 0.5, 1},  {2, 2, 1},  {0.5, 0.5, 1},
-                           {1, 1, 8},   {1, 1, 0.125}, {2, 2, 2},  {0.5, 0.5, 0.5}, {3, 1, 1}, {1, 3, 1},
-                           {1, 1, 3},   {1.5, 1.5, 1.5}};
+constexpr Step kSteps[] = {{1, 1, 4}, {1, 1, 0.25},  {4, 1, 1}, {0.25, 1, 1},
+                           {1, 1, 2}, {1, 1, 0.5},   {2, 1, 1}, {0.5, 1, 1},
+                           {1, 2, 1}, {1, 0.5, 1},   {2, 2, 1}, {0.5, 0.5, 1},
+                           {1, 1, 8}, {1, 1, 0.125}, {2, 2, 2}, {0.5, 0.5, 0.5},
+                           {3, 1, 1}, {1, 3, 1},     {1, 1, 3}, {1.5, 1.5, 1.5}};
 constexpr std::int64_t kMinDim = 16;
 
 // Multiples of 16 keep every dtype's alignment requirement.
@@ -57,7 +59,8 @@ std::string gemm_run_config(const GemmRun& run) {
   return "";
 }
 
-std::vector<MeasurementTask> plan_fill(const CalibrationPlan& plan, const std::map<std::string, const TaskResult*>& done) {
+std::vector<MeasurementTask> plan_fill(const CalibrationPlan& plan,
+                                       const std::map<std::string, const TaskResult*>& done) {
   // (dtype, layout, batched) -> config -> group; shapes measured per (dtype, layout, batched).
   using GroupKey = std::tuple<DType, GemmLayout, bool>;
   std::map<GroupKey, std::map<std::string, ConfigGroup>> groups;
@@ -87,9 +90,11 @@ std::vector<MeasurementTask> plan_fill(const CalibrationPlan& plan, const std::m
     for (auto& [config, g] : configs) {
       if (g.anchors.empty() || static_cast<int>(g.sizes.size()) >= want) continue;
       // The anchor: the median-work shape where the heuristic picked this configuration.
-      std::sort(g.anchors.begin(), g.anchors.end(), [](const MeasurementTask* a, const MeasurementTask* b) {
-        return std::make_tuple(a->gemm.flops(), a->id) < std::make_tuple(b->gemm.flops(), b->id);
-      });
+      std::sort(g.anchors.begin(), g.anchors.end(),
+                [](const MeasurementTask* a, const MeasurementTask* b) {
+                  return std::make_tuple(a->gemm.flops(), a->id) <
+                         std::make_tuple(b->gemm.flops(), b->id);
+                });
       const MeasurementTask& anchor = *g.anchors[g.anchors.size() / 2];
       int missing = want - static_cast<int>(g.sizes.size());
       for (const Step& s : kSteps) {

@@ -21,8 +21,11 @@ Dim3 dim3_from(const json& j) {
 }
 
 json kernel(const KernelObservation& k) {
-  return json{{"name", k.name}, {"grid", dim3(k.grid)}, {"block", dim3(k.block)},
-              {"cluster", dim3(k.cluster)}, {"us", k.duration_us}};
+  return json{{"name", k.name},
+              {"grid", dim3(k.grid)},
+              {"block", dim3(k.block)},
+              {"cluster", dim3(k.cluster)},
+              {"us", k.duration_us}};
 }
 
 KernelObservation kernel_from(const json& j) {
@@ -36,7 +39,10 @@ KernelObservation kernel_from(const json& j) {
 }
 
 json timing(const TimingSample& t) {
-  return json{{"launches", t.launches}, {"reps", t.reps}, {"median_us", t.median_us}, {"min_us", t.min_us},
+  return json{{"launches", t.launches},
+              {"reps", t.reps},
+              {"median_us", t.median_us},
+              {"min_us", t.min_us},
               {"max_us", t.max_us}};
 }
 
@@ -61,7 +67,8 @@ json algo(const GemmAlgo& a) {
 GemmAlgo algo_from(const json& j) {
   GemmAlgo a;
   const json& data = j.at("data");
-  if (!data.is_array() || data.size() != a.data.size()) throw std::invalid_argument("algo: data needs 8 words");
+  if (!data.is_array() || data.size() != a.data.size())
+    throw std::invalid_argument("algo: data needs 8 words");
   for (std::size_t i = 0; i < a.data.size(); ++i) a.data[i] = data[i].get<std::uint64_t>();
   a.id = j.at("id").get<std::int32_t>();
   a.tile = j.at("tile").get<std::int32_t>();
@@ -84,7 +91,8 @@ std::string to_json_line(const TaskResult& r) {
     for (const GemmRun& g : r.gemm) {
       json k = json::array();
       for (const auto& o : g.kernels) k.push_back(kernel(o));
-      json run{{"rank", g.rank}, {"algo", algo(g.algo)}, {"kernels", k}, {"timing", timing(g.timing)}};
+      json run{
+          {"rank", g.rank}, {"algo", algo(g.algo)}, {"kernels", k}, {"timing", timing(g.timing)}};
       if (!g.error.empty()) run["error"] = g.error;
       runs.push_back(run);
     }

@@ -5,8 +5,9 @@
 namespace pm2lat::calibrate::run {
 
 std::unique_ptr<MeasurementBackend> open_driver_backend(const DriverBackendOptions&) {
-  throw BackendError("this pm2lat-calibrate was built without the CUDA toolkit headers: it can plan (--dry-run) "
-                     "but not measure");
+  throw BackendError(
+      "this pm2lat-calibrate was built without the CUDA toolkit headers: it can plan (--dry-run) "
+      "but not measure");
 }
 
 }  // namespace pm2lat::calibrate::run

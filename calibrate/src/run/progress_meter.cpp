@@ -21,7 +21,10 @@ double steady_seconds() {
 }  // namespace
 
 ProgressMeter::ProgressMeter(std::FILE* out, bool interactive, Clock clock, double every_s)
-    : out_(out), interactive_(interactive), clock_(clock ? std::move(clock) : Clock(steady_seconds)), every_s_(every_s) {
+    : out_(out),
+      interactive_(interactive),
+      clock_(clock ? std::move(clock) : Clock(steady_seconds)),
+      every_s_(every_s) {
   start_ = clock_();
 }
 
@@ -56,9 +59,10 @@ double ProgressMeter::remaining_s() const {
 std::string ProgressMeter::line() const {
   const double frac = total_est_ > 0 ? std::clamp(done_est_ / total_est_, 0.0, 1.0) : 0.0;
   const int filled = static_cast<int>(frac * kBarWidth + 0.5);
-  return fmt::format("[{}{}] {:3.0f}%  {}/{} tasks  {} elapsed, ~{} left  {}", std::string(filled, '#'),
-                     std::string(kBarWidth - filled, '.'), frac * 100, done_tasks_, total_tasks_,
-                     format_duration(elapsed_s()), format_duration(remaining_s()), label_);
+  return fmt::format("[{}{}] {:3.0f}%  {}/{} tasks  {} elapsed, ~{} left  {}",
+                     std::string(filled, '#'), std::string(kBarWidth - filled, '.'), frac * 100,
+                     done_tasks_, total_tasks_, format_duration(elapsed_s()),
+                     format_duration(remaining_s()), label_);
 }
 
 void ProgressMeter::draw(bool force) {

@@ -18,7 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-DeviceCatalogue catalogue() { return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json"); }
+DeviceCatalogue catalogue() {
+  return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+}
 
 fs::path scratch(const std::string& name) { return test::scratch_file("fit-" + name); }
 
@@ -33,7 +35,8 @@ CalibrationPlan plan() {
 }
 
 RunOutcome simulated_run(const CalibrationPlan& p, test::SimulatedBackend& backend) {
-  auto journal = CalibrationJournal::open(scratch("run.jsonl"), JournalIdentity{backend.device_name(), {}});
+  auto journal =
+      CalibrationJournal::open(scratch("run.jsonl"), JournalIdentity{backend.device_name(), {}});
   return run_calibration(p, backend, journal, {});
 }
 
@@ -47,11 +50,16 @@ Provenance provenance() {
 
 TEST(CalibrationFit, KernelTimeRemovesTheGapAndTheOtherKernels) {
   GemmRun run;
-  run.kernels.push_back(KernelObservation{
-      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
-      "5x_cublas",
-      {2, 2, 4}, {256, 1, 1}, {1, 1, 1}, 3.5});
-  run.kernels.push_back(KernelObservation{"splitKreduce_kernel", {256, 1, 1}, {256, 1, 1}, {1, 1, 1}, 2.75});
+  run.kernels.push_back(
+      KernelObservation{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_"
+                        "warpgroupsize1x1x1_execute_segment_k_off_kernel__"
+                        "5x_cublas",
+                        {2, 2, 4},
+                        {256, 1, 1},
+                        {1, 1, 1},
+                        3.5});
+  run.kernels.push_back(
+      KernelObservation{"splitKreduce_kernel", {256, 1, 1}, {256, 1, 1}, {1, 1, 1}, 2.75});
   run.timing.median_us = 3.5 + 2.75 + 2 * 0.7;
   const int gi = gemm_kernel_index(run);
   ASSERT_EQ(gi, 0);
@@ -59,7 +67,8 @@ TEST(CalibrationFit, KernelTimeRemovesTheGapAndTheOtherKernels) {
   // A gap larger than the measurement leaves the floor, not a negative time.
   EXPECT_GT(gemm_kernel_us(run, gi, 10.0), 0.0);
   GemmRun gemv;
-  gemv.kernels.push_back(KernelObservation{"gemv2T_kernel_val", {1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 2});
+  gemv.kernels.push_back(
+      KernelObservation{"gemv2T_kernel_val", {1, 1, 1}, {128, 1, 1}, {1, 1, 1}, 2});
   EXPECT_EQ(gemm_kernel_index(gemv), -1);
 }
 
@@ -100,10 +109,12 @@ TEST(CalibrationFit, PicksArePointsAndEverythingInformsTheFits) {
       ++picks_of_t;
     }
     EXPECT_EQ(prof.gemm_points.size(), picks_of_t);
-    for (const auto& pt : prof.gemm_points) EXPECT_TRUE(pick_shapes.count({pt.batch, pt.m, pt.n, pt.k}));
+    for (const auto& pt : prof.gemm_points)
+      EXPECT_TRUE(pick_shapes.count({pt.batch, pt.m, pt.n, pt.k}));
     // Launch overhead, in the profile's own terms and in its provenance; the memory fits.
     ASSERT_TRUE(prof.call_overhead.count("*"));
-    EXPECT_NEAR(prof.call_overhead.at("*").floor_us, test::SimulatedBackend::kEmptyKernelUs + 4.0, 1e-9);
+    EXPECT_NEAR(prof.call_overhead.at("*").floor_us, test::SimulatedBackend::kEmptyKernelUs + 4.0,
+                1e-9);
     EXPECT_NEAR(prof.call_overhead.at("*").pre_us, 4.0, 1e-9);
     EXPECT_EQ(prof.provenance.environment.at("launch_graph_gap_us"), "0.700");
     EXPECT_GT(prof.vector_fits.size(), 0u);
@@ -122,10 +133,10 @@ struct HeldOut {
 // and its simulated time.
 std::vector<HeldOut> held_out(test::SimulatedBackend& backend, const DeviceSpec& spec) {
   std::vector<HeldOut> out;
-  const std::int64_t shapes[][4] = {{1, 96, 96, 96},      {1, 200, 700, 3000},  {1, 320, 320, 2400},
-                                    {1, 768, 1536, 768},  {1, 1536, 3072, 1536}, {1, 3000, 1000, 300},
-                                    {1, 1200, 2500, 2000}, {1, 3500, 3500, 200},  {1, 100, 4000, 1500},
-                                    {4, 300, 300, 700},   {16, 768, 768, 96},    {1, 2900, 360, 3800}};
+  const std::int64_t shapes[][4] = {
+      {1, 96, 96, 96},       {1, 200, 700, 3000},  {1, 320, 320, 2400},   {1, 768, 1536, 768},
+      {1, 1536, 3072, 1536}, {1, 3000, 1000, 300}, {1, 1200, 2500, 2000}, {1, 3500, 3500, 200},
+      {1, 100, 4000, 1500},  {4, 300, 300, 700},   {16, 768, 768, 96},    {1, 2900, 360, 3800}};
   for (DType t : {DType::kFp32, DType::kBf16}) {
     for (GemmLayout l : {GemmLayout::kLinear, GemmLayout::kMatmul}) {
       for (const auto& s : shapes) {
@@ -140,7 +151,8 @@ std::vector<HeldOut> held_out(test::SimulatedBackend& backend, const DeviceSpec&
         HeldOut h;
         h.problem = task.gemm;
         h.truth_us = run.kernels.at(static_cast<std::size_t>(gi)).duration_us;
-        const CallSets calls = measured_calls({MeasuredTask{task, r}}, spec, test::SimulatedBackend::kGapUs);
+        const CallSets calls =
+            measured_calls({MeasuredTask{task, r}}, spec, test::SimulatedBackend::kGapUs);
         h.record = calls.selectable.at(0).record;
         out.push_back(h);
       }
@@ -169,10 +181,11 @@ TEST(CalibrationFit, AProfileFittedFromSimulatedTimingsPredictsThemWithinTwoPerc
   std::vector<double> named, chosen;
   for (const HeldOut& h : held_out(backend, spec)) {
     // The runtime's case: the kernel and its grid are known.
-    const Prediction with_kernel = predictor.predict(h.record, classify_kernel(h.record.launch.name), h100, po);
+    const Prediction with_kernel =
+        predictor.predict(h.record, classify_kernel(h.record.launch.name), h100, po);
     const double e1 = std::fabs(with_kernel.us / h.truth_us - 1.0) * 100;
-    EXPECT_LT(e1, 2.0) << gemm_task_id(TaskKind::kGemm, h.problem) << " predicted " << with_kernel.us << " us, simulated "
-                       << h.truth_us << " us";
+    EXPECT_LT(e1, 2.0) << gemm_task_id(TaskKind::kGemm, h.problem) << " predicted "
+                       << with_kernel.us << " us, simulated " << h.truth_us << " us";
     named.push_back(e1);
     // The offline case: only the shape; the profile chooses the kernel.
     KernelRecord shape_only = h.record;
@@ -182,9 +195,11 @@ TEST(CalibrationFit, AProfileFittedFromSimulatedTimingsPredictsThemWithinTwoPerc
   }
   std::sort(named.begin(), named.end());
   std::sort(chosen.begin(), chosen.end());
-  std::printf("held-out GEMMs: %zu; error with the kernel known: median %.3f %%, max %.3f %%; "
-              "kernel chosen by the profile: median %.3f %%, max %.3f %%\n",
-              named.size(), named[named.size() / 2], named.back(), chosen[chosen.size() / 2], chosen.back());
+  std::printf(
+      "held-out GEMMs: %zu; error with the kernel known: median %.3f %%, max %.3f %%; "
+      "kernel chosen by the profile: median %.3f %%, max %.3f %%\n",
+      named.size(), named[named.size() / 2], named.back(), chosen[chosen.size() / 2],
+      chosen.back());
   // Near the heuristic's boundaries the nearest calibrated shape runs another kernel than the
   // shape itself would: only the typical shape is held to 2 %.
   EXPECT_LT(chosen[chosen.size() / 2], 2.0);
@@ -201,15 +216,17 @@ TEST(CalibrationFit, MemoryFitsPredictHeldOutSizes) {
   const TargetId h100 = predictor.add_target("H100");
   PredictOptions po;
   po.source_device = "H100";
-  for (const MemoryProblem& mp : {MemoryProblem{MemoryPattern::kCopy, DType::kFp32, 1, 3000000},
-                                  MemoryProblem{MemoryPattern::kAdd, DType::kBf16, 1, 7000000},
-                                  MemoryProblem{MemoryPattern::kSoftmaxRows, DType::kFp32, 5000, 1024}}) {
+  for (const MemoryProblem& mp :
+       {MemoryProblem{MemoryPattern::kCopy, DType::kFp32, 1, 3000000},
+        MemoryProblem{MemoryPattern::kAdd, DType::kBf16, 1, 7000000},
+        MemoryProblem{MemoryPattern::kSoftmaxRows, DType::kFp32, 5000, 1024}}) {
     MeasurementTask t;
     t.kind = TaskKind::kMemory;
     t.memory = mp;
     t.id = memory_task_id(mp);
     const TaskResult r = backend.measure(t, nullptr);
-    const CallSets calls = measured_calls({MeasuredTask{t, r}}, spec, test::SimulatedBackend::kGapUs);
+    const CallSets calls =
+        measured_calls({MeasuredTask{t, r}}, spec, test::SimulatedBackend::kGapUs);
     const KernelRecord& rec = calls.memory.at(0).record;
     const Prediction pred = predictor.predict(rec, classify_kernel(rec.launch.name), h100, po);
     EXPECT_NEAR(pred.us / r.memory_kernel.duration_us, 1.0, 0.02) << t.id;

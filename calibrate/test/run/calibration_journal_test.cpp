@@ -13,7 +13,10 @@ namespace fs = std::filesystem;
 
 fs::path scratch(const std::string& name) { return test::scratch_file("journal-" + name); }
 
-JournalIdentity identity() { return JournalIdentity{"NVIDIA H100 80GB HBM3", {{"driver_version", "13.0"}, {"cublaslt_version", "130000"}}}; }
+JournalIdentity identity() {
+  return JournalIdentity{"NVIDIA H100 80GB HBM3",
+                         {{"driver_version", "13.0"}, {"cublaslt_version", "130000"}}};
+}
 
 TaskResult result(const std::string& id) {
   TaskResult r;
@@ -50,7 +53,8 @@ TEST(CalibrationJournal, ALineCutShortIsDroppedAndOverwritten) {
   }
   {
     std::ofstream out(f, std::ios::app);
-    out << R"({"task":"b","kind":"memory","wall_s":0.1,"kernel":{"na)";  // the process died mid-write
+    out << R"({"task":"b","kind":"memory","wall_s":0.1,"kernel":{"na)";  // the process died
+                                                                         // mid-write
   }
   auto j = CalibrationJournal::open(f, identity());
   EXPECT_EQ(j.results().size(), 1u);
@@ -88,7 +92,8 @@ TEST(CalibrationJournal, RefusesFilesThatAreNotJournals) {
   const fs::path f = scratch("notajournal.jsonl");
   {
     std::ofstream out(f);
-    out << R"({"schema":"pm2lat.profile","version":1})" << "\n";
+    out << R"({"schema":"pm2lat.profile","version":1})"
+        << "\n";
   }
   EXPECT_THROW(CalibrationJournal::open(f, identity()), JournalError);
 }

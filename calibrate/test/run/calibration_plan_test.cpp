@@ -88,8 +88,10 @@ TEST(CalibrationPlan, OperandsRotateOverMoreThanTwiceL2) {
     }
   }
   // Short kernels are batched up to the repetition target; long ones run alone, fewer times.
-  const TimingPolicy small = gemm_timing(GemmProblem{DType::kBf16, GemmLayout::kLinear, 1, 64, 64, 64}, spec, 20);
-  const TimingPolicy big = gemm_timing(GemmProblem{DType::kFp32, GemmLayout::kLinear, 1, 16384, 16384, 16384}, spec, 20);
+  const TimingPolicy small =
+      gemm_timing(GemmProblem{DType::kBf16, GemmLayout::kLinear, 1, 64, 64, 64}, spec, 20);
+  const TimingPolicy big =
+      gemm_timing(GemmProblem{DType::kFp32, GemmLayout::kLinear, 1, 16384, 16384, 16384}, spec, 20);
   EXPECT_GT(small.launches, 10);
   EXPECT_EQ(big.launches, 1);
   EXPECT_LT(big.reps, small.reps);
@@ -122,8 +124,8 @@ TEST(CalibrationPlan, DescribesItsParts) {
   PlanOptions o;
   o.dims = {256, 1024};
   const std::string text = describe_plan(plan_calibration(h100(), o));
-  for (const char* part : {"launch overhead", "memory bandwidth curves", "gemm fp32 survey", "gemm bf16 survey",
-                           "gemm fill (estimate)", "total"}) {
+  for (const char* part : {"launch overhead", "memory bandwidth curves", "gemm fp32 survey",
+                           "gemm bf16 survey", "gemm fill (estimate)", "total"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }
 }
@@ -134,7 +136,8 @@ TEST(Durations, ParseAndFormat) {
   EXPECT_DOUBLE_EQ(parse_duration_s("90s"), 90);
   EXPECT_DOUBLE_EQ(parse_duration_s("45"), 2700);
   EXPECT_DOUBLE_EQ(parse_duration_s("1.5h"), 5400);
-  for (const char* bad : {"", "abc", "10x", "5m3", "-3m"}) EXPECT_THROW(parse_duration_s(bad), std::invalid_argument) << bad;
+  for (const char* bad : {"", "abc", "10x", "5m3", "-3m"})
+    EXPECT_THROW(parse_duration_s(bad), std::invalid_argument) << bad;
   EXPECT_EQ(format_duration(45), "45s");
   EXPECT_EQ(format_duration(750), "12m30s");
   EXPECT_EQ(format_duration(3900), "1h05m");
@@ -142,7 +145,8 @@ TEST(Durations, ParseAndFormat) {
 
 TEST(Dtypes, ParseTheIssueSpelling) {
   const auto t = parse_dtype_list("fp32,tf32,bf16,fp16,fp8");
-  EXPECT_EQ(t, (std::vector<DType>{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16, DType::kFp8E4M3}));
+  EXPECT_EQ(t, (std::vector<DType>{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16,
+                                   DType::kFp8E4M3}));
   EXPECT_THROW(parse_dtype_list("fp32,int4"), std::invalid_argument);
   EXPECT_THROW(parse_layout_list("linear,nt"), std::invalid_argument);
 }

@@ -22,13 +22,16 @@ CalibrationPlan plan() {
   o.candidate_stride = 7;
   o.candidates = 4;
   o.fill_sizes = 12;
-  const DeviceSpec spec = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json").resolve("H100");
+  const DeviceSpec spec =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json").resolve("H100");
   return plan_calibration(spec, o);
 }
 
 fs::path journal_file(const std::string& name) { return test::scratch_file("runner-" + name); }
 
-JournalIdentity identity() { return JournalIdentity{"NVIDIA H100 80GB HBM3", {{"driver_version", "13.0"}}}; }
+JournalIdentity identity() {
+  return JournalIdentity{"NVIDIA H100 80GB HBM3", {{"driver_version", "13.0"}}};
+}
 
 std::vector<std::string> ids(const RunOutcome& o) {
   std::vector<std::string> v;

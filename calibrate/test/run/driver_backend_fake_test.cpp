@@ -25,7 +25,9 @@ namespace fs = std::filesystem;
 
 const std::string kFakeDir = PM2LAT_FAKE_CUDA_DIR;
 
-DeviceCatalogue catalogue() { return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json"); }
+DeviceCatalogue catalogue() {
+  return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+}
 
 // The H100's spec with a small L2, so that operand rotation and the L2 scrub stay small in
 // host memory (the fake's device memory).
@@ -39,7 +41,8 @@ class FakeStack : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!PM2LAT_CALIBRATE_GPU_BACKEND) GTEST_SKIP() << "built without the GPU backend";
-    if (!fs::exists(kFakeDir + "/libcuda.so.1")) GTEST_SKIP() << "no fake CUDA stack in " << kFakeDir;
+    if (!fs::exists(kFakeDir + "/libcuda.so.1"))
+      GTEST_SKIP() << "no fake CUDA stack in " << kFakeDir;
     options_.driver_library = kFakeDir + "/libcuda.so.1";
     options_.cublaslt_library = kFakeDir + "/libcublasLt.so.13";
     options_.cupti_library = kFakeDir + "/libcupti.so.13";
@@ -47,7 +50,8 @@ class FakeStack : public ::testing::Test {
     backend_ = open_driver_backend(options_);
   }
 
-  CalibrationPlan plan(std::vector<std::int64_t> dims, std::vector<DType> dtypes, bool memory = false) {
+  CalibrationPlan plan(std::vector<std::int64_t> dims, std::vector<DType> dtypes,
+                       bool memory = false) {
     PlanOptions o;
     o.dtypes = std::move(dtypes);
     o.layouts = {GemmLayout::kLinear, GemmLayout::kMatmul};
@@ -61,8 +65,8 @@ class FakeStack : public ::testing::Test {
 
   MeasurementTask gemm_task(TaskKind kind, GemmProblem p, const CalibrationPlan& pl) {
     for (const auto& t : pl.tasks) {
-      if (t.kind == kind && t.gemm.dtype == p.dtype && t.gemm.layout == p.layout && t.gemm.m == p.m &&
-          t.gemm.n == p.n && t.gemm.k == p.k)
+      if (t.kind == kind && t.gemm.dtype == p.dtype && t.gemm.layout == p.layout &&
+          t.gemm.m == p.m && t.gemm.n == p.n && t.gemm.k == p.k)
         return t;
     }
     MeasurementTask t;
@@ -115,7 +119,9 @@ TEST_F(FakeStack, GemmTimesAreTheProfiledKernelsTimes) {
   const CalibrationPlan pl = plan({256, 4096}, {DType::kBf16});
   backend_->prepare(pl);
   // A long reduction: the xmma kernel split four ways, then the split-K reduction.
-  const TaskResult split = backend_->measure(gemm_task(TaskKind::kGemm, {DType::kBf16, GemmLayout::kLinear, 1, 256, 256, 4096}, pl), nullptr);
+  const TaskResult split = backend_->measure(
+      gemm_task(TaskKind::kGemm, {DType::kBf16, GemmLayout::kLinear, 1, 256, 256, 4096}, pl),
+      nullptr);
   ASSERT_TRUE(split.error.empty()) << split.error;
   ASSERT_EQ(split.gemm.size(), 1u);
   const GemmRun& s = split.gemm[0];
@@ -126,7 +132,9 @@ TEST_F(FakeStack, GemmTimesAreTheProfiledKernelsTimes) {
   EXPECT_EQ(s.algo.split_k, 4);
   EXPECT_NEAR(s.timing.median_us / sum_us(s.kernels), 1.0, 0.005);
   // A large output: the Hopper kernel with a 1x2 cluster.
-  const TaskResult big = backend_->measure(gemm_task(TaskKind::kGemm, {DType::kBf16, GemmLayout::kMatmul, 1, 4096, 4096, 256}, pl), nullptr);
+  const TaskResult big = backend_->measure(
+      gemm_task(TaskKind::kGemm, {DType::kBf16, GemmLayout::kMatmul, 1, 4096, 4096, 256}, pl),
+      nullptr);
   ASSERT_TRUE(big.error.empty()) << big.error;
   const GemmRun& b = big.gemm.at(0);
   ASSERT_EQ(b.kernels.size(), 1u);
@@ -135,15 +143,19 @@ TEST_F(FakeStack, GemmTimesAreTheProfiledKernelsTimes) {
   EXPECT_EQ(b.kernels[0].block, (Dim3{384, 1, 1}));
   EXPECT_NEAR(b.timing.median_us / sum_us(b.kernels), 1.0, 0.005);
   // Strict FP32 runs the SIMT kernel.
-  const TaskResult f32 = backend_->measure(gemm_task(TaskKind::kGemm, {DType::kFp32, GemmLayout::kLinear, 1, 256, 256, 256}, pl), nullptr);
+  const TaskResult f32 = backend_->measure(
+      gemm_task(TaskKind::kGemm, {DType::kFp32, GemmLayout::kLinear, 1, 256, 256, 256}, pl),
+      nullptr);
   ASSERT_TRUE(f32.error.empty()) << f32.error;
-  EXPECT_TRUE(classify_kernel(f32.gemm.at(0).kernels.at(0).name).config.find("ffma") != std::string::npos);
+  EXPECT_TRUE(classify_kernel(f32.gemm.at(0).kernels.at(0).name).config.find("ffma") !=
+              std::string::npos);
 }
 
 TEST_F(FakeStack, CandidatesAndForcedAlgorithms) {
   const CalibrationPlan pl = plan({256, 4096}, {DType::kBf16});
   backend_->prepare(pl);
-  MeasurementTask cand = gemm_task(TaskKind::kGemmCandidates, {DType::kBf16, GemmLayout::kLinear, 1, 256, 256, 4096}, pl);
+  MeasurementTask cand = gemm_task(TaskKind::kGemmCandidates,
+                                   {DType::kBf16, GemmLayout::kLinear, 1, 256, 256, 4096}, pl);
   cand.candidates = 4;
   const TaskResult c = backend_->measure(cand, nullptr);
   ASSERT_TRUE(c.error.empty()) << c.error;
@@ -154,16 +166,24 @@ TEST_F(FakeStack, CandidatesAndForcedAlgorithms) {
     EXPECT_NEAR(c.gemm[i].timing.median_us / sum_us(c.gemm[i].kernels), 1.0, 0.005);
   }
   // The survey's algorithm forced on another size runs the same kernel configuration.
-  const TaskResult pick = backend_->measure(gemm_task(TaskKind::kGemm, {DType::kBf16, GemmLayout::kLinear, 1, 256, 256, 256}, pl), nullptr);
+  const TaskResult pick = backend_->measure(
+      gemm_task(TaskKind::kGemm, {DType::kBf16, GemmLayout::kLinear, 1, 256, 256, 256}, pl),
+      nullptr);
   const GemmAlgo algo = pick.gemm.at(0).algo;
-  const TaskResult forced = backend_->measure(gemm_task(TaskKind::kGemmFill, {DType::kBf16, GemmLayout::kLinear, 1, 2048, 2048, 256}, pl), &algo);
+  const TaskResult forced = backend_->measure(
+      gemm_task(TaskKind::kGemmFill, {DType::kBf16, GemmLayout::kLinear, 1, 2048, 2048, 256}, pl),
+      &algo);
   ASSERT_TRUE(forced.error.empty()) << forced.error;
   EXPECT_EQ(forced.gemm.at(0).rank, -1);
   EXPECT_EQ(gemm_run_config(forced.gemm[0]), gemm_run_config(pick.gemm[0]));
   // An algorithm that cannot run the problem is refused by cublasLtMatmulAlgoCheck.
-  const TaskResult simt = backend_->measure(gemm_task(TaskKind::kGemm, {DType::kFp32, GemmLayout::kLinear, 1, 256, 256, 256}, pl), nullptr);
+  const TaskResult simt = backend_->measure(
+      gemm_task(TaskKind::kGemm, {DType::kFp32, GemmLayout::kLinear, 1, 256, 256, 256}, pl),
+      nullptr);
   const GemmAlgo simt_algo = simt.gemm.at(0).algo;
-  const TaskResult refused = backend_->measure(gemm_task(TaskKind::kGemmFill, {DType::kBf16, GemmLayout::kLinear, 1, 512, 512, 512}, pl), &simt_algo);
+  const TaskResult refused = backend_->measure(
+      gemm_task(TaskKind::kGemmFill, {DType::kBf16, GemmLayout::kLinear, 1, 512, 512, 512}, pl),
+      &simt_algo);
   EXPECT_NE(refused.error.find("cublasLtMatmulAlgoCheck"), std::string::npos) << refused.error;
 }
 
@@ -178,9 +198,10 @@ TEST_F(FakeStack, MemoryKernelsAreTimedLikeTheProfilerSeesThem) {
     names.insert(r.memory_kernel.name);
     EXPECT_NEAR(r.memory_timing.median_us / r.memory_kernel.duration_us, 1.0, 0.005) << t.id;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"pm2lat_copy_kernel_vec4", "pm2lat_vectorized_elementwise_add_f32",
-                                          "pm2lat_vectorized_elementwise_add_bf16", "pm2lat_softmax_rows_f32",
-                                          "pm2lat_softmax_rows_bf16"}));
+  EXPECT_EQ(names, (std::set<std::string>{"pm2lat_copy_kernel_vec4",
+                                          "pm2lat_vectorized_elementwise_add_f32",
+                                          "pm2lat_vectorized_elementwise_add_bf16",
+                                          "pm2lat_softmax_rows_f32", "pm2lat_softmax_rows_bf16"}));
 }
 
 fs::path scratch(const std::string& name) { return test::scratch_file("fake-stack-" + name); }
@@ -209,8 +230,8 @@ TEST_F(FakeStack, AProfileFromTheFakeStackPredictsItsTimingsWithinTwoPercent) {
   for (DType t : gemm_dtypes(out.measurements)) {
     FitReport rep;
     const fs::path file = scratch("H100-SXM.calibrated-" + std::string(to_string(t)) + ".json");
-    save_profile(fit_profile(out.measurements, spec(), Provenance{"fake CUDA stack", "test", "2025-01-01", {}, ""}, t,
-                             &rep),
+    save_profile(fit_profile(out.measurements, spec(),
+                             Provenance{"fake CUDA stack", "test", "2025-01-01", {}, ""}, t, &rep),
                  file);
     EXPECT_GE(rep.gemm_configs, 1u);
     EXPECT_LT(rep.max_config_mape_pct, 1.0) << to_string(t);
@@ -224,7 +245,8 @@ TEST_F(FakeStack, AProfileFromTheFakeStackPredictsItsTimingsWithinTwoPercent) {
 
   // Shapes off the grid, measured on the same fake GPU.
   std::vector<double> errors;
-  const std::int64_t shapes[][3] = {{96, 96, 96}, {200, 700, 900}, {320, 320, 1000}, {768, 1000, 200}, {1000, 1000, 1000}};
+  const std::int64_t shapes[][3] = {
+      {96, 96, 96}, {200, 700, 900}, {320, 320, 1000}, {768, 1000, 200}, {1000, 1000, 1000}};
   for (DType t : {DType::kFp32, DType::kBf16}) {
     for (GemmLayout l : {GemmLayout::kLinear, GemmLayout::kMatmul}) {
       for (const auto& s : shapes) {
@@ -239,14 +261,15 @@ TEST_F(FakeStack, AProfileFromTheFakeStackPredictsItsTimingsWithinTwoPercent) {
         const KernelRecord& rec = calls.selectable.at(0).record;
         const Prediction p = predictor.predict(rec, classify_kernel(rec.launch.name), h100, po);
         const double err = std::fabs(p.us / truth - 1.0) * 100;
-        EXPECT_LT(err, 2.0) << task.id << ": predicted " << p.us << " us, simulated " << truth << " us";
+        EXPECT_LT(err, 2.0) << task.id << ": predicted " << p.us << " us, simulated " << truth
+                            << " us";
         errors.push_back(err);
       }
     }
   }
   std::sort(errors.begin(), errors.end());
-  std::printf("fake stack, %zu held-out GEMMs: prediction error median %.3f %%, max %.3f %%\n", errors.size(),
-              errors[errors.size() / 2], errors.back());
+  std::printf("fake stack, %zu held-out GEMMs: prediction error median %.3f %%, max %.3f %%\n",
+              errors.size(), errors[errors.size() / 2], errors.back());
 }
 
 }  // namespace

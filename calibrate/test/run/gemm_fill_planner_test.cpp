@@ -18,7 +18,8 @@ CalibrationPlan small_plan(int fill_sizes) {
   o.memory = false;
   o.candidate_stride = 1000;  // no candidates
   o.fill_sizes = fill_sizes;
-  const DeviceSpec spec = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json").resolve("H100");
+  const DeviceSpec spec =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json").resolve("H100");
   return plan_calibration(spec, o);
 }
 
@@ -35,7 +36,8 @@ Survey survey(const CalibrationPlan& plan) {
   for (const auto& t : plan.tasks) s.results.push_back(backend.measure(t, nullptr));
   for (const auto& r : s.results) {
     s.done[r.task_id] = &r;
-    if (r.kind == TaskKind::kGemm) s.shapes_by_config[gemm_run_config(r.gemm.at(0))].insert(r.task_id);
+    if (r.kind == TaskKind::kGemm)
+      s.shapes_by_config[gemm_run_config(r.gemm.at(0))].insert(r.task_id);
   }
   return s;
 }
@@ -55,7 +57,8 @@ TEST(GemmFillPlanner, ConfigurationsFoundAtFewSizesAreForcedOnMore) {
     ++per_config[t.config];
     // Forced with the algorithm of a survey shape where the heuristic picked that config.
     ASSERT_TRUE(s.shapes_by_config.at(t.config).count(t.anchor)) << t.anchor;
-    EXPECT_FALSE(survey_shapes.count(gemm_task_id(TaskKind::kGemm, t.gemm))) << "fill repeats a survey shape";
+    EXPECT_FALSE(survey_shapes.count(gemm_task_id(TaskKind::kGemm, t.gemm)))
+        << "fill repeats a survey shape";
     EXPECT_GT(t.estimated_us, 0);
   }
   for (const auto& [config, shapes] : s.shapes_by_config) {

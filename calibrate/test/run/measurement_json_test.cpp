@@ -12,7 +12,8 @@ TaskResult gemm_result() {
   r.wall_s = 0.125;
   GemmRun run;
   run.rank = 2;
-  for (std::size_t i = 0; i < run.algo.data.size(); ++i) run.algo.data[i] = 0x0123456789abcdefull + i;
+  for (std::size_t i = 0; i < run.algo.data.size(); ++i)
+    run.algo.data[i] = 0x0123456789abcdefull + i;
   run.algo.id = 21;
   run.algo.tile = 20;
   run.algo.stages = 11;
@@ -21,8 +22,10 @@ TaskResult gemm_result() {
   run.algo.custom = 3;
   run.algo.cluster = 4;
   run.algo.workspace_bytes = 1u << 22;
-  run.kernels.push_back(KernelObservation{"_ZN7cutlass7Kernel2I", {32, 32, 2}, {256, 1, 1}, {1, 2, 1}, 28.188});
-  run.kernels.push_back(KernelObservation{"splitKreduce_kernel", {65536, 1, 1}, {256, 1, 1}, {1, 1, 1}, 263.808});
+  run.kernels.push_back(
+      KernelObservation{"_ZN7cutlass7Kernel2I", {32, 32, 2}, {256, 1, 1}, {1, 2, 1}, 28.188});
+  run.kernels.push_back(
+      KernelObservation{"splitKreduce_kernel", {65536, 1, 1}, {256, 1, 1}, {1, 1, 1}, 263.808});
   run.timing = TimingSample{28, 20, 291.996, 291.5, 0.1 + 0.2};
   r.gemm.push_back(run);
   GemmRun failed;
@@ -60,7 +63,8 @@ TEST(MeasurementJson, LaunchAndMemoryResultsRoundTrip) {
   TaskResult m;
   m.task_id = "memory/copy/fp32/1x1024";
   m.kind = TaskKind::kMemory;
-  m.memory_kernel = KernelObservation{"pm2lat_copy_kernel_vec4", {4, 1, 1}, {256, 1, 1}, {1, 1, 1}, 3.5};
+  m.memory_kernel =
+      KernelObservation{"pm2lat_copy_kernel_vec4", {4, 1, 1}, {256, 1, 1}, {1, 1, 1}, 3.5};
   m.memory_timing = TimingSample{64, 20, 3.5, 3.4, 3.9};
   const TaskResult back = task_result_from_json(to_json_line(m));
   EXPECT_EQ(back.memory_kernel.name, m.memory_kernel.name);

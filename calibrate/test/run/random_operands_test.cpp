@@ -60,7 +60,8 @@ TEST(RandomOperands, NoZerosNoNansInEveryType) {
     std::memcpy(&h, p, 2);
     return fp16_value(h);
   });
-  check(random_operand_bytes(DType::kFp8E4M3, 40000, 4), 1, [](const unsigned char* p) { return e4m3_value(*p); });
+  check(random_operand_bytes(DType::kFp8E4M3, 40000, 4), 1,
+        [](const unsigned char* p) { return e4m3_value(*p); });
 }
 
 TEST(RandomOperands, DependOnTheSeedAndRoundToWholeElements) {

@@ -25,7 +25,8 @@ struct Result {
 
 Result calibrate(const std::string& args) {
   const fs::path out = test::scratch_file("cli-stdout.txt");
-  const std::string cmd = std::string(PM2LAT_CALIBRATE_EXE) + " run " + args + " > " + out.string() + " 2>&1";
+  const std::string cmd =
+      std::string(PM2LAT_CALIBRATE_EXE) + " run " + args + " > " + out.string() + " 2>&1";
   const int rc = std::system(cmd.c_str());
   Result r;
   r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -58,10 +59,12 @@ TEST(RunCommand, AnInterruptedRunContinuesWithTheSameCommand) {
   if (!fs::exists(kFakeDir + "/libcuda.so.1")) GTEST_SKIP() << "no fake CUDA stack in " << kFakeDir;
   const fs::path dir = test::scratch_subdirectory("cli-run");
   const std::string profile = (dir / "h100.json").string();
-  const std::string args = "--device H100 --cuda-lib " + kFakeDir + "/libcuda.so.1 --cublaslt-lib " + kFakeDir +
-                           "/libcublasLt.so.13 --cupti-lib " + kFakeDir +
-                           "/libcupti.so.13 --dtypes bf16 --layouts linear --dims 64,256,1024 --reps 3 --warmup 0 "
-                           "--no-memory --quiet -o " + profile;
+  const std::string args =
+      "--device H100 --cuda-lib " + kFakeDir + "/libcuda.so.1 --cublaslt-lib " + kFakeDir +
+      "/libcublasLt.so.13 --cupti-lib " + kFakeDir +
+      "/libcupti.so.13 --dtypes bf16 --layouts linear --dims 64,256,1024 --reps 3 --warmup 0 "
+      "--no-memory --quiet -o " +
+      profile;
   const Result first = calibrate(args + " --max-tasks 5");
   ASSERT_EQ(first.status, 0) << first.out;
   EXPECT_NE(first.out.find("run the same command to continue"), std::string::npos) << first.out;
@@ -84,8 +87,8 @@ TEST(RunCommand, AnInterruptedRunContinuesWithTheSameCommand) {
 
   // The journal alone rebuilds the same profile.
   const std::string refit = (dir / "refit.json").string();
-  const Result fit = calibrate(args.substr(0, args.find(" -o ")) + " --fit-only --journal " + profile +
-                               ".journal.jsonl -o " + refit);
+  const Result fit = calibrate(args.substr(0, args.find(" -o ")) + " --fit-only --journal " +
+                               profile + ".journal.jsonl -o " + refit);
   ASSERT_EQ(fit.status, 0) << fit.out;
   const Profile q = load_profile(refit);
   ASSERT_EQ(q.gemm_configs.size(), p.gemm_configs.size());

@@ -10,7 +10,8 @@ namespace fs = std::filesystem;
 struct ProcessDirectory {
   fs::path path;
   ProcessDirectory()
-      : path(fs::temp_directory_path() / ("pm2lat-calibrate-run-test-" + std::to_string(::getpid()))) {
+      : path(fs::temp_directory_path() /
+             ("pm2lat-calibrate-run-test-" + std::to_string(::getpid()))) {
     fs::remove_all(path);
     fs::create_directories(path);
   }

@@ -14,10 +14,12 @@ constexpr int kTileSimt = 18;   // 128x64
 
 const char* kNvjet = "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT";
 const char* kXmmaBf16 =
-    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_"
     "cublas";
 const char* kSimt =
-    "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__"
+    "sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_"
+    "alignc4_execute_kernel__"
     "5x_cublas";
 const char* kReduce = "splitKreduce_kernel";
 
@@ -29,7 +31,9 @@ double law_us(const std::string& name, const Dim3& grid, const fake_sim::GemmWor
 }
 
 double plain_us(const std::string& name, const Dim3& grid, unsigned threads) {
-  return static_cast<double>(fake_sim::kernel_duration_ns(name, grid.x, grid.y, grid.z, threads, 1, 1, 1500)) * 1e-3;
+  return static_cast<double>(
+             fake_sim::kernel_duration_ns(name, grid.x, grid.y, grid.z, threads, 1, 1, 1500)) *
+         1e-3;
 }
 
 GemmAlgo algo(int tile, int split) {
@@ -69,14 +73,16 @@ GemmAlgo SimulatedBackend::heuristic(const GemmProblem& p, int rank) const {
   return list[static_cast<std::size_t>(rank)];
 }
 
-std::vector<KernelObservation> SimulatedBackend::gemm_kernels(const GemmProblem& p, const GemmAlgo& a) const {
+std::vector<KernelObservation> SimulatedBackend::gemm_kernels(const GemmProblem& p,
+                                                              const GemmAlgo& a) const {
   // The library's column-major problem: M = n, N = m.
   fake_sim::GemmWork w;
   w.m = p.n;
   w.n = p.m;
   w.k = p.k;
   w.batch = p.batch;
-  w.element_bytes = static_cast<std::uint32_t>(p.dtype == DType::kFp32 || p.dtype == DType::kTf32 ? 4 : 2);
+  w.element_bytes =
+      static_cast<std::uint32_t>(p.dtype == DType::kFp32 || p.dtype == DType::kTf32 ? 4 : 2);
   w.math = p.dtype == DType::kFp32 ? fake_sim::GemmMath::kFp32Simt : fake_sim::GemmMath::kHalf;
   std::vector<KernelObservation> out;
   KernelObservation k;

@@ -17,22 +17,22 @@ struct DeviceSpec {
   int cc_minor = 0;
   int sm_count = 0;
   double boost_clock_mhz = 0;
-  double mem_bw_gbps = 0;       // peak DRAM bandwidth, GB/s
+  double mem_bw_gbps = 0;  // peak DRAM bandwidth, GB/s
   double mem_gb = 0;
   double l2_mb = 0;
   std::uint32_t smem_per_sm_bytes = 0;
   std::uint32_t max_threads_per_sm = 0;
   std::uint32_t regs_per_sm = 0;
   // Peak dense throughput in TFLOP/s (TOP/s for int8); 0 = not available on this GPU.
-  double fp32_tflops = 0;       // SIMT FFMA
+  double fp32_tflops = 0;  // SIMT FFMA
   double fp64_tflops = 0;
-  double tf32_tflops = 0;       // tensor core
+  double tf32_tflops = 0;  // tensor core
   double fp16_tflops = 0;
   double bf16_tflops = 0;
   double fp8_tflops = 0;
   double fp4_tflops = 0;
   double int8_tops = 0;
-  double nvlink_gbps = 0;       // per-GPU NVLink bandwidth (one direction), 0 = none
+  double nvlink_gbps = 0;  // per-GPU NVLink bandwidth (one direction), 0 = none
   double pcie_gbps = 0;
 
   // Peak throughput for GEMMs whose math runs in `compute` (TFLOP/s). Falls back to the

@@ -42,8 +42,8 @@ enum class GemmNameScheme : std::uint8_t {
   kXmma,          // sm{CC}_xmma_gemm_..._tilesize{BM}x{BN}x{BK}_stage{S}_...
   kNvjet,         // nvjet_[sm{CC}_]{types}_{BM}x{BN}_{BK}x{S}_{CM}x{CN}_...
   kCutlass2,      // cutlass_{arch}_{opclass}_..._{BM}x{BN}_{BK}x{S}_{ab}_align{A}
-  kCutlass3,      // cutlass::device_kernel<...GemmUniversal<..., cute::tuple<C<BM>,C<BN>,C<BK>>...>>
-  kTriton,        // triton_tem_fused_mm_*: tile not in the name
+  kCutlass3,  // cutlass::device_kernel<...GemmUniversal<..., cute::tuple<C<BM>,C<BN>,C<BK>>...>>
+  kTriton,    // triton_tem_fused_mm_*: tile not in the name
 };
 
 std::string_view to_string(GemmNameScheme s) noexcept;
@@ -51,8 +51,8 @@ std::string_view to_string(GemmNameScheme s) noexcept;
 // A GEMM kernel configuration as its name states it. Zero = the name does not say.
 struct GemmConfig {
   GemmNameScheme scheme = GemmNameScheme::kNone;
-  std::string arch;          // "ampere", "sm80", "sm90", "volta", ... as in the name
-  std::int32_t tile_m = 0;   // CTA tile, first dimension the name gives
+  std::string arch;         // "ampere", "sm80", "sm90", "volta", ... as in the name
+  std::int32_t tile_m = 0;  // CTA tile, first dimension the name gives
   std::int32_t tile_n = 0;
   std::int32_t tile_k = 0;
   std::int32_t stages = 0;
@@ -79,7 +79,7 @@ struct KernelClass {
   std::int32_t vector_width = 0;
   // softmax_warp_forward<..., log2_elements, ...>: rows of at most 2^log2 elements.
   std::int32_t log2_row_elements = 0;
-  bool backward = false;  // a backward/gradient kernel (softmax_warp_backward, ...)
+  bool backward = false;          // a backward/gradient kernel (softmax_warp_backward, ...)
   DType dtype = DType::kUnknown;  // element type the name states, if any
 };
 

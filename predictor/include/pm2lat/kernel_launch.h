@@ -23,9 +23,9 @@ struct KernelLaunch {
   std::string name;
   Dim3 grid;
   Dim3 block;
-  Dim3 cluster;                           // 1x1x1 when no cluster was requested
-  std::uint32_t shared_mem_bytes = 0;     // static + dynamic
-  std::uint32_t registers_per_thread = 0; // 0 = unknown
+  Dim3 cluster;                            // 1x1x1 when no cluster was requested
+  std::uint32_t shared_mem_bytes = 0;      // static + dynamic
+  std::uint32_t registers_per_thread = 0;  // 0 = unknown
   // Integer scalar launch arguments in order, when the source could decode them (Triton
   // element counts, ATen numel). Empty when unknown.
   std::vector<std::int64_t> int_args;

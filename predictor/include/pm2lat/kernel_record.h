@@ -20,11 +20,11 @@ enum class TimeBasis : std::uint8_t {
 std::string_view to_string(TimeBasis b) noexcept;
 
 struct KernelRecord {
-  std::uint64_t seq = 0;     // order of launch in the process
-  std::uint64_t ts_ns = 0;   // start timestamp (device clock when measured)
+  std::uint64_t seq = 0;    // order of launch in the process
+  std::uint64_t ts_ns = 0;  // start timestamp (device clock when measured)
   std::int32_t device = 0;
   std::uint64_t stream = 0;
-  std::uint64_t graph_id = 0;       // non-zero when the kernel ran as a CUDA graph node
+  std::uint64_t graph_id = 0;  // non-zero when the kernel ran as a CUDA graph node
   std::uint64_t graph_node_id = 0;
   KernelLaunch launch;
   OpContext op;

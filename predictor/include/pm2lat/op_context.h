@@ -18,10 +18,10 @@ enum class OpKind : std::uint8_t {
   kReduction,    // reductions (sum, mean, norms) other than the ones below
   kSoftmax,
   kLayerNorm,
-  kEmbedding,    // gather / index_select
-  kCopy,         // copies, casts, contiguous, cat
+  kEmbedding,  // gather / index_select
+  kCopy,       // copies, casts, contiguous, cat
   kMemset,
-  kCollective,   // NCCL and other communication
+  kCollective,  // NCCL and other communication
 };
 
 std::string_view to_string(OpKind k) noexcept;
@@ -54,8 +54,8 @@ struct GemmShape {
 
   bool valid() const noexcept { return batch > 0 && m > 0 && n > 0 && k > 0; }
   double flops() const noexcept {
-    return 2.0 * static_cast<double>(batch) * static_cast<double>(m) *
-           static_cast<double>(n) * static_cast<double>(k);
+    return 2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
+           static_cast<double>(k);
   }
 };
 
@@ -113,8 +113,8 @@ struct VectorShape {
 };
 
 struct CollectiveShape {
-  double bytes = 0;       // payload per rank
-  std::int32_t ranks = 0; // 0 = unknown
+  double bytes = 0;        // payload per rank
+  std::int32_t ranks = 0;  // 0 = unknown
 };
 
 struct OpContext {

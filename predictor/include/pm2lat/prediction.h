@@ -12,14 +12,14 @@ namespace pm2lat {
 // Which model produced a prediction. Stable names: they appear in records and reports.
 enum class ModelKind : std::uint8_t {
   kNone = 0,
-  kGemmWave,        // GEMM wave model of one kernel configuration
-  kMemoryBound,     // bytes over a calibrated bandwidth curve
-  kOverheadFloor,   // the calibrated launch / call floor (no device work)
-  kRoofline,        // spec roofline for kernels with no dedicated model (fallback)
+  kGemmWave,       // GEMM wave model of one kernel configuration
+  kMemoryBound,    // bytes over a calibrated bandwidth curve
+  kOverheadFloor,  // the calibrated launch / call floor (no device work)
+  kRoofline,       // spec roofline for kernels with no dedicated model (fallback)
   kConv,
   kAttention,
   kCollective,
-  kMeasuredTable,   // interpolation in a calibrated table of whole operations
+  kMeasuredTable,  // interpolation in a calibrated table of whole operations
 };
 
 std::string_view to_string(ModelKind m) noexcept;
@@ -41,7 +41,7 @@ std::string flags_to_string(std::uint32_t flags);
 std::uint32_t parse_flags(std::string_view names) noexcept;
 
 struct Prediction {
-  double us = 0;                   // predicted latency in microseconds
+  double us = 0;  // predicted latency in microseconds
   TimeBasis basis = TimeBasis::kKernel;
   ModelKind model = ModelKind::kNone;
   std::uint32_t flags = 0;

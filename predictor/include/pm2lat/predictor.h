@@ -21,11 +21,11 @@ namespace pm2lat {
 // no profile of its own borrows the most similar calibrated GPU's profile and scales it by
 // spec ratios (results flagged spec_scaled).
 struct Target {
-  std::string name;                        // canonical catalogue name
-  const DeviceSpec* spec = nullptr;        // never null
-  std::vector<const Profile*> profiles;    // own or borrowed profiles; empty = roofline only
+  std::string name;                          // canonical catalogue name
+  const DeviceSpec* spec = nullptr;          // never null
+  std::vector<const Profile*> profiles;      // own or borrowed profiles; empty = roofline only
   const DeviceSpec* profile_spec = nullptr;  // the GPU the profiles were calibrated on
-  bool spec_scaled = false;                // profiles belong to another GPU
+  bool spec_scaled = false;                  // profiles belong to another GPU
 };
 
 using TargetId = std::size_t;

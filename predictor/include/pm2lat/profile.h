@@ -44,13 +44,13 @@ struct CallOverhead {
 //             + c_wave * waves + c_mem * bytes / bandwidth
 // waves = ceil(blocks / (sm_count * blocks_per_sm)); k_iters = ceil(k / split / tile_k).
 struct GemmConfigFit {
-  std::string config;           // normalised kernel name (KernelClass::config)
-  DType dtype = DType::kFp32;   // operand type the configuration was measured with
+  std::string config;          // normalised kernel name (KernelClass::config)
+  DType dtype = DType::kFp32;  // operand type the configuration was measured with
   std::int32_t blocks_per_sm = 1;
-  std::int32_t tile_m = 0;      // tile as decoded, copied for readers of the JSON
+  std::int32_t tile_m = 0;  // tile as decoded, copied for readers of the JSON
   std::int32_t tile_n = 0;
-  std::int32_t tile_k = 8;      // K consumed per main-loop iteration
-  bool tile_m_on_n = false;     // the kernel's tile_m runs along the output's n dimension
+  std::int32_t tile_k = 8;   // K consumed per main-loop iteration
+  bool tile_m_on_n = false;  // the kernel's tile_m runs along the output's n dimension
   double c0 = 0;
   double c_wave_k = 0;
   double c_block_k = 0;
@@ -62,19 +62,19 @@ struct GemmConfigFit {
 
 // One calibration measurement of a GEMM call.
 struct GemmPoint {
-  std::string op;             // "bmm", "linear", "matmul", ... (call-overhead key)
+  std::string op;                  // "bmm", "linear", "matmul", ... (call-overhead key)
   bool transposed_weight = false;  // B stored transposed (nn.Linear's y = x W^T)
-  std::int32_t config = -1;   // index into Profile::gemm_configs
+  std::int32_t config = -1;        // index into Profile::gemm_configs
   std::int64_t batch = 1, m = 0, n = 0, k = 0;
   Dim3 grid;
-  double us = 0;              // measured latency in the profile's basis
+  double us = 0;  // measured latency in the profile's basis
 };
 
 // Memory-bound model of one operator/kernel on this GPU:
 //   kernel_us = c0 + c_byte * bytes / bandwidth + c_row * rows / sm_count
 struct VectorFit {
-  std::string op;       // "add", "softmax", "layernorm", ... or a family name
-  std::string config;   // kernel (KernelClass::config), empty = any kernel of the op
+  std::string op;      // "add", "softmax", "layernorm", ... or a family name
+  std::string config;  // kernel (KernelClass::config), empty = any kernel of the op
   double c0 = 0;
   double c_byte = 0;
   double c_row = 0;
@@ -98,14 +98,14 @@ struct VectorPoint {
 // element type and whether the mask is a sliding window; tile, CTAs per SM and the packing
 // of grouped query heads are the calibration's choice.
 struct AttentionConfigFit {
-  std::string variant;                  // "flash2", "flash3", ... (to_string(AttentionVariant))
+  std::string variant;  // "flash2", "flash3", ... (to_string(AttentionVariant))
   std::int32_t head_dim = 0;
   DType kv_dtype = DType::kBf16;
-  bool local = false;                   // sliding-window mask
+  bool local = false;  // sliding-window mask
   std::int32_t tile_m = 128;
   std::int32_t tile_n = 64;
   std::int32_t ctas_per_sm = 1;
-  std::int32_t gqa_packing = 0;         // GqaPacking
+  std::int32_t gqa_packing = 0;  // GqaPacking
   double c0 = 0;
   double c_iter = 0;
   double c_cta = 0;

@@ -39,7 +39,7 @@ inline constexpr const char* kRecordSchemaName = "pm2lat.record";
 inline constexpr int kRecordSchemaVersion = 1;
 
 struct RecordsHeader {
-  std::string gpu;                  // canonical name of the GPU the run used ("" = unknown)
+  std::string gpu;  // canonical name of the GPU the run used ("" = unknown)
   std::vector<std::string> targets;
   std::int64_t pid = 0;
   std::int32_t rank = 0;

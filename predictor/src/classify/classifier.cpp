@@ -33,9 +33,15 @@ DType template_dtype(std::string_view s) {
     DType type;
   };
   static constexpr std::array<Word, 9> kWords{{
-      {"BFloat16", DType::kBf16}, {"bfloat16", DType::kBf16}, {"c10::Half", DType::kFp16},
-      {"half_t", DType::kFp16},   {"__half", DType::kFp16},   {"Float8_e4m3", DType::kFp8E4M3},
-      {"double", DType::kFp64},   {"<float", DType::kFp32},   {"float", DType::kFp32},
+      {"BFloat16", DType::kBf16},
+      {"bfloat16", DType::kBf16},
+      {"c10::Half", DType::kFp16},
+      {"half_t", DType::kFp16},
+      {"__half", DType::kFp16},
+      {"Float8_e4m3", DType::kFp8E4M3},
+      {"double", DType::kFp64},
+      {"<float", DType::kFp32},
+      {"float", DType::kFp32},
   }};
   std::size_t best = std::string_view::npos;
   DType type = DType::kUnknown;
@@ -115,12 +121,26 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     if (any_of(l, {"bn_fw", "bn_bw", "batch_norm", "batchnorm"}))
       return finish(KernelFamily::kReduction, std::string(base_name(n)));
 
-    const bool cudnn_conv =
-        any_of(l, {"scudnn", "cudnn_infer", "cudnn_train", "fft2d", "winograd", "convolve",
-                   "im2col", "gcgemm", "conv2d", "convolution", "wgrad_alg", "dgrad_engine",
-                   "precompute_indices", "computeboffsets", "computeoffsets", "region_transform",
-                   "cask_cudnn",
-                   "_fprop", "_dgrad", "_wgrad"});
+    const bool cudnn_conv = any_of(l, {"scudnn",
+                                       "cudnn_infer",
+                                       "cudnn_train",
+                                       "fft2d",
+                                       "winograd",
+                                       "convolve",
+                                       "im2col",
+                                       "gcgemm",
+                                       "conv2d",
+                                       "convolution",
+                                       "wgrad_alg",
+                                       "dgrad_engine",
+                                       "precompute_indices",
+                                       "computeboffsets",
+                                       "computeoffsets",
+                                       "region_transform",
+                                       "cask_cudnn",
+                                       "_fprop",
+                                       "_dgrad",
+                                       "_wgrad"});
     if (auto g = decode_gemm_name(n)) {
       cls.gemm = g->config;
       return finish(g->is_conv || cudnn_conv ? KernelFamily::kConv : KernelFamily::kGemm, name);
@@ -150,23 +170,24 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                    "fused_sgd", "optimizer"}))
       return finish(KernelFamily::kOptimizer, std::string(base_name(n)));
     if (any_of(l, {"embedding", "indexselect", "index_select", "embbag", "gather_kernel",
-                   "scatter_gather", "index_elementwise", "indexing_backward",
-                   "index_put", "take_along", "indexfunc", "bounds_check_indices",
-                   "offsets_range", "linearize_index", "to_dense_representation"}))
+                   "scatter_gather", "index_elementwise", "indexing_backward", "index_put",
+                   "take_along", "indexfunc", "bounds_check_indices", "offsets_range",
+                   "linearize_index", "to_dense_representation"}))
       return finish(KernelFamily::kEmbedding, std::string(base_name(n)));
     if (any_of(l, {"memset", "fillfunctor", "fill_kernel", "zero_"}))
       return finish(KernelFamily::kMemset, std::string(base_name(n)));
     if (any_of(l, {"catarraybatchedcopy", "copy_kernel", "direct_copy", "memcpy", "recat_copy",
                    "copy_async", "contiguous", "_to_copy", "copy_device_to_device"}))
       return finish(KernelFamily::kCopy, std::string(base_name(n)));
-    if (any_of(l, {"reduce_kernel", "reduce_", "devicereduce", "devicescan", "radixsort",
-                   "devicesegmented", "cub::", "cunn_classnll", "nll_loss", "cross_entropy",
-                   "mean_kernel", "sum_kernel", "norm_", "adaptive_average", "avg_pool",
-                   "max_pool", "pool2d", "argmax", "topk", "sort"}))
+    if (any_of(l, {"reduce_kernel", "reduce_",          "devicereduce", "devicescan",
+                   "radixsort",     "devicesegmented",  "cub::",        "cunn_classnll",
+                   "nll_loss",      "cross_entropy",    "mean_kernel",  "sum_kernel",
+                   "norm_",         "adaptive_average", "avg_pool",     "max_pool",
+                   "pool2d",        "argmax",           "topk",         "sort"}))
       return finish(KernelFamily::kReduction, std::string(base_name(n)));
-    if (any_of(l, {"elementwise", "dropout", "distribution", "pointwise", "unrolled",
-                   "vectorized", "apply_kernel", "where_kernel", "clamp", "bernoulli",
-                   "fused_", "activation", "upsample", "epilogue::impl"})) {
+    if (any_of(l, {"elementwise", "dropout", "distribution", "pointwise", "unrolled", "vectorized",
+                   "apply_kernel", "where_kernel", "clamp", "bernoulli", "fused_", "activation",
+                   "upsample", "epilogue::impl"})) {
       cls.vector_width = contains(l, "vectorized_elementwise") ? leading_int_arg(n) : 0;
       return finish(KernelFamily::kElementwise, std::string(base_name(n)));
     }

@@ -9,8 +9,8 @@ namespace pm2lat {
 namespace {
 
 bool is_layout2(std::string_view t) {
-  return t == "nn" || t == "nt" || t == "tn" || t == "tt" || t == "NN" || t == "NT" ||
-         t == "TN" || t == "TT";
+  return t == "nn" || t == "nt" || t == "tn" || t == "tt" || t == "NN" || t == "NT" || t == "TN" ||
+         t == "TT";
 }
 
 std::string lower(std::string_view s) {
@@ -24,11 +24,20 @@ std::string lower(std::string_view s) {
 // Element-type words as GEMM names spell them.
 DType type_word(std::string_view w) {
   static constexpr std::array<std::pair<std::string_view, DType>, 14> kWords{{
-      {"fp16", DType::kFp16}, {"f16", DType::kFp16},  {"bf16", DType::kBf16},
-      {"tf32", DType::kTf32}, {"fp32", DType::kFp32}, {"f32", DType::kFp32},
-      {"fp64", DType::kFp64}, {"f64", DType::kFp64},  {"e4m3", DType::kFp8E4M3},
-      {"e5m2", DType::kFp8E5M2}, {"fp8", DType::kFp8E4M3}, {"int8", DType::kInt8},
-      {"i8", DType::kInt8},   {"s8", DType::kInt8},
+      {"fp16", DType::kFp16},
+      {"f16", DType::kFp16},
+      {"bf16", DType::kBf16},
+      {"tf32", DType::kTf32},
+      {"fp32", DType::kFp32},
+      {"f32", DType::kFp32},
+      {"fp64", DType::kFp64},
+      {"f64", DType::kFp64},
+      {"e4m3", DType::kFp8E4M3},
+      {"e5m2", DType::kFp8E5M2},
+      {"fp8", DType::kFp8E4M3},
+      {"int8", DType::kInt8},
+      {"i8", DType::kInt8},
+      {"s8", DType::kInt8},
   }};
   for (const auto& [word, type] : kWords) {
     if (w == word) return type;
@@ -95,8 +104,8 @@ std::optional<InstructionToken> instruction_token(std::string_view t) {
 }
 
 std::optional<DecodedGemm> decode_legacy_cublas(std::string_view name) {
-  static constexpr std::array<std::string_view, 8> kArchs{
-      "kepler", "maxwell", "pascal", "volta", "turing", "ampere", "ada", "hopper"};
+  static constexpr std::array<std::string_view, 8> kArchs{"kepler", "maxwell", "pascal", "volta",
+                                                          "turing", "ampere",  "ada",    "hopper"};
   const auto tok = split_underscore(name);
   if (tok.size() < 3) return std::nullopt;
   bool arch_ok = false;
@@ -210,8 +219,8 @@ std::optional<DecodedGemm> decode_xmma(std::string_view name) {
     c.cluster_n = cga[1];
   }
   const bool ffma = contains(name, "_ffma") || contains(name, "_dfma");
-  c.tensor_core = !ffma && (tf32 || contains(name, "_tensor") ||
-                            contains(name, "warpgroupsize") || is_tensor_core_dtype(c.a));
+  c.tensor_core = !ffma && (tf32 || contains(name, "_tensor") || contains(name, "warpgroupsize") ||
+                            is_tensor_core_dtype(c.a));
   if (tf32) c.accumulate = DType::kFp32;
   c.split_k = contains(name, "split_k");
   if (auto al = int_after(name, "aligna")) c.align = *al;
@@ -386,11 +395,16 @@ std::optional<DecodedGemm> decode_cutlass_template(std::string_view name) {
   c.tile_m = tile[0];
   c.tile_n = tile[1];
   if (tile.size() >= 3) c.tile_k = tile[2];
-  if (contains(name, "bfloat16")) c.a = DType::kBf16;
-  else if (contains(name, "half_t")) c.a = DType::kFp16;
-  else if (contains(name, "float_e4m3")) c.a = DType::kFp8E4M3;
-  else if (contains(name, "tfloat32")) c.a = DType::kFp32;
-  else if (contains(name, "<float")) c.a = DType::kFp32;
+  if (contains(name, "bfloat16"))
+    c.a = DType::kBf16;
+  else if (contains(name, "half_t"))
+    c.a = DType::kFp16;
+  else if (contains(name, "float_e4m3"))
+    c.a = DType::kFp8E4M3;
+  else if (contains(name, "tfloat32"))
+    c.a = DType::kFp32;
+  else if (contains(name, "<float"))
+    c.a = DType::kFp32;
   c.tensor_core = contains(name, "Sm90") || contains(name, "Sm100") || contains(name, "GMMA") ||
                   contains(name, "UMMA") || contains(name, "TensorOp") ||
                   contains(name, "tfloat32") || is_tensor_core_dtype(c.a);

@@ -52,8 +52,10 @@ std::string_view strip_arguments(std::string_view s) {
   int depth = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
-    if (c == '<') ++depth;
-    else if (c == '>') --depth;
+    if (c == '<')
+      ++depth;
+    else if (c == '>')
+      --depth;
     else if (c == '(' && depth <= 0) {
       if (s.substr(i, kAnonymous.size()) == kAnonymous) {
         i += kAnonymous.size() - 1;
@@ -76,8 +78,8 @@ std::string_view unwrap_cutlass_launcher(std::string_view s) {
   if (head.find("cutlass") == std::string_view::npos) return s;
   const std::string_view inner = s.substr(lt + 1, s.size() - lt - 2);
   for (char c : inner) {
-    const bool ident = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                       (c >= '0' && c <= '9') || c == '_';
+    const bool ident =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     if (!ident) return s;
   }
   return inner.empty() ? s : inner;

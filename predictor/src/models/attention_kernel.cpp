@@ -7,12 +7,22 @@
 namespace pm2lat {
 namespace {
 
-constexpr std::array<std::string_view, kAttentionVariantCount> kVariantNames{
-    "unknown",      "flash2",         "flash3",         "flash4",
-    "mem_efficient", "cudnn",         "flashinfer_prefill", "flashinfer_decode",
-    "trtllm_prefill", "trtllm_decode", "triton",         "paged"};
+constexpr std::array<std::string_view, kAttentionVariantCount> kVariantNames{"unknown",
+                                                                             "flash2",
+                                                                             "flash3",
+                                                                             "flash4",
+                                                                             "mem_efficient",
+                                                                             "cudnn",
+                                                                             "flashinfer_prefill",
+                                                                             "flashinfer_decode",
+                                                                             "trtllm_prefill",
+                                                                             "trtllm_decode",
+                                                                             "triton",
+                                                                             "paged"};
 
-bool has(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+bool has(std::string_view s, std::string_view needle) {
+  return s.find(needle) != std::string_view::npos;
+}
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -27,7 +37,8 @@ std::int64_t read_int(std::string_view s, std::size_t& i) {
 // Integer template arguments after `marker`, in order, in either spelling: demangled
 // ("<64, 128, 128, 4, false") or Itanium-mangled ("ILi64ELi128ELi128ELi4ELb0E"). Stops at the
 // first argument that is not an integer. Returns how many were read.
-std::size_t leading_int_args(std::string_view s, std::string_view marker, std::int64_t* out, std::size_t max) {
+std::size_t leading_int_args(std::string_view s, std::string_view marker, std::int64_t* out,
+                             std::size_t max) {
   const std::size_t p = s.find(marker);
   if (p == std::string_view::npos) return 0;
   std::size_t i = p + marker.size();
@@ -97,7 +108,8 @@ int bool_arg(std::string_view a) {
   return -1;
 }
 
-void set_causal_local(AttentionKernel& k, std::string_view name, std::string_view marker, std::size_t causal_index) {
+void set_causal_local(AttentionKernel& k, std::string_view name, std::string_view marker,
+                      std::size_t causal_index) {
   const int c = bool_arg(template_arg(name, marker, causal_index));
   const int l = bool_arg(template_arg(name, marker, causal_index + 1));
   if (c >= 0) {
@@ -158,9 +170,11 @@ std::size_t underscore_dims(std::string_view s, std::int64_t* out, std::size_t m
 }
 
 DType name_dtype(std::string_view s) {
-  if (has(s, "bfloat16") || has(s, "bf16") || has(s, "Bfloat16") || has(s, "BFloat16")) return DType::kBf16;
+  if (has(s, "bfloat16") || has(s, "bf16") || has(s, "Bfloat16") || has(s, "BFloat16"))
+    return DType::kBf16;
   if (has(s, "e4m3") || has(s, "E4m3")) return DType::kFp8E4M3;
-  if (has(s, "half_t") || has(s, "_f16_") || has(s, "Fp16") || has(s, "c10::Half")) return DType::kFp16;
+  if (has(s, "half_t") || has(s, "_f16_") || has(s, "Fp16") || has(s, "c10::Half"))
+    return DType::kFp16;
   if (has(s, "_f32_") || has(s, "float")) return DType::kFp32;
   return DType::kUnknown;
 }
@@ -186,8 +200,10 @@ std::string_view attention_variant_kernel_name(AttentionVariant v) noexcept {
     case AttentionVariant::kFlash4: return "flash::FlashAttentionForwardSm100";
     case AttentionVariant::kMemEfficient: return "fmha_cutlassF_bf16_aligned_64x64_rf_sm80";
     case AttentionVariant::kCudnn: return "cudnn_generated_fort_native_sdpa_flash_fprop";
-    case AttentionVariant::kFlashInferPrefill: return "flashinfer::BatchPrefillWithPagedKVCacheKernel";
-    case AttentionVariant::kFlashInferDecode: return "flashinfer::BatchDecodeWithPagedKVCacheKernel";
+    case AttentionVariant::kFlashInferPrefill:
+      return "flashinfer::BatchPrefillWithPagedKVCacheKernel";
+    case AttentionVariant::kFlashInferDecode:
+      return "flashinfer::BatchDecodeWithPagedKVCacheKernel";
     case AttentionVariant::kTrtllmPrefill: return "fmhaSm100Kernel_Context";
     case AttentionVariant::kTrtllmDecode: return "fmhaSm100Kernel_Generation";
     case AttentionVariant::kTriton: return "kernel_unified_attention_2d";
@@ -203,9 +219,9 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
   std::int64_t v[4] = {0, 0, 0, 0};
 
   // FlashAttention 3 (Hopper) and 4 (CuTe DSL) first: their names embed "flash" tokens too.
-  if (has(name, "FlashAttnFwdSm90") || has(name, "FlashAttnBwdSm90") || has(name, "FlashAttnFwdCombine") ||
-      has(name, "FlashAttnBwdPreprocess") || has(name, "FlashAttnBwdPostprocess") ||
-      has(name, "prepare_varlen_num_blocks")) {
+  if (has(name, "FlashAttnFwdSm90") || has(name, "FlashAttnBwdSm90") ||
+      has(name, "FlashAttnFwdCombine") || has(name, "FlashAttnBwdPreprocess") ||
+      has(name, "FlashAttnBwdPostprocess") || has(name, "prepare_varlen_num_blocks")) {
     k.variant = AttentionVariant::kFlash3;
     if (has(name, "FlashAttnFwdSm90")) {
       k.pass = AttentionPass::kForward;
@@ -226,9 +242,11 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     return k;
   }
   if (has(name, "FlashAttentionForwardSm100") || has(name, "FlashAttentionBackwardSm100") ||
-      has(name, "flash_fwd_sm100") || has(name, "flash_bwd_sm100") || has(name, "FlashAttentionForwardSm90")) {
+      has(name, "flash_fwd_sm100") || has(name, "flash_bwd_sm100") ||
+      has(name, "FlashAttentionForwardSm90")) {
     k.variant = AttentionVariant::kFlash4;
-    k.pass = has(name, "Backward") || has(name, "bwd") ? AttentionPass::kBackward : AttentionPass::kForward;
+    k.pass = has(name, "Backward") || has(name, "bwd") ? AttentionPass::kBackward
+                                                       : AttentionPass::kForward;
     return k;
   }
   // FlashAttention 2 (flash::, pytorch_flash::, vLLM's fork).
@@ -240,12 +258,14 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     k.split_kv = has(name, "combine");
     return k;
   }
-  if (has(name, "flash_fwd_kernel") || has(name, "flash_fwd_splitkv_kernel") || has(name, "flash_bwd_dq_dk_dv")) {
+  if (has(name, "flash_fwd_kernel") || has(name, "flash_fwd_splitkv_kernel") ||
+      has(name, "flash_bwd_dq_dk_dv")) {
     k.variant = AttentionVariant::kFlash2;
     const bool bwd = has(name, "flash_bwd");
     k.pass = bwd ? AttentionPass::kBackward : AttentionPass::kForward;
     k.split_kv = has(name, "splitkv");
-    if (leading_int_args(name, bwd ? "Flash_bwd_kernel_traits" : "Flash_fwd_kernel_traits", v, 4) == 4) {
+    if (leading_int_args(name, bwd ? "Flash_bwd_kernel_traits" : "Flash_fwd_kernel_traits", v, 4) ==
+        4) {
       k.head_dim = static_cast<std::int32_t>(v[0]);
       k.tile_m = static_cast<std::int32_t>(v[1]);
       k.tile_n = static_cast<std::int32_t>(v[2]);
@@ -254,8 +274,10 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     if (k.split_kv) {
       set_causal_local(k, name, "flash_fwd_splitkv_kernel", 1);
     } else if (bwd) {
-      set_causal_local(k, name, has(name, "seqk_parallel_kernel") ? "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"
-                                                                 : "flash_bwd_dq_dk_dv_loop_kernel",
+      set_causal_local(k, name,
+                       has(name, "seqk_parallel_kernel")
+                           ? "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"
+                           : "flash_bwd_dq_dk_dv_loop_kernel",
                        2);
     } else {
       set_causal_local(k, name, "flash_fwd_kernel", 2);
@@ -271,7 +293,8 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
       k.tile_m = static_cast<std::int32_t>(v[0]);
       k.tile_n = static_cast<std::int32_t>(v[1]);
     }
-    if (const std::size_t p = name.find("_k"); p != std::string_view::npos && k.pass == AttentionPass::kBackward) {
+    if (const std::size_t p = name.find("_k");
+        p != std::string_view::npos && k.pass == AttentionPass::kBackward) {
       std::size_t i = p + 2;
       const std::int64_t hd = read_int(name, i);
       if (hd > 0) k.head_dim = static_cast<std::int32_t>(hd);
@@ -300,9 +323,12 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     k.variant = AttentionVariant::kFlashInferDecode;
     return k;
   }
-  // TRT-LLM generated FMHA: fmhaSm100aKernel_QkvBfloat16OBfloat16H64PagedKvCausalP32VarSeqQ128Kv128PersistentContext
-  if (has(name, "fmhaSm") || has(name, "fmha_v2") || has(name, "trtllm_fmha") || has(name, "fmhaKernel")) {
-    const bool gen = has(name, "Generation") || has(name, "ForGen") || has(name, "SwapsMmaAb") || has(name, "Decode");
+  // TRT-LLM generated FMHA:
+  // fmhaSm100aKernel_QkvBfloat16OBfloat16H64PagedKvCausalP32VarSeqQ128Kv128PersistentContext
+  if (has(name, "fmhaSm") || has(name, "fmha_v2") || has(name, "trtllm_fmha") ||
+      has(name, "fmhaKernel")) {
+    const bool gen = has(name, "Generation") || has(name, "ForGen") || has(name, "SwapsMmaAb") ||
+                     has(name, "Decode");
     k.variant = gen ? AttentionVariant::kTrtllmDecode : AttentionVariant::kTrtllmPrefill;
     if (const std::size_t p = name.find("VarSeqQ"); p != std::string_view::npos) {
       std::size_t i = p + 7;
@@ -327,11 +353,14 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     return k;
   }
   if (has(name, "unified_attention") || has(name, "_attn_fwd") || has(name, "_attn_bwd") ||
-      has(name, "flex_attention") || has(name, "triton_tem_fused") || has(name, "_fwd_kernel_flash_decode")) {
+      has(name, "flex_attention") || has(name, "triton_tem_fused") ||
+      has(name, "_fwd_kernel_flash_decode")) {
     k.variant = AttentionVariant::kTriton;
-    k.pass = has(name, "_attn_bwd") || has(name, "flex_attention_backward") ? AttentionPass::kBackward
-                                                                            : AttentionPass::kForward;
-    if (has(name, "_attn_bwd_preprocess") || has(name, "reduce_segments")) k.pass = AttentionPass::kHelper;
+    k.pass = has(name, "_attn_bwd") || has(name, "flex_attention_backward")
+                 ? AttentionPass::kBackward
+                 : AttentionPass::kForward;
+    if (has(name, "_attn_bwd_preprocess") || has(name, "reduce_segments"))
+      k.pass = AttentionPass::kHelper;
     return k;
   }
   return k;

@@ -21,8 +21,8 @@ struct KeyRange {
 };
 
 struct Walk {
-  std::int64_t rows = 0;    // rows per (batch, KV group): seqlen_q x packed heads
-  std::int64_t group = 1;   // query heads sharing one CTA's rows
+  std::int64_t rows = 0;   // rows per (batch, KV group): seqlen_q x packed heads
+  std::int64_t group = 1;  // query heads sharing one CTA's rows
   std::int64_t tile_m = 1, tile_n = 1;
   std::int64_t seqlen_kv = 0, offset = 0, window = 0;
   bool causal = false;
@@ -49,7 +49,8 @@ struct Walk {
 
 }  // namespace
 
-AttentionTile default_attention_tile(AttentionVariant variant, std::int32_t head_dim, int cc) noexcept {
+AttentionTile default_attention_tile(AttentionVariant variant, std::int32_t head_dim,
+                                     int cc) noexcept {
   // GPUs with 100 KB of shared memory per SM (sm86/87/89/120) get the smaller FA2 tiles.
   const bool small_smem = cc == 86 || cc == 87 || cc == 89 || cc >= 120;
   switch (variant) {
@@ -65,7 +66,8 @@ AttentionTile default_attention_tile(AttentionVariant variant, std::int32_t head
       return {128, 80};
     case AttentionVariant::kFlash4:
     case AttentionVariant::kTrtllmPrefill: return {128, 128};
-    case AttentionVariant::kMemEfficient: return head_dim <= 64 ? AttentionTile{64, 64} : AttentionTile{32, 128};
+    case AttentionVariant::kMemEfficient:
+      return head_dim <= 64 ? AttentionTile{64, 64} : AttentionTile{32, 128};
     case AttentionVariant::kFlashInferDecode:
     case AttentionVariant::kTrtllmDecode:
     case AttentionVariant::kPaged: return {16, 64};
@@ -83,7 +85,8 @@ AttentionWork attention_work(const AttentionShape& s, std::int32_t tile_m, std::
   if (!s.valid()) return w;
   const std::int64_t kv_heads = s.kv_heads > 0 ? s.kv_heads : s.heads;
   std::int64_t group = 1;
-  const bool pack = packing == GqaPacking::kAlways || (packing == GqaPacking::kSingleQuery && s.seqlen_q == 1);
+  const bool pack =
+      packing == GqaPacking::kAlways || (packing == GqaPacking::kSingleQuery && s.seqlen_q == 1);
   if (pack && kv_heads > 0 && s.heads % kv_heads == 0) group = s.heads / kv_heads;
   Walk walk;
   walk.group = group;
@@ -107,7 +110,8 @@ AttentionWork attention_work(const AttentionShape& s, std::int32_t tile_m, std::
       const std::int64_t lo = blocks * k / kStrata, hi = blocks * (k + 1) / kStrata;
       if (hi <= lo) continue;
       // The stratum's centre lies between two blocks when it has an even count: average them.
-      const double mid = 0.5 * static_cast<double>(walk.iterations((lo + hi - 1) / 2) + walk.iterations((lo + hi) / 2));
+      const double mid = 0.5 * static_cast<double>(walk.iterations((lo + hi - 1) / 2) +
+                                                   walk.iterations((lo + hi) / 2));
       per_group += static_cast<double>(hi - lo) * mid;
     }
   }
@@ -118,13 +122,15 @@ AttentionWork attention_work(const AttentionShape& s, std::int32_t tile_m, std::
   const double kv_eb = s.kv_dtype == DType::kUnknown ? eb : dtype_bytes(s.kv_dtype);
   const double d = static_cast<double>(s.head_dim), b = static_cast<double>(s.batch);
   w.qo_bytes = 2.0 * b * static_cast<double>(s.seqlen_q) * static_cast<double>(s.heads) * d * eb;
-  w.kv_bytes = 2.0 * b * static_cast<double>(s.seqlen_kv) * static_cast<double>(kv_heads) * d * kv_eb;
+  w.kv_bytes =
+      2.0 * b * static_cast<double>(s.seqlen_kv) * static_cast<double>(kv_heads) * d * kv_eb;
   return w;
 }
 
 AttentionFeatures attention_features(const AttentionWork& w, std::int32_t ctas_per_sm,
                                      const DeviceSpec& spec) noexcept {
-  const double slots = static_cast<double>(std::max(1, spec.sm_count)) * static_cast<double>(std::max(1, ctas_per_sm));
+  const double slots = static_cast<double>(std::max(1, spec.sm_count)) *
+                       static_cast<double>(std::max(1, ctas_per_sm));
   AttentionFeatures f;
   f.makespan = std::max(w.iterations / slots, w.max_iterations);
   f.waves = std::ceil(w.ctas / slots);
@@ -135,7 +141,8 @@ AttentionFeatures attention_features(const AttentionWork& w, std::int32_t ctas_p
 }
 
 double attention_kernel_us(const AttentionConfigFit& c, const AttentionFeatures& f) noexcept {
-  return std::max(0.5, c.c0 + c.c_iter * f.makespan + c.c_cta * f.waves + c.c_qo * f.qo + c.c_kv * f.kv);
+  return std::max(0.5,
+                  c.c0 + c.c_iter * f.makespan + c.c_cta * f.waves + c.c_qo * f.qo + c.c_kv * f.kv);
 }
 
 double attention_visible_pairs(const AttentionShape& s) noexcept {

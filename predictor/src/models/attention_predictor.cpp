@@ -27,11 +27,16 @@ constexpr double kLegacyMmaShareOnNewTensorCores = 0.5;
 constexpr double kHelperBandwidthShare = 0.7;
 
 // Preference when the target must stand in its own implementation for one it lacks.
-constexpr std::array<AttentionVariant, 10> kPreferred{
-    AttentionVariant::kFlash3,         AttentionVariant::kFlash2,       AttentionVariant::kFlash4,
-    AttentionVariant::kTrtllmPrefill,  AttentionVariant::kFlashInferPrefill, AttentionVariant::kCudnn,
-    AttentionVariant::kMemEfficient,   AttentionVariant::kTriton,       AttentionVariant::kFlashInferDecode,
-    AttentionVariant::kTrtllmDecode};
+constexpr std::array<AttentionVariant, 10> kPreferred{AttentionVariant::kFlash3,
+                                                      AttentionVariant::kFlash2,
+                                                      AttentionVariant::kFlash4,
+                                                      AttentionVariant::kTrtllmPrefill,
+                                                      AttentionVariant::kFlashInferPrefill,
+                                                      AttentionVariant::kCudnn,
+                                                      AttentionVariant::kMemEfficient,
+                                                      AttentionVariant::kTriton,
+                                                      AttentionVariant::kFlashInferDecode,
+                                                      AttentionVariant::kTrtllmDecode};
 
 bool legacy_mma(AttentionVariant v) {
   return v == AttentionVariant::kFlash2 || v == AttentionVariant::kMemEfficient ||
@@ -77,8 +82,9 @@ AttentionKernel decode_cached(std::string_view name) {
 
 std::array<double, 5> residual_key(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t kvh,
                                    std::int64_t window) {
-  return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(s)), log2_pos(static_cast<double>(h)),
-          log2_pos(static_cast<double>(kvh)), log2_pos(1.0 + static_cast<double>(window))};
+  return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(s)),
+          log2_pos(static_cast<double>(h)), log2_pos(static_cast<double>(kvh)),
+          log2_pos(1.0 + static_cast<double>(window))};
 }
 
 AttentionShape point_shape(const AttentionPoint& p, const AttentionConfigFit& c) {
@@ -99,8 +105,8 @@ AttentionShape point_shape(const AttentionPoint& p, const AttentionConfigFit& c)
 // Dimensions the launch geometry implies when the record has no shape (flag no_shape):
 // FlashAttention 2 launches (row blocks, batch, heads), the memory-efficient kernels
 // (row blocks, heads, batch); anything else counts each CTA as one (batch, head) row block.
-AttentionShape shape_from_geometry(const AttentionKernel& k, const KernelLaunch& l, std::int32_t tile_m,
-                                   std::int32_t tile_n) {
+AttentionShape shape_from_geometry(const AttentionKernel& k, const KernelLaunch& l,
+                                   std::int32_t tile_m, std::int32_t tile_n) {
   AttentionShape s;
   s.head_dim = k.head_dim > 0 ? k.head_dim : 128;
   s.causal = k.causal_known && k.causal;
@@ -144,14 +150,16 @@ struct AttentionPredictor::Impl {
   std::vector<TargetDevices> targets;
 
   // The config of `d` that best matches; -1 if `d` has no config of this variant.
-  int best_config(const Device& d, AttentionVariant v, std::int64_t head_dim, DType kv, bool local) const {
+  int best_config(const Device& d, AttentionVariant v, std::int64_t head_dim, DType kv,
+                  bool local) const {
     int best = -1;
     double best_score = 0;
     for (std::size_t i = 0; i < d.variant.size(); ++i) {
       if (d.variant[i] != v) continue;
       const AttentionConfigFit& c = d.profile->attention_configs[i];
-      double score = 2.0 * std::fabs(std::log2(static_cast<double>(std::max<std::int64_t>(1, head_dim)) /
-                                               static_cast<double>(std::max(1, c.head_dim))));
+      double score =
+          2.0 * std::fabs(std::log2(static_cast<double>(std::max<std::int64_t>(1, head_dim)) /
+                                    static_cast<double>(std::max(1, c.head_dim))));
       if (kv != DType::kUnknown && c.kv_dtype != kv) score += 1.0;
       if (c.local != local) score += 0.5;
       if (best < 0 || score < best_score) {
@@ -168,7 +176,8 @@ AttentionPredictor::AttentionPredictor(AttentionPredictor&&) noexcept = default;
 AttentionPredictor& AttentionPredictor::operator=(AttentionPredictor&&) noexcept = default;
 AttentionPredictor::~AttentionPredictor() = default;
 
-AttentionPredictor::AttentionPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
+AttentionPredictor::AttentionPredictor(const DeviceCatalogue& catalogue,
+                                       const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
   for (const Profile& p : profiles) {
     if (p.attention_configs.empty()) continue;
@@ -179,17 +188,20 @@ AttentionPredictor::AttentionPredictor(const DeviceCatalogue& catalogue, const s
     const std::size_t n = p.attention_configs.size();
     std::vector<std::vector<std::array<double, 5>>> keys(n);
     std::vector<std::vector<double>> res(n);
-    for (const AttentionConfigFit& c : p.attention_configs) d.variant.push_back(parse_attention_variant(c.variant));
+    for (const AttentionConfigFit& c : p.attention_configs)
+      d.variant.push_back(parse_attention_variant(c.variant));
     for (const AttentionPoint& pt : p.attention_points) {
       const auto ci = static_cast<std::size_t>(pt.config);
       const AttentionConfigFit& c = p.attention_configs[ci];
       const AttentionShape s = point_shape(pt, c);
-      const AttentionWork w = attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
+      const AttentionWork w =
+          attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
       const double model = attention_kernel_us(c, attention_features(w, c.ctas_per_sm, *d.spec));
       keys[ci].push_back(residual_key(pt.batch, pt.seqlen_q, pt.heads, pt.kv_heads, pt.window));
       res[ci].push_back(std::log(pt.us / model));
     }
-    for (std::size_t i = 0; i < n; ++i) d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
+    for (std::size_t i = 0; i < n; ++i)
+      d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
     impl_->devices.push_back(std::move(d));
   }
 }
@@ -209,9 +221,12 @@ void AttentionPredictor::add_target(const DeviceSpec& spec) {
     // Shared memory per SM decides which tiles a kernel can use (FlashAttention 2 picks
     // smaller ones on 100 KB parts).
     if (s.smem_per_sm_bytes > 0 && spec.smem_per_sm_bytes > 0)
-      score += std::abs(std::log(static_cast<double>(s.smem_per_sm_bytes) / spec.smem_per_sm_bytes));
-    if (s.cc_major != spec.cc_major) score += 10;
-    else if (s.cc_minor != spec.cc_minor) score += 2;
+      score +=
+          std::abs(std::log(static_cast<double>(s.smem_per_sm_bytes) / spec.smem_per_sm_bytes));
+    if (s.cc_major != spec.cc_major)
+      score += 10;
+    else if (s.cc_minor != spec.cc_minor)
+      score += 2;
     order.emplace_back(score, static_cast<int>(i));
   }
   std::sort(order.begin(), order.end());
@@ -236,17 +251,20 @@ Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target
       const AttentionShape& s = r.op.attention;
       const double elems = static_cast<double>(s.batch) * static_cast<double>(s.seqlen_q) *
                            static_cast<double>(s.heads) * static_cast<double>(s.head_dim);
-      bytes = elems * (2.0 * dtype_bytes(s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype) + 4.0);
+      bytes =
+          elems * (2.0 * dtype_bytes(s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype) + 4.0);
     } else {
       p.flags |= prediction_flags::kNoShape;
-      bytes = static_cast<double>(r.launch.grid.volume()) * static_cast<double>(r.launch.block.volume()) * 16.0;
+      bytes = static_cast<double>(r.launch.grid.volume()) *
+              static_cast<double>(r.launch.block.volume()) * 16.0;
     }
     p.us = kMinimumKernelUs + bytes / (kHelperBandwidthShare * std::max(1.0, spec.bytes_per_us()));
     return p;
   }
 
   const AttentionVariant wanted = k.recognised() ? k.variant : AttentionVariant::kFlash2;
-  const std::int64_t head_dim = has_shape ? r.op.attention.head_dim : (k.head_dim > 0 ? k.head_dim : 128);
+  const std::int64_t head_dim =
+      has_shape ? r.op.attention.head_dim : (k.head_dim > 0 ? k.head_dim : 128);
   const DType kv = has_shape ? (r.op.attention.kv_dtype != DType::kUnknown ? r.op.attention.kv_dtype
                                                                            : r.op.attention.dtype)
                              : k.dtype;
@@ -272,7 +290,8 @@ Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target
     }
   }
   if (dev == nullptr && !t.by_similarity.empty()) {
-    const auto& d = impl_->devices[static_cast<std::size_t>(t.own >= 0 ? t.own : t.by_similarity.front())];
+    const auto& d =
+        impl_->devices[static_cast<std::size_t>(t.own >= 0 ? t.own : t.by_similarity.front())];
     for (AttentionVariant v : kPreferred) {
       cfg = impl_->best_config(d, v, head_dim, kv, local);
       if (cfg >= 0) {
@@ -287,13 +306,16 @@ Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target
   if (dev == nullptr) {
     // No attention calibration anywhere: the roofline of the attention FLOPs.
     if (!has_shape) {
-      const AttentionTile tile = default_attention_tile(wanted, static_cast<std::int32_t>(head_dim), spec.compute_capability());
-      s = shape_from_geometry(k, r.launch, k.tile_m > 0 ? k.tile_m : tile.m, k.tile_n > 0 ? k.tile_n : tile.n);
+      const AttentionTile tile = default_attention_tile(wanted, static_cast<std::int32_t>(head_dim),
+                                                        spec.compute_capability());
+      s = shape_from_geometry(k, r.launch, k.tile_m > 0 ? k.tile_m : tile.m,
+                              k.tile_n > 0 ? k.tile_n : tile.n);
       p.flags |= prediction_flags::kNoShape;
     }
     p.model = ModelKind::kRoofline;
     p.flags |= prediction_flags::kFallback;
-    p.us = roofline_kernel_us(spec, s.flops(), 0, s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype);
+    p.us =
+        roofline_kernel_us(spec, s.flops(), 0, s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype);
     return p;
   }
 
@@ -309,16 +331,19 @@ Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target
     if (s.head_dim <= 0) s.head_dim = c.head_dim;
     p.flags |= prediction_flags::kNoShape;
   }
-  const bool exact = c.head_dim == s.head_dim && (kv == DType::kUnknown || c.kv_dtype == kv) && c.local == local;
+  const bool exact =
+      c.head_dim == s.head_dim && (kv == DType::kUnknown || c.kv_dtype == kv) && c.local == local;
   if (!exact) p.flags |= prediction_flags::kExtrapolated;
   // Per-iteration work grows with the head dimension.
   c.c_iter *= static_cast<double>(s.head_dim) / static_cast<double>(std::max(1, c.head_dim));
   const bool own = t.own >= 0 && dev == &impl_->devices[static_cast<std::size_t>(t.own)];
   if (!own) {
-    const double from = per_sm_math(*dev->spec, dev->variant[static_cast<std::size_t>(cfg)], c.kv_dtype);
+    const double from =
+        per_sm_math(*dev->spec, dev->variant[static_cast<std::size_t>(cfg)], c.kv_dtype);
     const double to = per_sm_math(spec, dev->variant[static_cast<std::size_t>(cfg)], c.kv_dtype);
     if (from > 0 && to > 0) c.c_iter *= from / to;
-    if (dev->spec->boost_clock_mhz > 0 && spec.boost_clock_mhz > 0) c.c_cta *= dev->spec->boost_clock_mhz / spec.boost_clock_mhz;
+    if (dev->spec->boost_clock_mhz > 0 && spec.boost_clock_mhz > 0)
+      c.c_cta *= dev->spec->boost_clock_mhz / spec.boost_clock_mhz;
     p.flags |= prediction_flags::kSpecScaled;
   }
 
@@ -335,9 +360,10 @@ Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target
     w = attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
   }
   double us = attention_kernel_us(c, attention_features(w, c.ctas_per_sm, spec));
-  if (!backward && s.seqlen_q == s.seqlen_kv && !(p.flags & prediction_flags::kNoShape) && s.head_dim == c.head_dim) {
-    us *= dev->residual[static_cast<std::size_t>(cfg)].correction(
-        residual_key(s.batch, s.seqlen_q, s.heads, s.kv_heads > 0 ? s.kv_heads : s.heads, s.window));
+  if (!backward && s.seqlen_q == s.seqlen_kv && !(p.flags & prediction_flags::kNoShape) &&
+      s.head_dim == c.head_dim) {
+    us *= dev->residual[static_cast<std::size_t>(cfg)].correction(residual_key(
+        s.batch, s.seqlen_q, s.heads, s.kv_heads > 0 ? s.kv_heads : s.heads, s.window));
   }
   p.us = us;
   return p;

@@ -10,7 +10,8 @@ bool has(std::string_view s, std::string_view n) { return s.find(n) != std::stri
 
 // NCCL's base latencies (µs) per algorithm x protocol (LL, LL128, Simple) and per-hop
 // latencies over NVLink and PCIe, as in its tuning model.
-constexpr std::array<std::array<double, 3>, 2> kBaseLatency{{{6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}}};  // ring, tree
+constexpr std::array<std::array<double, 3>, 2> kBaseLatency{
+    {{6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}}};  // ring, tree
 constexpr std::array<double, 3> kNvlinkHop{0.6, 1.9, 3.4};
 constexpr std::array<double, 3> kPcieHop{1.0, 1.9, 5.4};
 // Share of the link each protocol delivers as payload: LL sends an 8-byte flag with each
@@ -28,12 +29,14 @@ std::size_t protocol_index(CollectiveProtocol p) {
 }  // namespace
 
 std::string_view to_string(Collective c) noexcept {
-  static constexpr std::array<std::string_view, 8> k{"unknown", "all_reduce", "all_gather", "reduce_scatter",
-                                                     "broadcast", "reduce", "send_recv", "all_to_all"};
+  static constexpr std::array<std::string_view, 8> k{"unknown",        "all_reduce", "all_gather",
+                                                     "reduce_scatter", "broadcast",  "reduce",
+                                                     "send_recv",      "all_to_all"};
   return k[static_cast<std::size_t>(c) < k.size() ? static_cast<std::size_t>(c) : 0];
 }
 std::string_view to_string(CollectiveAlgorithm a) noexcept {
-  static constexpr std::array<std::string_view, 6> k{"unknown", "ring", "tree", "collnet", "nvls", "pat"};
+  static constexpr std::array<std::string_view, 6> k{"unknown", "ring", "tree",
+                                                     "collnet", "nvls", "pat"};
   return k[static_cast<std::size_t>(a) < k.size() ? static_cast<std::size_t>(a) : 0];
 }
 std::string_view to_string(CollectiveProtocol p) noexcept {
@@ -49,25 +52,41 @@ CollectiveKernel decode_collective_kernel(std::string_view n) noexcept {
     k.protocol = CollectiveProtocol::kSimple;
     return k;
   }
-  if (has(n, "AllReduce") || has(n, "all_reduce") || has(n, "allreduce")) k.collective = Collective::kAllReduce;
-  else if (has(n, "AllGather") || has(n, "all_gather")) k.collective = Collective::kAllGather;
-  else if (has(n, "ReduceScatter") || has(n, "reduce_scatter")) k.collective = Collective::kReduceScatter;
-  else if (has(n, "Broadcast")) k.collective = Collective::kBroadcast;
-  else if (has(n, "SendRecv") || has(n, "_Send") || has(n, "_Recv")) k.collective = Collective::kSendRecv;
-  else if (has(n, "AllToAll") || has(n, "all_to_all")) k.collective = Collective::kAllToAll;
-  else if (has(n, "Reduce")) k.collective = Collective::kReduce;
-  if (has(n, "_RING")) k.algorithm = CollectiveAlgorithm::kRing;
-  else if (has(n, "_TREE")) k.algorithm = CollectiveAlgorithm::kTree;
-  else if (has(n, "_COLLNET")) k.algorithm = CollectiveAlgorithm::kCollNet;
-  else if (has(n, "_NVLS")) k.algorithm = CollectiveAlgorithm::kNvls;
-  else if (has(n, "_PAT")) k.algorithm = CollectiveAlgorithm::kPat;
-  if (has(n, "_LL128")) k.protocol = CollectiveProtocol::kLL128;
-  else if (has(n, "_LL")) k.protocol = CollectiveProtocol::kLL;
-  else if (has(n, "_SIMPLE")) k.protocol = CollectiveProtocol::kSimple;
+  if (has(n, "AllReduce") || has(n, "all_reduce") || has(n, "allreduce"))
+    k.collective = Collective::kAllReduce;
+  else if (has(n, "AllGather") || has(n, "all_gather"))
+    k.collective = Collective::kAllGather;
+  else if (has(n, "ReduceScatter") || has(n, "reduce_scatter"))
+    k.collective = Collective::kReduceScatter;
+  else if (has(n, "Broadcast"))
+    k.collective = Collective::kBroadcast;
+  else if (has(n, "SendRecv") || has(n, "_Send") || has(n, "_Recv"))
+    k.collective = Collective::kSendRecv;
+  else if (has(n, "AllToAll") || has(n, "all_to_all"))
+    k.collective = Collective::kAllToAll;
+  else if (has(n, "Reduce"))
+    k.collective = Collective::kReduce;
+  if (has(n, "_RING"))
+    k.algorithm = CollectiveAlgorithm::kRing;
+  else if (has(n, "_TREE"))
+    k.algorithm = CollectiveAlgorithm::kTree;
+  else if (has(n, "_COLLNET"))
+    k.algorithm = CollectiveAlgorithm::kCollNet;
+  else if (has(n, "_NVLS"))
+    k.algorithm = CollectiveAlgorithm::kNvls;
+  else if (has(n, "_PAT"))
+    k.algorithm = CollectiveAlgorithm::kPat;
+  if (has(n, "_LL128"))
+    k.protocol = CollectiveProtocol::kLL128;
+  else if (has(n, "_LL"))
+    k.protocol = CollectiveProtocol::kLL;
+  else if (has(n, "_SIMPLE"))
+    k.protocol = CollectiveProtocol::kSimple;
   return k;
 }
 
-double collective_kernel_us(const CollectiveKernel& k, const CollectiveShape& s, const DeviceSpec& spec) noexcept {
+double collective_kernel_us(const CollectiveKernel& k, const CollectiveShape& s,
+                            const DeviceSpec& spec) noexcept {
   const double n = static_cast<double>(s.ranks > 1 ? s.ranks : kDefaultCollectiveRanks);
   const bool nvlink = spec.nvlink_gbps > 0;
   const double link_gbps = nvlink ? spec.nvlink_gbps : std::max(1.0, spec.pcie_gbps);

@@ -31,7 +31,8 @@ std::string_view to_string(ConvPass p) noexcept {
 
 GemmShape conv_implicit_gemm(const ConvShape& c, ConvPass pass) noexcept {
   const std::int64_t g = std::max<std::int64_t>(1, c.groups);
-  const std::int64_t npq = c.batch * std::max<std::int64_t>(1, c.out_h()) * std::max<std::int64_t>(1, c.out_w());
+  const std::int64_t npq =
+      c.batch * std::max<std::int64_t>(1, c.out_h()) * std::max<std::int64_t>(1, c.out_w());
   const std::int64_t nhw = c.batch * c.in_h * c.in_w;
   const std::int64_t crs = c.in_channels / g * c.kernel_h * c.kernel_w;
   const std::int64_t krs = c.out_channels / g * c.kernel_h * c.kernel_w;
@@ -39,15 +40,9 @@ GemmShape conv_implicit_gemm(const ConvShape& c, ConvPass pass) noexcept {
   s.batch = g;
   s.a = s.b = s.c = c.dtype;
   switch (pass) {
-    case ConvPass::kDataGrad:
-      s.m = nhw, s.n = c.in_channels / g, s.k = krs;
-      break;
-    case ConvPass::kWeightGrad:
-      s.m = c.out_channels / g, s.n = crs, s.k = npq;
-      break;
-    default:
-      s.m = npq, s.n = c.out_channels / g, s.k = crs;
-      break;
+    case ConvPass::kDataGrad: s.m = nhw, s.n = c.in_channels / g, s.k = krs; break;
+    case ConvPass::kWeightGrad: s.m = c.out_channels / g, s.n = crs, s.k = npq; break;
+    default: s.m = npq, s.n = c.out_channels / g, s.k = crs; break;
   }
   s.m = std::max<std::int64_t>(1, s.m);
   s.n = std::max<std::int64_t>(1, s.n);
@@ -61,26 +56,30 @@ ConvPass conv_pass(const KernelClass& cls, const OpContext& op, const Dim3& grid
     if (has(l, "dgrad")) return ConvPass::kDataGrad;
     if (has(l, "wgrad")) return ConvPass::kWeightGrad;
     if (has(l, "fprop")) return ConvPass::kForward;
-    if (op.name.find("backward") == std::string::npos || !op.conv.valid()) return ConvPass::kForward;
+    if (op.name.find("backward") == std::string::npos || !op.conv.valid())
+      return ConvPass::kForward;
     // A gradient kernel that does not say which: the one whose tiles match the launch.
     const double tm = std::max(1, cls.gemm.tile_m > 0 ? cls.gemm.tile_m : 128);
     const double tn = std::max(1, cls.gemm.tile_n > 0 ? cls.gemm.tile_n : 64);
     const double blocks = static_cast<double>(std::max<std::uint64_t>(1, grid.volume()));
     auto mismatch = [&](ConvPass p) {
       const GemmShape s = conv_implicit_gemm(op.conv, p);
-      return std::min(std::fabs(std::log(tiles(s, tm, tn) / blocks)), std::fabs(std::log(tiles(s, tn, tm) / blocks)));
+      return std::min(std::fabs(std::log(tiles(s, tm, tn) / blocks)),
+                      std::fabs(std::log(tiles(s, tn, tm) / blocks)));
     };
     return mismatch(ConvPass::kDataGrad) <= mismatch(ConvPass::kWeightGrad) ? ConvPass::kDataGrad
-                                                                           : ConvPass::kWeightGrad;
+                                                                            : ConvPass::kWeightGrad;
   } catch (...) {
     return ConvPass::kForward;
   }
 }
 
 DType conv_math_type(const KernelClass& cls, DType dtype) noexcept {
-  if (dtype == DType::kBf16 || dtype == DType::kFp16 || cls.gemm.a == DType::kBf16 || cls.gemm.a == DType::kFp16)
+  if (dtype == DType::kBf16 || dtype == DType::kFp16 || cls.gemm.a == DType::kBf16 ||
+      cls.gemm.a == DType::kFp16)
     return dtype == DType::kFp16 || cls.gemm.a == DType::kFp16 ? DType::kFp16 : DType::kBf16;
-  if (cls.gemm.tensor_core || cls.gemm.a == DType::kTf32 || has(cls.config, "tf32") || has(cls.config, "s1688"))
+  if (cls.gemm.tensor_core || cls.gemm.a == DType::kTf32 || has(cls.config, "tf32") ||
+      has(cls.config, "s1688"))
     return DType::kTf32;
   return DType::kFp32;
 }
@@ -99,7 +98,8 @@ GemmConfigFit conv_kernel_config(const KernelClass& cls, DType dtype) noexcept {
 }
 
 double conv_tile_step_us(const GemmConfigFit& c, DType math, const DeviceSpec& spec) noexcept {
-  const double per_sm = spec.peak_flop_per_us(math) / static_cast<double>(std::max(1, spec.sm_count));
+  const double per_sm =
+      spec.peak_flop_per_us(math) / static_cast<double>(std::max(1, spec.sm_count));
   const double flops = 2.0 * std::max(1, c.tile_m) * std::max(1, c.tile_n) * std::max(1, c.tile_k);
   return per_sm > 0 ? flops / per_sm : 1.0;
 }
@@ -107,14 +107,15 @@ double conv_tile_step_us(const GemmConfigFit& c, DType math, const DeviceSpec& s
 bool is_conv_helper_kernel(const KernelRecord& r, const KernelClass& cls) noexcept {
   if (r.op.kind != OpKind::kConv && r.op.vec.bytes() > 0) return true;
   const std::string_view n = cls.config;
-  for (std::string_view h : {"generateWinogradTiles", "generatewinogradtiles", "reduce_wgrad", "computeOffsets",
-                             "computeBOffsets", "computeoffsets", "init_device_workspace", "precompute", "zero_init",
-                             "nchwToNhwc", "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
+  for (std::string_view h :
+       {"generateWinogradTiles", "generatewinogradtiles", "reduce_wgrad", "computeOffsets",
+        "computeBOffsets", "computeoffsets", "init_device_workspace", "precompute", "zero_init",
+        "nchwToNhwc", "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
     if (has(n, h)) return true;
   }
   if (!has(n, "winograd") || has(n, "scudnn")) return false;  // fused Winograd kernels do the math
-  return has(n, "Data") || has(n, "Filter") || has(n, "Output") || has(n, "data") || has(n, "filter") ||
-         has(n, "output");
+  return has(n, "Data") || has(n, "Filter") || has(n, "Output") || has(n, "data") ||
+         has(n, "filter") || has(n, "output");
 }
 
 GemmWork conv_work(const GemmConfigFit& c, const ConvShape& conv, ConvPass pass, const Dim3& grid,
@@ -132,7 +133,8 @@ GemmWork conv_work(const GemmConfigFit& c, const ConvShape& conv, ConvPass pass,
   const double groups = static_cast<double>(std::max<std::int64_t>(1, conv.groups));
   const double input = static_cast<double>(conv.batch) * static_cast<double>(conv.in_channels) *
                        static_cast<double>(conv.in_h) * static_cast<double>(conv.in_w);
-  const double filter = static_cast<double>(conv.out_channels) * static_cast<double>(conv.in_channels) / groups *
+  const double filter = static_cast<double>(conv.out_channels) *
+                        static_cast<double>(conv.in_channels) / groups *
                         static_cast<double>(conv.kernel_h) * static_cast<double>(conv.kernel_w);
   const double output = static_cast<double>(conv.batch) * static_cast<double>(conv.out_channels) *
                         static_cast<double>(std::max<std::int64_t>(1, conv.out_h())) *

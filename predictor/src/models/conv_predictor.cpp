@@ -43,14 +43,16 @@ double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
 // size, filter taps times stride.
 std::array<double, 5> conv_key(const ConvShape& c) {
   return {log2_pos(static_cast<double>(c.batch)), log2_pos(static_cast<double>(c.in_channels)),
-          log2_pos(static_cast<double>(c.out_channels)), log2_pos(static_cast<double>(c.in_h * c.in_w)),
+          log2_pos(static_cast<double>(c.out_channels)),
+          log2_pos(static_cast<double>(c.in_h * c.in_w)),
           log2_pos(static_cast<double>(c.kernel_h * c.kernel_w * c.stride_h))};
 }
 
 // The model time of a calibrated configuration for a shape, in the profile's basis.
-double config_us(const GemmConfigFit& fit, const Profile& p, const DeviceSpec& spec, const ConvShape& s,
-                 ConvPass pass, const Dim3& grid) {
-  const GemmWork w = conv_work(fit, s, pass, grid, dtype_bytes(s.dtype == DType::kUnknown ? DType::kFp32 : s.dtype));
+double config_us(const GemmConfigFit& fit, const Profile& p, const DeviceSpec& spec,
+                 const ConvShape& s, ConvPass pass, const Dim3& grid) {
+  const GemmWork w = conv_work(fit, s, pass, grid,
+                               dtype_bytes(s.dtype == DType::kUnknown ? DType::kFp32 : s.dtype));
   const double kern = gemm_wave_kernel_us(fit, spec, w);
   if (p.basis != TimeBasis::kCall) return kern;
   const CallOverhead& o = p.overhead_for("conv");
@@ -64,9 +66,10 @@ struct ConvPredictor::Impl {
     const Profile* profile = nullptr;
     const DeviceSpec* spec = nullptr;
     std::unordered_map<std::string, std::size_t> by_config;  // config or class name -> fit
-    std::unordered_map<std::string, std::size_t> geometry;   // the same, fits for launches without shapes
-    std::vector<double> typical_k_iters;                      // per fit, from its points
-    std::vector<ResidualInterpolator<5>> residual;            // per fit, from its points
+    std::unordered_map<std::string, std::size_t>
+        geometry;                                   // the same, fits for launches without shapes
+    std::vector<double> typical_k_iters;            // per fit, from its points
+    std::vector<ResidualInterpolator<5>> residual;  // per fit, from its points
     // Every calibrated convolution of a configuration fit (not class or geometry fits),
     // to choose this GPU's configuration for a shape seen on another GPU.
     ResidualInterpolator<5> chooser;
@@ -132,7 +135,8 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
     const std::string suffix = conv_geometry_fit_name("");
     for (std::size_t i = 0; i < p.conv_configs.size(); ++i) {
       const std::string& name = p.conv_configs[i].config;
-      if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      if (name.size() > suffix.size() &&
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
         d.geometry.emplace(name.substr(0, name.size() - suffix.size()), i);
       } else {
         d.by_config.emplace(name, i);
@@ -140,8 +144,8 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       d.typical_k_iters.push_back(upper_median(k_iters[i]));
       d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
     }
-    d.chooser = ResidualInterpolator<5>(std::move(chooser_keys), std::vector<double>(d.chooser_points.size(), 0.0),
-                                        kChooserVotes);
+    d.chooser = ResidualInterpolator<5>(
+        std::move(chooser_keys), std::vector<double>(d.chooser_points.size(), 0.0), kChooserVotes);
     for (const GemmConfigFit& c : p.conv_configs) {
       d.config_classes.push_back(classify_kernel(c.config));
       d.config_classes.back().config = c.config;  // the fit's key, whatever the name decodes to
@@ -171,7 +175,8 @@ void ConvPredictor::add_target(const DeviceSpec& spec) {
   impl_->targets.push_back(std::move(t));
 }
 
-const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const KernelClass& cls, DType dtype,
+const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const KernelClass& cls,
+                                                    DType dtype,
                                                     std::size_t target) const noexcept {
   const Impl::TargetDevices& t = impl_->targets[target];
   const ConvPass pass = conv_pass(cls, r.op, r.launch.grid);
@@ -185,7 +190,8 @@ const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const
     const Impl::Device& d = impl_->devices[static_cast<std::size_t>(own)];
     std::array<std::size_t, kChooserVotes> idx{};
     std::array<double, kChooserVotes> d2{};
-    const std::size_t n = d.chooser.nearest_k(conv_key(r.op.conv), kChooserVotes, idx.data(), d2.data());
+    const std::size_t n =
+        d.chooser.nearest_k(conv_key(r.op.conv), kChooserVotes, idx.data(), d2.data());
     // Votes weighted by nearness; the nearest point's configuration breaks ties.
     std::array<std::int32_t, kChooserVotes> configs{};
     std::array<double, kChooserVotes> weight{};
@@ -200,7 +206,8 @@ const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const
       weight[j] += w;
     }
     if (distinct == 0) continue;
-    const std::size_t best = static_cast<std::size_t>(std::max_element(weight.begin(), weight.begin() + distinct) - weight.begin());
+    const std::size_t best = static_cast<std::size_t>(
+        std::max_element(weight.begin(), weight.begin() + distinct) - weight.begin());
     return &d.config_classes[static_cast<std::size_t>(configs[best])];
   }
   return nullptr;
@@ -237,8 +244,9 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
         const auto it = d.geometry.find(*name);
         if (it == d.geometry.end()) continue;
         const GemmConfigFit& g = d.profile->conv_configs[it->second];
-        const double waves = std::ceil(static_cast<double>(std::max<std::uint64_t>(1, r.launch.grid.volume())) /
-                                       static_cast<double>(std::max(1, spec.sm_count)));
+        const double waves =
+            std::ceil(static_cast<double>(std::max<std::uint64_t>(1, r.launch.grid.volume())) /
+                      static_cast<double>(std::max(1, spec.sm_count)));
         p.us = std::max(0.5, g.c0 + g.c_wave_k * waves * conv_tile_step_us(kernel, math, spec));
         p.flags |= prediction_flags::kNoShape;
         if (d.spec->name != spec.name) p.flags |= prediction_flags::kSpecScaled;
@@ -274,7 +282,8 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
         fit.c_wave_k *= from / to;
         fit.c_block_k *= from / to;
       }
-      if (dev->spec->boost_clock_mhz > 0 && spec.boost_clock_mhz > 0) fit.c_wave *= dev->spec->boost_clock_mhz / spec.boost_clock_mhz;
+      if (dev->spec->boost_clock_mhz > 0 && spec.boost_clock_mhz > 0)
+        fit.c_wave *= dev->spec->boost_clock_mhz / spec.boost_clock_mhz;
       p.flags |= prediction_flags::kSpecScaled;
     }
   } else {
@@ -310,11 +319,13 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   GemmWork w;
   const double grid_blocks = static_cast<double>(r.launch.grid.volume());
   if (has_shape) {
-    w = conv_work(fit, r.op.conv, conv_pass(cls, r.op, r.launch.grid), r.launch.grid, dtype_bytes(dtype));
+    w = conv_work(fit, r.op.conv, conv_pass(cls, r.op, r.launch.grid), r.launch.grid,
+                  dtype_bytes(dtype));
   } else {
     w.blocks = std::max(1.0, grid_blocks);
     w.k_iters = k_iters_guess;
-    w.bytes = w.blocks * static_cast<double>(fit.tile_m) * static_cast<double>(fit.tile_n) * dtype_bytes(dtype) *
+    w.bytes = w.blocks * static_cast<double>(fit.tile_m) * static_cast<double>(fit.tile_n) *
+              dtype_bytes(dtype) *
               (1.0 + 2.0 * k_iters_guess * static_cast<double>(fit.tile_k) /
                          static_cast<double>(std::max(1, std::min(fit.tile_m, fit.tile_n))));
     p.flags |= prediction_flags::kNoShape;

@@ -14,7 +14,8 @@ std::int32_t split_k_from_grid(const Dim3& grid, std::int64_t batch) noexcept {
 
 double blocks_from_grid(const Dim3& grid, std::int64_t batch) noexcept {
   const double xy = static_cast<double>(grid.x) * static_cast<double>(grid.y);
-  if (batch > 1 && static_cast<std::int64_t>(grid.z) < batch) return xy * static_cast<double>(batch);
+  if (batch > 1 && static_cast<std::int64_t>(grid.z) < batch)
+    return xy * static_cast<double>(batch);
   return xy * static_cast<double>(std::max<std::uint32_t>(1, grid.z));
 }
 
@@ -23,18 +24,17 @@ double blocks_for_shape(const GemmConfigFit& c, const GemmShape& s, std::int32_t
   const double tn = std::max(1, c.tile_n);
   const double along_m = c.tile_m_on_n ? tn : tm;
   const double along_n = c.tile_m_on_n ? tm : tn;
-  const double tiles = std::ceil(static_cast<double>(s.m) / along_m) *
-                       std::ceil(static_cast<double>(s.n) / along_n);
+  const double tiles =
+      std::ceil(static_cast<double>(s.m) / along_m) * std::ceil(static_cast<double>(s.n) / along_n);
   return tiles * static_cast<double>(std::max<std::int64_t>(1, s.batch)) *
          static_cast<double>(std::max(1, split_k));
 }
 
-GemmWork gemm_work(const GemmConfigFit& c, const GemmShape& s, double blocks,
-                   std::int32_t split_k, double element_bytes) noexcept {
+GemmWork gemm_work(const GemmConfigFit& c, const GemmShape& s, double blocks, std::int32_t split_k,
+                   double element_bytes) noexcept {
   GemmWork w;
   w.blocks = std::max(1.0, blocks);
-  const double k_per_split =
-      static_cast<double>(s.k) / static_cast<double>(std::max(1, split_k));
+  const double k_per_split = static_cast<double>(s.k) / static_cast<double>(std::max(1, split_k));
   w.k_iters = std::ceil(k_per_split / static_cast<double>(std::max(1, c.tile_k)));
   const double b = static_cast<double>(std::max<std::int64_t>(1, s.batch));
   const double m = static_cast<double>(s.m), n = static_cast<double>(s.n),

@@ -44,7 +44,8 @@ LongTailModels::LongTailModels(LongTailModels&&) noexcept = default;
 LongTailModels& LongTailModels::operator=(LongTailModels&&) noexcept = default;
 LongTailModels::~LongTailModels() = default;
 
-LongTailModels::LongTailModels(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
+LongTailModels::LongTailModels(const DeviceCatalogue& catalogue,
+                               const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
   impl_->attention = AttentionPredictor(catalogue, profiles);
   impl_->conv = ConvPredictor(catalogue, profiles);
@@ -58,8 +59,9 @@ void LongTailModels::add_target(const DeviceSpec& spec) {
   impl_->memory.add_target(spec);
 }
 
-std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, const KernelClass& cls,
-                                                  std::size_t target, const PredictOptions& options,
+std::optional<Prediction> LongTailModels::predict(const KernelRecord& record,
+                                                  const KernelClass& cls, std::size_t target,
+                                                  const PredictOptions& options,
                                                   bool observed_on_target) const noexcept {
   if (target >= impl_->targets.size()) return std::nullopt;
   const DeviceSpec& spec = *impl_->targets[target];
@@ -68,20 +70,23 @@ std::optional<Prediction> LongTailModels::predict(const KernelRecord& record, co
   if (is_attention(record, cls)) return impl_->attention.predict(record, target);
   // cuDNN also runs convolutions as plain GEMM kernels (Winograd's batched GEMM, im2col):
   // with a convolution context they are the convolution.
-  if (cls.family == KernelFamily::kConv || (cls.family == KernelFamily::kGemm && record.op.kind == OpKind::kConv)) {
+  if (cls.family == KernelFamily::kConv ||
+      (cls.family == KernelFamily::kGemm && record.op.kind == OpKind::kConv)) {
     if (is_conv_helper_kernel(record, cls)) {
       KernelClass as_copy = cls;
       as_copy.family = KernelFamily::kCopy;
       return impl_->memory.predict(record, as_copy, target);
     }
-    return impl_->conv.predict(record, cls, target, options.basis == TimeBasis::kCall, !observed_on_target);
+    return impl_->conv.predict(record, cls, target, options.basis == TimeBasis::kCall,
+                               !observed_on_target);
   }
   if (is_memory_family(cls.family)) return impl_->memory.predict(record, cls, target);
   // Kernel time on a GPU whose own layer-norm or softmax kernels were measured: those fits,
   // before per-operator tables timed as framework calls (or borrowed from another GPU).
   // Elementwise kernels stay with the per-operator tables: their own-kernel fits pool too
   // many operators (leave-one-trace-out, 30 ms of absolute error against 25 ms).
-  if ((cls.family == KernelFamily::kLayerNorm || cls.family == KernelFamily::kSoftmax) && options.basis == TimeBasis::kKernel) {
+  if ((cls.family == KernelFamily::kLayerNorm || cls.family == KernelFamily::kSoftmax) &&
+      options.basis == TimeBasis::kKernel) {
     if (auto p = impl_->memory.predict_own(record, cls, target)) return p;
   }
   // A kernel no rule names, with no work from its context: the elementwise geometry fit over

@@ -24,7 +24,9 @@ KernelFamily stand_in(KernelFamily f) {
 
 }  // namespace
 
-std::string geometry_fit_name(KernelFamily family) { return std::string(to_string(family)) + "#geometry"; }
+std::string geometry_fit_name(KernelFamily family) {
+  return std::string(to_string(family)) + "#geometry";
+}
 
 bool is_memory_family(KernelFamily f) noexcept {
   switch (f) {
@@ -40,7 +42,8 @@ bool is_memory_family(KernelFamily f) noexcept {
 }
 
 bool is_row_family(KernelFamily f) noexcept {
-  return f == KernelFamily::kElementwise || f == KernelFamily::kSoftmax || f == KernelFamily::kLayerNorm;
+  return f == KernelFamily::kElementwise || f == KernelFamily::kSoftmax ||
+         f == KernelFamily::kLayerNorm;
 }
 
 struct MemoryFamilyPredictor::Impl {
@@ -80,7 +83,8 @@ MemoryFamilyPredictor::MemoryFamilyPredictor(MemoryFamilyPredictor&&) noexcept =
 MemoryFamilyPredictor& MemoryFamilyPredictor::operator=(MemoryFamilyPredictor&&) noexcept = default;
 MemoryFamilyPredictor::~MemoryFamilyPredictor() = default;
 
-MemoryFamilyPredictor::MemoryFamilyPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
+MemoryFamilyPredictor::MemoryFamilyPredictor(const DeviceCatalogue& catalogue,
+                                             const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
   for (std::size_t f = 0; f <= static_cast<std::size_t>(KernelFamily::kCollective); ++f) {
     impl_->family_names.emplace_back(to_string(static_cast<KernelFamily>(f)));
@@ -92,7 +96,8 @@ MemoryFamilyPredictor::MemoryFamilyPredictor(const DeviceCatalogue& catalogue, c
     d.profile = &p;
     d.spec = catalogue.find(p.device);
     if (d.spec == nullptr) continue;
-    for (std::size_t i = 0; i < p.family_fits.size(); ++i) d.fits[p.family_fits[i].op][p.family_fits[i].config] = i;
+    for (std::size_t i = 0; i < p.family_fits.size(); ++i)
+      d.fits[p.family_fits[i].op][p.family_fits[i].config] = i;
     impl_->devices.push_back(std::move(d));
   }
 }
@@ -115,20 +120,24 @@ void MemoryFamilyPredictor::add_target(const DeviceSpec& spec) {
   impl_->targets.push_back(std::move(t));
 }
 
-std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r, const KernelClass& cls,
+std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r,
+                                                         const KernelClass& cls,
                                                          std::size_t target) const noexcept {
   if (!is_memory_family(cls.family)) return std::nullopt;
   return predict_from(r, cls, target, false);
 }
 
-std::optional<Prediction> MemoryFamilyPredictor::predict_own(const KernelRecord& r, const KernelClass& cls,
+std::optional<Prediction> MemoryFamilyPredictor::predict_own(const KernelRecord& r,
+                                                             const KernelClass& cls,
                                                              std::size_t target) const noexcept {
   if (!is_memory_family(cls.family) && !is_row_family(cls.family)) return std::nullopt;
   return predict_from(r, cls, target, true);
 }
 
-std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord& r, const KernelClass& cls,
-                                                              std::size_t target, bool own_only) const noexcept {
+std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord& r,
+                                                              const KernelClass& cls,
+                                                              std::size_t target,
+                                                              bool own_only) const noexcept {
   if (target >= impl_->targets.size()) return std::nullopt;
   const Impl::TargetDevices& t = impl_->targets[target];
   if (own_only && t.own < 0) return std::nullopt;
@@ -136,12 +145,14 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   double shape_rows = static_cast<double>(std::max<std::int64_t>(1, r.op.vec.rows));
   bool from_arguments = false;
   if (!(shape_bytes > 0) && !r.launch.int_args.empty() &&
-      (cls.family == KernelFamily::kTritonPointwise || cls.family == KernelFamily::kTritonReduction)) {
+      (cls.family == KernelFamily::kTritonPointwise ||
+       cls.family == KernelFamily::kTritonReduction)) {
     // Inductor passes the element counts as the last integer arguments (xnumel, then rnumel
     // for reductions): a nominal two reads and one write per element.
     const auto& a = r.launch.int_args;
     const bool reduction = cls.family == KernelFamily::kTritonReduction && a.size() >= 2;
-    const double x = static_cast<double>(std::max<std::int64_t>(1, reduction ? a[a.size() - 2] : a.back()));
+    const double x =
+        static_cast<double>(std::max<std::int64_t>(1, reduction ? a[a.size() - 2] : a.back()));
     const double rn = reduction ? static_cast<double>(std::max<std::int64_t>(1, a.back())) : 1.0;
     const double eb = cls.dtype != DType::kUnknown ? dtype_bytes(cls.dtype) : 4.0;
     shape_bytes = kTritonTensorsPerElement * x * rn * eb;
@@ -170,7 +181,8 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   // configuration, at sizes near those measured (a family-wide fit pools kernels as
   // different as a warp-per-row softmax and a block-per-row one).
   if (own_only && (!specific || (!geometry && fit->bytes_max > 0 &&
-                                 (shape_bytes > kOwnFitReach * fit->bytes_max || shape_bytes * kOwnFitReach < fit->bytes_min))))
+                                 (shape_bytes > kOwnFitReach * fit->bytes_max ||
+                                  shape_bytes * kOwnFitReach < fit->bytes_min))))
     return std::nullopt;
   Prediction p;
   p.model = ModelKind::kMemoryBound;
@@ -181,7 +193,8 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   if (from_arguments) p.flags |= prediction_flags::kExtrapolated;
   double bytes = shape_bytes, rows = shape_rows;
   if (geometry) {
-    const double threads = static_cast<double>(r.launch.grid.volume()) * static_cast<double>(r.launch.block.volume());
+    const double threads =
+        static_cast<double>(r.launch.grid.volume()) * static_cast<double>(r.launch.block.volume());
     bytes = threads * kGeometryBytesPerThread;
     rows = static_cast<double>(r.launch.grid.volume());
     p.flags |= prediction_flags::kNoShape;

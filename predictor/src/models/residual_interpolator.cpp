@@ -111,7 +111,8 @@ std::size_t ResidualInterpolator<Dim>::nearest(const Point& x) const noexcept {
 }
 
 template <std::size_t Dim>
-std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k, std::size_t* indices,
+std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k,
+                                                 std::size_t* indices,
                                                  double* squared_distances) const noexcept {
   if (empty() || k == 0) return 0;
   k = std::min({k, kMaxNeighbours, index_->cloud.pts.size()});

@@ -23,7 +23,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
     }
     std::swap(prev, cur);
   }
@@ -42,14 +43,17 @@ UnknownDeviceError::UnknownDeviceError(std::string name, std::vector<std::string
 std::string device_name_key(std::string_view name) {
   std::string key;
   for (char c : name) {
-    if (c >= 'A' && c <= 'Z') key.push_back(static_cast<char>(c - 'A' + 'a'));
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) key.push_back(c);
+    if (c >= 'A' && c <= 'Z')
+      key.push_back(static_cast<char>(c - 'A' + 'a'));
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      key.push_back(c);
   }
   return key;
 }
 
 double sm_and_bandwidth_distance(const DeviceSpec& a, const DeviceSpec& b) noexcept {
-  return std::abs(std::log(static_cast<double>(std::max(1, a.sm_count)) / std::max(1, b.sm_count))) +
+  return std::abs(
+             std::log(static_cast<double>(std::max(1, a.sm_count)) / std::max(1, b.sm_count))) +
          std::abs(std::log(std::max(1.0, a.mem_bw_gbps) / std::max(1.0, b.mem_bw_gbps)));
 }
 

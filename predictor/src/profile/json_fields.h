@@ -30,7 +30,9 @@ class Reader {
   }
   const std::string& file() const { return *file_; }
 
-  [[noreturn]] void fail(const std::string& what) const { throw ProfileError(*file_, path(), what); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw ProfileError(*file_, path(), what);
+  }
 
   bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
 
@@ -101,7 +103,7 @@ class Reader {
   const json& j_;
   std::shared_ptr<const std::string> file_;
   std::shared_ptr<const std::string> path_;  // path of this value, or of its array
-  std::size_t index_ = kNoIndex;              // index in that array, if an element
+  std::size_t index_ = kNoIndex;             // index in that array, if an element
 };
 
 // Parses text as JSON, turning syntax errors into a ProfileError at the root.

@@ -39,7 +39,8 @@ GemmConfigFit read_gemm_config(const Reader& r) {
   c.dtype = parse_dtype(dtype);
   if (c.dtype == DType::kUnknown) r.child("dtype").fail("unknown element type '" + dtype + "'");
   c.blocks_per_sm = static_cast<std::int32_t>(r.child("blocks_per_sm").integer());
-  if (c.blocks_per_sm < 1 || c.blocks_per_sm > 64) r.child("blocks_per_sm").fail("out of range 1..64");
+  if (c.blocks_per_sm < 1 || c.blocks_per_sm > 64)
+    r.child("blocks_per_sm").fail("out of range 1..64");
   c.tile_m = static_cast<std::int32_t>(r.integer("tile_m", 0));
   c.tile_n = static_cast<std::int32_t>(r.integer("tile_n", 0));
   c.tile_k = static_cast<std::int32_t>(r.child("tile_k").integer());
@@ -83,16 +84,20 @@ std::vector<GemmPoint> read_gemm_points(const Reader& r, std::size_t n_configs) 
   const std::size_t n = r.child("us").size();
   std::vector<GemmPoint> pts(n);
   std::vector<std::string> ops;
-  for (std::size_t i = 0; i < r.child("ops").size(); ++i) ops.push_back(r.child("ops").at(i).string());
+  for (std::size_t i = 0; i < r.child("ops").size(); ++i)
+    ops.push_back(r.child("ops").at(i).string());
   read_column(r, "op", n, [&](std::size_t i, const Reader& v) {
     const auto idx = v.integer();
     if (idx < 0 || static_cast<std::size_t>(idx) >= ops.size()) v.fail("op index out of range");
     pts[i].op = ops[static_cast<std::size_t>(idx)];
   });
   if (r.has("trans_b")) {
-    read_column(r, "trans_b", n, [&](std::size_t i, const Reader& v) { pts[i].transposed_weight = v.integer() != 0; });
+    read_column(r, "trans_b", n, [&](std::size_t i, const Reader& v) {
+      pts[i].transposed_weight = v.integer() != 0;
+    });
   } else {
-    for (auto& p : pts) p.transposed_weight = p.op == "linear";  // profiles written before the column
+    for (auto& p : pts)
+      p.transposed_weight = p.op == "linear";  // profiles written before the column
   }
   read_column(r, "config", n, [&](std::size_t i, const Reader& v) {
     const auto idx = v.integer();
@@ -134,7 +139,8 @@ std::vector<VectorPoint> read_vector_points(const Reader& r, std::size_t n_fits)
   });
   read_column(r, "rows", n, [&](std::size_t i, const Reader& v) { pts[i].rows = v.integer(); });
   read_column(r, "cols", n, [&](std::size_t i, const Reader& v) { pts[i].cols = v.integer(); });
-  read_column(r, "bytes", n, [&](std::size_t i, const Reader& v) { pts[i].bytes = v.non_negative(); });
+  read_column(r, "bytes", n,
+              [&](std::size_t i, const Reader& v) { pts[i].bytes = v.non_negative(); });
   read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
     pts[i].us = v.number();
     if (pts[i].us <= 0) v.fail("latency must be positive");
@@ -182,12 +188,18 @@ AttentionConfigFit read_attention_config(const Reader& r) {
 std::vector<AttentionPoint> read_attention_points(const Reader& r, std::size_t n_configs) {
   const std::size_t n = r.child("us").size();
   std::vector<AttentionPoint> pts(n);
-  read_column(r, "config", n, [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
-  read_column(r, "batch", n, [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
-  read_column(r, "seqlen_q", n, [&](std::size_t i, const Reader& v) { pts[i].seqlen_q = positive_integer(v); });
-  read_column(r, "seqlen_kv", n, [&](std::size_t i, const Reader& v) { pts[i].seqlen_kv = positive_integer(v); });
-  read_column(r, "heads", n, [&](std::size_t i, const Reader& v) { pts[i].heads = positive_integer(v); });
-  read_column(r, "kv_heads", n, [&](std::size_t i, const Reader& v) { pts[i].kv_heads = positive_integer(v); });
+  read_column(r, "config", n,
+              [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
+  read_column(r, "batch", n,
+              [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
+  read_column(r, "seqlen_q", n,
+              [&](std::size_t i, const Reader& v) { pts[i].seqlen_q = positive_integer(v); });
+  read_column(r, "seqlen_kv", n,
+              [&](std::size_t i, const Reader& v) { pts[i].seqlen_kv = positive_integer(v); });
+  read_column(r, "heads", n,
+              [&](std::size_t i, const Reader& v) { pts[i].heads = positive_integer(v); });
+  read_column(r, "kv_heads", n,
+              [&](std::size_t i, const Reader& v) { pts[i].kv_heads = positive_integer(v); });
   read_column(r, "window", n, [&](std::size_t i, const Reader& v) {
     pts[i].window = v.integer();
     if (pts[i].window < 0) v.fail("must not be negative");
@@ -203,22 +215,37 @@ std::vector<AttentionPoint> read_attention_points(const Reader& r, std::size_t n
 std::vector<ConvPoint> read_conv_points(const Reader& r, std::size_t n_configs) {
   const std::size_t n = r.child("us").size();
   std::vector<ConvPoint> pts(n);
-  read_column(r, "config", n, [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
-  read_column(r, "batch", n, [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
-  read_column(r, "in_channels", n, [&](std::size_t i, const Reader& v) { pts[i].in_channels = positive_integer(v); });
-  read_column(r, "out_channels", n, [&](std::size_t i, const Reader& v) { pts[i].out_channels = positive_integer(v); });
-  read_column(r, "in_h", n, [&](std::size_t i, const Reader& v) { pts[i].in_h = positive_integer(v); });
-  read_column(r, "in_w", n, [&](std::size_t i, const Reader& v) { pts[i].in_w = positive_integer(v); });
-  read_column(r, "kernel_h", n, [&](std::size_t i, const Reader& v) { pts[i].kernel_h = positive_integer(v); });
-  read_column(r, "kernel_w", n, [&](std::size_t i, const Reader& v) { pts[i].kernel_w = positive_integer(v); });
-  read_column(r, "stride", n, [&](std::size_t i, const Reader& v) { pts[i].stride = positive_integer(v); });
+  read_column(r, "config", n,
+              [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
+  read_column(r, "batch", n,
+              [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
+  read_column(r, "in_channels", n,
+              [&](std::size_t i, const Reader& v) { pts[i].in_channels = positive_integer(v); });
+  read_column(r, "out_channels", n,
+              [&](std::size_t i, const Reader& v) { pts[i].out_channels = positive_integer(v); });
+  read_column(r, "in_h", n,
+              [&](std::size_t i, const Reader& v) { pts[i].in_h = positive_integer(v); });
+  read_column(r, "in_w", n,
+              [&](std::size_t i, const Reader& v) { pts[i].in_w = positive_integer(v); });
+  read_column(r, "kernel_h", n,
+              [&](std::size_t i, const Reader& v) { pts[i].kernel_h = positive_integer(v); });
+  read_column(r, "kernel_w", n,
+              [&](std::size_t i, const Reader& v) { pts[i].kernel_w = positive_integer(v); });
+  read_column(r, "stride", n,
+              [&](std::size_t i, const Reader& v) { pts[i].stride = positive_integer(v); });
   read_column(r, "pad", n, [&](std::size_t i, const Reader& v) {
     pts[i].pad = v.integer();
     if (pts[i].pad < 0) v.fail("must not be negative");
   });
-  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) { pts[i].grid.x = static_cast<std::uint32_t>(positive_integer(v)); });
-  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) { pts[i].grid.y = static_cast<std::uint32_t>(positive_integer(v)); });
-  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) { pts[i].grid.z = static_cast<std::uint32_t>(positive_integer(v)); });
+  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) {
+    pts[i].grid.x = static_cast<std::uint32_t>(positive_integer(v));
+  });
+  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) {
+    pts[i].grid.y = static_cast<std::uint32_t>(positive_integer(v));
+  });
+  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) {
+    pts[i].grid.z = static_cast<std::uint32_t>(positive_integer(v));
+  });
   read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
     pts[i].us = v.number();
     if (pts[i].us <= 0) v.fail("latency must be positive");
@@ -227,27 +254,41 @@ std::vector<ConvPoint> read_conv_points(const Reader& r, std::size_t n_configs) 
 }
 
 json gemm_config_json(const GemmConfigFit& c) {
-  return {{"config", c.config},       {"dtype", std::string(to_string(c.dtype))},
-          {"blocks_per_sm", c.blocks_per_sm}, {"tile_m", c.tile_m},
-          {"tile_n", c.tile_n},       {"tile_k", c.tile_k},
-          {"tile_m_on_n", c.tile_m_on_n}, {"c0", c.c0},
-          {"c_wave_k", c.c_wave_k},   {"c_block_k", c.c_block_k},
-          {"c_wave", c.c_wave},       {"c_mem", c.c_mem},
-          {"points", c.points},       {"fit_mape_pct", c.fit_mape_pct}};
+  return {{"config", c.config},
+          {"dtype", std::string(to_string(c.dtype))},
+          {"blocks_per_sm", c.blocks_per_sm},
+          {"tile_m", c.tile_m},
+          {"tile_n", c.tile_n},
+          {"tile_k", c.tile_k},
+          {"tile_m_on_n", c.tile_m_on_n},
+          {"c0", c.c0},
+          {"c_wave_k", c.c_wave_k},
+          {"c_block_k", c.c_block_k},
+          {"c_wave", c.c_wave},
+          {"c_mem", c.c_mem},
+          {"points", c.points},
+          {"fit_mape_pct", c.fit_mape_pct}};
 }
 
-json vector_section_json(const std::vector<VectorFit>& fits, const std::vector<VectorPoint>& points) {
+json vector_section_json(const std::vector<VectorFit>& fits,
+                         const std::vector<VectorPoint>& points) {
   json out_fits = json::array();
   for (const auto& f : fits) {
-    json j = {{"op", f.op}, {"config", f.config}, {"c0", f.c0}, {"c_byte", f.c_byte},
-              {"c_row", f.c_row}, {"points", f.points}, {"fit_mape_pct", f.fit_mape_pct}};
+    json j = {{"op", f.op},
+              {"config", f.config},
+              {"c0", f.c0},
+              {"c_byte", f.c_byte},
+              {"c_row", f.c_row},
+              {"points", f.points},
+              {"fit_mape_pct", f.fit_mape_pct}};
     if (f.bytes_max > 0) {
       j["bytes_min"] = f.bytes_min;
       j["bytes_max"] = f.bytes_max;
     }
     out_fits.push_back(std::move(j));
   }
-  json fit = json::array(), rows = json::array(), cols = json::array(), bytes = json::array(), us = json::array();
+  json fit = json::array(), rows = json::array(), cols = json::array(), bytes = json::array(),
+       us = json::array();
   for (const auto& pt : points) {
     fit.push_back(pt.fit);
     rows.push_back(pt.rows);
@@ -262,14 +303,21 @@ json vector_section_json(const std::vector<VectorFit>& fits, const std::vector<V
 json attention_section_json(const Profile& p) {
   json configs = json::array();
   for (const auto& c : p.attention_configs) {
-    configs.push_back({{"variant", c.variant},         {"head_dim", c.head_dim},
+    configs.push_back({{"variant", c.variant},
+                       {"head_dim", c.head_dim},
                        {"kv_dtype", std::string(to_string(c.kv_dtype))},
-                       {"local", c.local},             {"tile_m", c.tile_m},
-                       {"tile_n", c.tile_n},           {"ctas_per_sm", c.ctas_per_sm},
-                       {"gqa_packing", c.gqa_packing}, {"c0", c.c0},
-                       {"c_iter", c.c_iter},           {"c_cta", c.c_cta},
-                       {"c_qo", c.c_qo},               {"c_kv", c.c_kv},
-                       {"points", c.points},           {"fit_mape_pct", c.fit_mape_pct}});
+                       {"local", c.local},
+                       {"tile_m", c.tile_m},
+                       {"tile_n", c.tile_n},
+                       {"ctas_per_sm", c.ctas_per_sm},
+                       {"gqa_packing", c.gqa_packing},
+                       {"c0", c.c0},
+                       {"c_iter", c.c_iter},
+                       {"c_cta", c.c_cta},
+                       {"c_qo", c.c_qo},
+                       {"c_kv", c.c_kv},
+                       {"points", c.points},
+                       {"fit_mape_pct", c.fit_mape_pct}});
   }
   json config = json::array(), batch = json::array(), sq = json::array(), skv = json::array(),
        heads = json::array(), kvh = json::array(), window = json::array(), causal = json::array(),
@@ -286,9 +334,16 @@ json attention_section_json(const Profile& p) {
     us.push_back(pt.us);
   }
   return {{"configs", configs},
-          {"points", {{"config", config}, {"batch", batch}, {"seqlen_q", sq}, {"seqlen_kv", skv},
-                      {"heads", heads}, {"kv_heads", kvh}, {"window", window}, {"causal", causal},
-                      {"us", us}}}};
+          {"points",
+           {{"config", config},
+            {"batch", batch},
+            {"seqlen_q", sq},
+            {"seqlen_kv", skv},
+            {"heads", heads},
+            {"kv_heads", kvh},
+            {"window", window},
+            {"causal", causal},
+            {"us", us}}}};
 }
 
 json conv_section_json(const Profile& p) {
@@ -315,9 +370,21 @@ json conv_section_json(const Profile& p) {
     us.push_back(pt.us);
   }
   return {{"configs", configs},
-          {"points", {{"config", config}, {"batch", batch}, {"in_channels", cin}, {"out_channels", cout},
-                      {"in_h", ih}, {"in_w", iw}, {"kernel_h", kh}, {"kernel_w", kw}, {"stride", stride},
-                      {"pad", pad}, {"grid_x", gx}, {"grid_y", gy}, {"grid_z", gz}, {"us", us}}}};
+          {"points",
+           {{"config", config},
+            {"batch", batch},
+            {"in_channels", cin},
+            {"out_channels", cout},
+            {"in_h", ih},
+            {"in_w", iw},
+            {"kernel_h", kh},
+            {"kernel_w", kw},
+            {"stride", stride},
+            {"pad", pad},
+            {"grid_x", gx},
+            {"grid_y", gy},
+            {"grid_z", gz},
+            {"us", us}}}};
 }
 
 }  // namespace
@@ -331,15 +398,21 @@ Profile parse_profile(const std::string& text, const std::string& file) {
   p.device = root.child("device").string();
   if (p.device.empty()) root.child("device").fail("must not be empty");
   const std::string basis = root.child("basis").string();
-  if (basis == "kernel") p.basis = TimeBasis::kKernel;
-  else if (basis == "call") p.basis = TimeBasis::kCall;
-  else root.child("basis").fail("must be 'kernel' or 'call', not '" + basis + "'");
+  if (basis == "kernel")
+    p.basis = TimeBasis::kKernel;
+  else if (basis == "call")
+    p.basis = TimeBasis::kCall;
+  else
+    root.child("basis").fail("must be 'kernel' or 'call', not '" + basis + "'");
   if (root.has("timing")) {
     const std::string timing = root.child("timing").string();
-    if (timing == "graph_replay") p.graph_replay = true;
-    else if (timing != "isolated") root.child("timing").fail("must be 'isolated' or 'graph_replay', not '" + timing + "'");
+    if (timing == "graph_replay")
+      p.graph_replay = true;
+    else if (timing != "isolated")
+      root.child("timing").fail("must be 'isolated' or 'graph_replay', not '" + timing + "'");
   }
-  if (root.has("graph_kernel_offset_us")) p.graph_kernel_offset_us = root.child("graph_kernel_offset_us").non_negative();
+  if (root.has("graph_kernel_offset_us"))
+    p.graph_kernel_offset_us = root.child("graph_kernel_offset_us").non_negative();
   if (root.has("provenance")) p.provenance = read_provenance(root.child("provenance"));
 
   if (root.has("call_overhead")) {
@@ -348,39 +421,47 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     for (const auto& [op, v] : co.value().items()) {
       (void)v;
       const Reader e = co.child(op.c_str());
-      p.call_overhead[op] = CallOverhead{e.child("floor_us").non_negative(),
-                                         e.child("pre_us").non_negative()};
+      p.call_overhead[op] =
+          CallOverhead{e.child("floor_us").non_negative(), e.child("pre_us").non_negative()};
     }
   }
   if (root.has("gemm")) {
     const Reader g = root.child("gemm");
     const Reader configs = g.child("configs");
-    for (std::size_t i = 0; i < configs.size(); ++i) p.gemm_configs.push_back(read_gemm_config(configs.at(i)));
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      p.gemm_configs.push_back(read_gemm_config(configs.at(i)));
     if (g.has("points")) p.gemm_points = read_gemm_points(g.child("points"), p.gemm_configs.size());
   }
   if (root.has("vector")) {
     const Reader v = root.child("vector");
     const Reader fits = v.child("fits");
-    for (std::size_t i = 0; i < fits.size(); ++i) p.vector_fits.push_back(read_vector_fit(fits.at(i)));
-    if (v.has("points")) p.vector_points = read_vector_points(v.child("points"), p.vector_fits.size());
+    for (std::size_t i = 0; i < fits.size(); ++i)
+      p.vector_fits.push_back(read_vector_fit(fits.at(i)));
+    if (v.has("points"))
+      p.vector_points = read_vector_points(v.child("points"), p.vector_fits.size());
   }
   if (root.has("attention")) {
     const Reader a = root.child("attention");
     const Reader configs = a.child("configs");
-    for (std::size_t i = 0; i < configs.size(); ++i) p.attention_configs.push_back(read_attention_config(configs.at(i)));
-    if (a.has("points")) p.attention_points = read_attention_points(a.child("points"), p.attention_configs.size());
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      p.attention_configs.push_back(read_attention_config(configs.at(i)));
+    if (a.has("points"))
+      p.attention_points = read_attention_points(a.child("points"), p.attention_configs.size());
   }
   if (root.has("conv")) {
     const Reader c = root.child("conv");
     const Reader configs = c.child("configs");
-    for (std::size_t i = 0; i < configs.size(); ++i) p.conv_configs.push_back(read_gemm_config(configs.at(i)));
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      p.conv_configs.push_back(read_gemm_config(configs.at(i)));
     if (c.has("points")) p.conv_points = read_conv_points(c.child("points"), p.conv_configs.size());
   }
   if (root.has("families")) {
     const Reader f = root.child("families");
     const Reader fits = f.child("fits");
-    for (std::size_t i = 0; i < fits.size(); ++i) p.family_fits.push_back(read_vector_fit(fits.at(i)));
-    if (f.has("points")) p.family_points = read_vector_points(f.child("points"), p.family_fits.size());
+    for (std::size_t i = 0; i < fits.size(); ++i)
+      p.family_fits.push_back(read_vector_fit(fits.at(i)));
+    if (f.has("points"))
+      p.family_points = read_vector_points(f.child("points"), p.family_fits.size());
   }
   return p;
 }
@@ -450,9 +531,19 @@ std::string serialize_profile(const Profile& p) {
       us.push_back(pt.us);
     }
     root["gemm"] = {{"configs", configs},
-                    {"points", {{"ops", ops}, {"op", op}, {"trans_b", trans_b}, {"config", config}, {"batch", batch},
-                                {"m", m}, {"n", n}, {"k", k}, {"grid_x", gx}, {"grid_y", gy},
-                                {"grid_z", gz}, {"us", us}}}};
+                    {"points",
+                     {{"ops", ops},
+                      {"op", op},
+                      {"trans_b", trans_b},
+                      {"config", config},
+                      {"batch", batch},
+                      {"m", m},
+                      {"n", n},
+                      {"k", k},
+                      {"grid_x", gx},
+                      {"grid_y", gy},
+                      {"grid_z", gz},
+                      {"us", us}}}};
   }
   if (!p.vector_fits.empty()) {
     json fits = json::array();
@@ -474,13 +565,14 @@ std::string serialize_profile(const Profile& p) {
       bytes.push_back(pt.bytes);
       us.push_back(pt.us);
     }
-    root["vector"] = {{"fits", fits},
-                      {"points", {{"fit", fit}, {"rows", rows}, {"cols", cols},
-                                  {"bytes", bytes}, {"us", us}}}};
+    root["vector"] = {
+        {"fits", fits},
+        {"points", {{"fit", fit}, {"rows", rows}, {"cols", cols}, {"bytes", bytes}, {"us", us}}}};
   }
   if (!p.attention_configs.empty()) root["attention"] = attention_section_json(p);
   if (!p.conv_configs.empty()) root["conv"] = conv_section_json(p);
-  if (!p.family_fits.empty()) root["families"] = vector_section_json(p.family_fits, p.family_points);
+  if (!p.family_fits.empty())
+    root["families"] = vector_section_json(p.family_fits, p.family_points);
   return root.dump();
 }
 

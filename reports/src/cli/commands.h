@@ -17,13 +17,20 @@ struct GlobalOptions {
 using Action = std::function<int()>;
 
 // Registration: adds the subcommand(s) and returns the action to run if parsed.
-void add_eval_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_eval_attention_command(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_replay_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_report_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_check_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_merge_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
-void add_run_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_eval_commands(CLI::App& app, const GlobalOptions& global,
+                       std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_eval_attention_command(CLI::App& app, const GlobalOptions& global,
+                                std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_replay_commands(CLI::App& app, const GlobalOptions& global,
+                         std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_report_commands(CLI::App& app, const GlobalOptions& global,
+                         std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_check_commands(CLI::App& app, const GlobalOptions& global,
+                        std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_merge_commands(CLI::App& app, const GlobalOptions& global,
+                        std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_run_commands(CLI::App& app, const GlobalOptions& global,
+                      std::vector<std::pair<CLI::App*, Action>>& actions);
 
 // Target GPUs when the user names none: a few common data-centre and inference GPUs.
 inline constexpr const char* kDefaultTargets = "H100,A100,L4";
@@ -42,7 +49,8 @@ namespace pm2lat::cli {
 
 // Writes <dir>/<base>.trace.json (Perfetto), <base>.html and <base>.csv (+ <base>.kernels.csv);
 // creates `dir`. Returns the files written.
-std::vector<std::string> write_run_reports(const reports::RunTable& table, const reports::RunSummary& summary,
+std::vector<std::string> write_run_reports(const reports::RunTable& table,
+                                           const reports::RunSummary& summary,
                                            const std::string& dir, const std::string& base,
                                            const std::string& title = "");
 

@@ -18,9 +18,12 @@ void add_eval_attention_command(CLI::App& app, const GlobalOptions& global,
     std::string data, json;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = eval->add_subcommand(
-      "attention", "AIConfigurator-format attention table (system, kernel_source, batch, isl, heads, head_dim, latency)");
-  cmd->add_option("--data", o->data, "attention table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  auto* cmd = eval->add_subcommand("attention",
+                                   "AIConfigurator-format attention table (system, kernel_source, "
+                                   "batch, isl, heads, head_dim, latency)");
+  cmd->add_option("--data", o->data, "attention table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("--json", o->json, "write the per system x backend summary as JSON");
   actions.emplace_back(cmd, [o, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
@@ -29,10 +32,11 @@ void add_eval_attention_command(CLI::App& app, const GlobalOptions& global,
     const auto result = reports::eval_attention(predictor, rows);
     reports::print_attention_eval(std::cout, result);
     if (stats.skipped_bad_shape + stats.skipped_unknown_backend > 0) {
-      std::cout << stats.skipped_bad_shape << " rows skipped for bad shapes, " << stats.skipped_unknown_backend
-                << " for unknown backends\n";
+      std::cout << stats.skipped_bad_shape << " rows skipped for bad shapes, "
+                << stats.skipped_unknown_backend << " for unknown backends\n";
     }
-    if (!o->json.empty()) write_text_file(o->json, reports::attention_eval_json(result).dump(2) + "\n");
+    if (!o->json.empty())
+      write_text_file(o->json, reports::attention_eval_json(result).dump(2) + "\n");
     return 0;
   });
 }

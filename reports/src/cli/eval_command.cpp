@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
+#include "pm2lat/calibrate/neusight_models.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/predictor.h"
-#include "pm2lat/calibrate/neusight_models.h"
-#include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/reports/eval/gemm_eval.h"
 #include "pm2lat/reports/eval/kernel_eval.h"
 #include "pm2lat/reports/eval/model_eval.h"
@@ -26,11 +26,16 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     bool matrix = false;
   };
   auto ko = std::make_shared<KernelsOptions>();
-  auto* ek = eval->add_subcommand("kernels", "NeuSight-format kernel table: each row on its own GPU");
-  ek->add_option("--data", ko->data, "kernel table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  auto* ek =
+      eval->add_subcommand("kernels", "NeuSight-format kernel table: each row on its own GPU");
+  ek->add_option("--data", ko->data, "kernel table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   ek->add_option("--json", ko->json, "write the summary as JSON");
-  ek->add_option("--source", ko->source, "cross-GPU: present each shape as measured on this GPU ('all': every GPU)");
-  ek->add_option("--target", ko->target, "cross-GPU: predict it on this GPU ('all': every other GPU)");
+  ek->add_option("--source", ko->source,
+                 "cross-GPU: present each shape as measured on this GPU ('all': every GPU)");
+  ek->add_option("--target", ko->target,
+                 "cross-GPU: predict it on this GPU ('all': every other GPU)");
   ek->add_flag("--matrix", ko->matrix, "cross-GPU: also print the source x target MAPE matrix");
   ek->add_option("--ops", ko->ops, "only rows of these ops (e.g. bmm,linear)")->delimiter(',');
   actions.emplace_back(ek, [ko, &global]() {
@@ -43,16 +48,19 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       });
     }
     if (!ko->source.empty() || !ko->target.empty()) {
-      const auto cross = reports::eval_kernels_cross(predictor, calls, ko->source.empty() ? "all" : ko->source,
-                                                     ko->target.empty() ? "all" : ko->target);
+      const auto cross =
+          reports::eval_kernels_cross(predictor, calls, ko->source.empty() ? "all" : ko->source,
+                                      ko->target.empty() ? "all" : ko->target);
       reports::print_cross_eval(std::cout, cross);
       if (ko->matrix) reports::print_cross_matrix(std::cout, cross);
-      if (!ko->json.empty()) write_text_file(ko->json, reports::cross_eval_json(cross).dump(2) + "\n");
+      if (!ko->json.empty())
+        write_text_file(ko->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
     const auto result = reports::eval_kernels(predictor, calls);
     reports::print_kernel_eval(std::cout, result);
-    if (!ko->json.empty()) write_text_file(ko->json, reports::kernel_eval_json(result).dump(2) + "\n");
+    if (!ko->json.empty())
+      write_text_file(ko->json, reports::kernel_eval_json(result).dump(2) + "\n");
     return 0;
   });
 
@@ -61,26 +69,33 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     bool matrix = false;
   };
   auto go = std::make_shared<GemmOptions>();
-  auto* eg = eval->add_subcommand("gemm", "AIConfigurator-format GEMM table (system, m, n, k, latency)");
-  eg->add_option("--data", go->data, "GEMM table (.csv or .csv.gz)")->required()->check(CLI::ExistingFile);
+  auto* eg =
+      eval->add_subcommand("gemm", "AIConfigurator-format GEMM table (system, m, n, k, latency)");
+  eg->add_option("--data", go->data, "GEMM table (.csv or .csv.gz)")
+      ->required()
+      ->check(CLI::ExistingFile);
   eg->add_option("--json", go->json, "write the summary as JSON");
-  eg->add_option("--source", go->source, "cross-GPU: present each shape as measured on this system ('all')");
+  eg->add_option("--source", go->source,
+                 "cross-GPU: present each shape as measured on this system ('all')");
   eg->add_option("--target", go->target, "cross-GPU: predict it on this system ('all')");
   eg->add_flag("--matrix", go->matrix, "cross-GPU: also print the source x target MAPE matrix");
   actions.emplace_back(eg, [go, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto calls = calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(go->data));
     if (!go->source.empty() || !go->target.empty()) {
-      const auto cross = reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
-                                                     go->target.empty() ? "all" : go->target, true);
+      const auto cross =
+          reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
+                                      go->target.empty() ? "all" : go->target, true);
       reports::print_cross_eval(std::cout, cross);
       if (go->matrix) reports::print_cross_matrix(std::cout, cross);
-      if (!go->json.empty()) write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");
+      if (!go->json.empty())
+        write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
     const auto result = reports::eval_gemm(predictor, calls);
     reports::print_gemm_eval(std::cout, result);
-    if (!go->json.empty()) write_text_file(go->json, reports::gemm_eval_json(result).dump(2) + "\n");
+    if (!go->json.empty())
+      write_text_file(go->json, reports::gemm_eval_json(result).dump(2) + "\n");
     return 0;
   });
 
@@ -89,8 +104,10 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     bool by_class = false;
   };
   auto mo = std::make_shared<ModelsOptions>();
-  auto* em = eval->add_subcommand("models", "NeuSight model runs: whole-model forecasts vs measured");
-  em->add_option("--data", mo->data, "directory with index.csv and <device>/<run>.csv operator files")
+  auto* em =
+      eval->add_subcommand("models", "NeuSight model runs: whole-model forecasts vs measured");
+  em->add_option("--data", mo->data,
+                 "directory with index.csv and <device>/<run>.csv operator files")
       ->required()
       ->check(CLI::ExistingDirectory);
   em->add_option("--json", mo->json, "write the runs and the overall line as JSON");
@@ -100,7 +117,8 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     const auto runs = calibrate::load_model_runs(mo->data);
     const auto result = reports::eval_models(predictor, runs);
     reports::print_model_eval(std::cout, result, mo->by_class);
-    if (!mo->json.empty()) write_text_file(mo->json, reports::model_eval_json(result, mo->by_class).dump(2) + "\n");
+    if (!mo->json.empty())
+      write_text_file(mo->json, reports::model_eval_json(result, mo->by_class).dump(2) + "\n");
     return 0;
   });
 }

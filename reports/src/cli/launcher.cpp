@@ -54,7 +54,8 @@ std::filesystem::path find_runtime_library(const std::filesystem::path& exe_dir)
   }
   std::string looked;
   for (const auto& c : candidates) looked += "\n  " + c.lexically_normal().string();
-  throw InputError(std::string(kLibraryName) + " not found; set PM2LAT_LIB to its path. Looked in:" + looked);
+  throw InputError(std::string(kLibraryName) +
+                   " not found; set PM2LAT_LIB to its path. Looked in:" + looked);
 }
 
 std::filesystem::path default_out_dir(const std::filesystem::path& parent) {
@@ -70,7 +71,8 @@ std::vector<std::string> child_environment(const LaunchConfig& c, const char* co
   std::vector<std::string> env;
   std::string preload;
   auto ours = [](std::string_view kv) {
-    for (std::string_view k : {"LD_PRELOAD=", "PM2LAT_TARGETS=", "PM2LAT_OUT=", "PM2LAT_MEASURE=", "PM2LAT_PROFILES="}) {
+    for (std::string_view k :
+         {"LD_PRELOAD=", "PM2LAT_TARGETS=", "PM2LAT_OUT=", "PM2LAT_MEASURE=", "PM2LAT_PROFILES="}) {
       if (kv.rfind(k, 0) == 0) return true;
     }
     return false;
@@ -94,7 +96,8 @@ std::vector<std::string> child_environment(const LaunchConfig& c, const char* co
   return env;
 }
 
-ChildStatus run_child(const std::vector<std::string>& command, const std::vector<std::string>& env) {
+ChildStatus run_child(const std::vector<std::string>& command,
+                      const std::vector<std::string>& env) {
   if (command.empty()) throw InputError("no command to run (give it after '--')");
   std::vector<char*> argv, envp;
   for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -103,14 +106,17 @@ ChildStatus run_child(const std::vector<std::string>& command, const std::vector
   envp.push_back(nullptr);
 
   // Handlers go in before the fork so no signal slips between the child's start and them.
-  struct sigaction forward {}, previous[sizeof(kForwarded) / sizeof(int)];
+  struct sigaction forward {
+  }, previous[sizeof(kForwarded) / sizeof(int)];
   forward.sa_sigaction = forward_signal;
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
-  for (std::size_t i = 0; i < sizeof(kForwarded) / sizeof(int); ++i) sigaction(kForwarded[i], &forward, &previous[i]);
+  for (std::size_t i = 0; i < sizeof(kForwarded) / sizeof(int); ++i)
+    sigaction(kForwarded[i], &forward, &previous[i]);
   auto restore = [&] {
     g_child = 0;
-    for (std::size_t i = 0; i < sizeof(kForwarded) / sizeof(int); ++i) sigaction(kForwarded[i], &previous[i], nullptr);
+    for (std::size_t i = 0; i < sizeof(kForwarded) / sizeof(int); ++i)
+      sigaction(kForwarded[i], &previous[i], nullptr);
   };
 
   std::fflush(nullptr);
@@ -118,11 +124,13 @@ ChildStatus run_child(const std::vector<std::string>& command, const std::vector
   if (pid < 0) {
     const int err = errno;
     restore();
-    throw std::runtime_error(std::string("cannot start the program: fork failed: ") + std::strerror(err));
+    throw std::runtime_error(std::string("cannot start the program: fork failed: ") +
+                             std::strerror(err));
   }
   if (pid == 0) {
     // The child takes the default dispositions back before becoming the program.
-    for (std::size_t i = 0; i < sizeof(kForwarded) / sizeof(int); ++i) sigaction(kForwarded[i], &previous[i], nullptr);
+    for (std::size_t i = 0; i < sizeof(kForwarded) / sizeof(int); ++i)
+      sigaction(kForwarded[i], &previous[i], nullptr);
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
     const char* what = std::strerror(err);
@@ -142,7 +150,8 @@ ChildStatus run_child(const std::vector<std::string>& command, const std::vector
     if (r < 0 && errno != EINTR) {
       const int err = errno;
       restore();
-      throw std::runtime_error(std::string("waiting for the program failed: ") + std::strerror(err));
+      throw std::runtime_error(std::string("waiting for the program failed: ") +
+                               std::strerror(err));
     }
   }
   restore();
@@ -161,7 +170,9 @@ int exit_like(const ChildStatus& s) {
   std::fflush(nullptr);
   // Die the same death so the caller (a shell, torchrun, Slurm) sees the signal, not a code;
   // without a core file of our own (the program's crash is not the launcher's).
-  struct rlimit no_core {0, 0};
+  struct rlimit no_core {
+    0, 0
+  };
   setrlimit(RLIMIT_CORE, &no_core);
   signal(s.code, SIG_DFL);
   sigset_t set;

@@ -1,7 +1,7 @@
 // pm2lat: the command line. Subcommands are thin: each parses its options and calls one
 // unit of reports/ (see cli/commands.h).
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <fstream>
 

@@ -25,8 +25,10 @@ std::string write_file(const std::filesystem::path& path, Writer&& writer) {
 
 }  // namespace
 
-std::vector<std::string> write_run_reports(const reports::RunTable& table, const reports::RunSummary& summary,
-                                           const std::string& dir, const std::string& base, const std::string& title) {
+std::vector<std::string> write_run_reports(const reports::RunTable& table,
+                                           const reports::RunSummary& summary,
+                                           const std::string& dir, const std::string& base,
+                                           const std::string& title) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
@@ -37,15 +39,20 @@ std::vector<std::string> write_run_reports(const reports::RunTable& table, const
     const auto& r0 = table.ranks().front();
     if (!r0.gpu.empty()) heading.facts.emplace_back("GPU", r0.gpu);
     if (!r0.command.empty()) heading.facts.emplace_back("command", r0.command);
-    if (table.ranks().size() > 1) heading.facts.emplace_back("ranks", std::to_string(table.ranks().size()));
+    if (table.ranks().size() > 1)
+      heading.facts.emplace_back("ranks", std::to_string(table.ranks().size()));
   }
   std::vector<std::string> files;
-  files.push_back(write_file(d / (base + ".trace.json"), [&](std::ostream& o) { reports::write_perfetto_trace(o, table); }));
-  files.push_back(write_file(d / (base + ".html"),
-                             [&](std::ostream& o) { reports::write_html_report(o, table, summary, heading); }));
-  files.push_back(write_file(d / (base + ".csv"),
-                             [&](std::ostream& o) { reports::write_summary_csv(o, summary, table); }));
-  files.push_back(write_file(d / (base + ".kernels.csv"), [&](std::ostream& o) { reports::write_kernels_csv(o, table); }));
+  files.push_back(write_file(d / (base + ".trace.json"),
+                             [&](std::ostream& o) { reports::write_perfetto_trace(o, table); }));
+  files.push_back(write_file(d / (base + ".html"), [&](std::ostream& o) {
+    reports::write_html_report(o, table, summary, heading);
+  }));
+  files.push_back(write_file(d / (base + ".csv"), [&](std::ostream& o) {
+    reports::write_summary_csv(o, summary, table);
+  }));
+  files.push_back(write_file(d / (base + ".kernels.csv"),
+                             [&](std::ostream& o) { reports::write_kernels_csv(o, table); }));
   return files;
 }
 

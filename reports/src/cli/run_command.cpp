@@ -5,9 +5,9 @@
 
 #include "cli/commands.h"
 #include "pm2lat/device_catalogue.h"
+#include "pm2lat/reports/cli/launcher.h"
 #include "pm2lat/reports/console_reporter.h"
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/cli/launcher.h"
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"
@@ -24,7 +24,8 @@ void summarise_run(const std::filesystem::path& out_dir) {
   try {
     files = reports::find_records_files({out_dir.string()});
   } catch (const std::exception&) {
-    fmt::print(stderr, "pm2lat: no kernel records in {} (did the program launch GPU kernels?)\n", out_dir.string());
+    fmt::print(stderr, "pm2lat: no kernel records in {} (did the program launch GPU kernels?)\n",
+               out_dir.string());
     return;
   }
   try {
@@ -41,7 +42,8 @@ void summarise_run(const std::filesystem::path& out_dir) {
     std::cerr.flush();
     reports::print_run_summary(std::cout, summary, h);
     if (summary.per_rank.size() > 1) reports::print_rank_table(std::cout, summary);
-    const auto written = write_run_reports(run.table, summary, out_dir.string(), "pm2lat-report", h.title);
+    const auto written =
+        write_run_reports(run.table, summary, out_dir.string(), "pm2lat-report", h.title);
     fmt::print("\noutputs in {}:\n", out_dir.string());
     for (const auto& f : files) fmt::print("  {}  (kernel records)\n", f.string());
     for (const auto& f : written) fmt::print("  {}\n", f);
@@ -53,7 +55,8 @@ void summarise_run(const std::filesystem::path& out_dir) {
 
 }  // namespace
 
-void add_run_commands(CLI::App& app, const GlobalOptions& global, std::vector<std::pair<CLI::App*, Action>>& actions) {
+void add_run_commands(CLI::App& app, const GlobalOptions& global,
+                      std::vector<std::pair<CLI::App*, Action>>& actions) {
   struct Options {
     std::vector<std::string> command;
     std::string targets = kDefaultTargets;
@@ -61,7 +64,8 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global, std::vector<st
     bool no_measure = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("run", "Run a program with pm2lat loaded: pm2lat run [options] -- CMD ARGS...");
+  auto* cmd = app.add_subcommand(
+      "run", "Run a program with pm2lat loaded: pm2lat run [options] -- CMD ARGS...");
   cmd->add_option("--targets", o->targets, "comma-separated target GPUs")->capture_default_str();
   cmd->add_option("--out", o->out, "output directory (default: ./pm2lat-<timestamp>)");
   cmd->add_flag("--no-measure", o->no_measure, "predict only; do not time the kernels");
@@ -70,7 +74,8 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global, std::vector<st
     reports::LaunchConfig config;
     config.command = o->command;
     // Check everything before starting the program: a typo must not cost a training run.
-    const DeviceCatalogue catalogue = DeviceCatalogue::load(std::filesystem::path(global.profiles) / "devices.json");
+    const DeviceCatalogue catalogue =
+        DeviceCatalogue::load(std::filesystem::path(global.profiles) / "devices.json");
     for (const auto& t : reports::split_target_list(o->targets)) {
       try {
         config.targets.push_back(catalogue.resolve(t).name);
@@ -82,18 +87,22 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global, std::vector<st
     }
     if (config.targets.empty()) throw reports::InputError("--targets names no GPU");
     config.library = reports::find_runtime_library(reports::executable_dir());
-    config.out_dir = std::filesystem::absolute(o->out.empty() ? reports::default_out_dir(".") : std::filesystem::path(o->out))
+    config.out_dir = std::filesystem::absolute(o->out.empty() ? reports::default_out_dir(".")
+                                                              : std::filesystem::path(o->out))
                          .lexically_normal();
     std::error_code ec;
     std::filesystem::create_directories(config.out_dir, ec);
-    if (ec) throw reports::InputError(config.out_dir.string() + ": cannot create directory: " + ec.message());
+    if (ec)
+      throw reports::InputError(config.out_dir.string() +
+                                ": cannot create directory: " + ec.message());
     config.profiles = std::filesystem::absolute(global.profiles).lexically_normal().string();
     config.measure = !o->no_measure;
 
     const auto env = reports::child_environment(config, environ);
     const reports::ChildStatus status = reports::run_child(config.command, env);
     if (status.signaled) {
-      fmt::print(stderr, "pm2lat: the program was killed by signal {} ({})\n", status.code, strsignal(status.code));
+      fmt::print(stderr, "pm2lat: the program was killed by signal {} ({})\n", status.code,
+                 strsignal(status.code));
     }
     summarise_run(config.out_dir);
     return reports::exit_like(status);

@@ -13,7 +13,8 @@
 
 namespace pm2lat::reports {
 
-AttentionEvalResult eval_attention(Predictor& predictor, const std::vector<calibrate::AttentionMeasurement>& rows) {
+AttentionEvalResult eval_attention(Predictor& predictor,
+                                   const std::vector<calibrate::AttentionMeasurement>& rows) {
   struct Acc {
     ErrorStats all;
     std::map<std::string, ErrorStats> kv;
@@ -36,7 +37,8 @@ AttentionEvalResult eval_attention(Predictor& predictor, const std::vector<calib
       continue;
     }
     auto c = classes.find(m.record.launch.name);
-    if (c == classes.end()) c = classes.emplace(m.record.launch.name, classify_kernel(m.record.launch.name)).first;
+    if (c == classes.end())
+      c = classes.emplace(m.record.launch.name, classify_kernel(m.record.launch.name)).first;
     const Target& target = predictor.target(*t->second);
     PredictOptions opt;
     opt.basis = TimeBasis::kKernel;
@@ -44,7 +46,8 @@ AttentionEvalResult eval_attention(Predictor& predictor, const std::vector<calib
     opt.source_spec = target.spec;
     const Prediction p = predictor.predict(m.record, c->second, *t->second, opt);
     const double measured = *m.record.measured_us;
-    const std::string backend = m.op == "context_attention" ? m.backend : m.backend + " [" + m.op + "]";
+    const std::string backend =
+        m.op == "context_attention" ? m.backend : m.backend + " [" + m.op + "]";
     Acc& a = groups[{target.name, backend}];
     a.all.add(p.us, measured);
     const DType kv = m.record.op.attention.kv_dtype;
@@ -68,24 +71,27 @@ AttentionEvalResult eval_attention(Predictor& predictor, const std::vector<calib
 }
 
 void print_attention_eval(std::ostream& os, const AttentionEvalResult& r) {
-  fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8} {:>8} {:>8}\n", "system", "backend", "kv cache", "n", "MAPE%",
-             "med%", "p90%");
+  fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8} {:>8} {:>8}\n", "system", "backend", "kv cache",
+             "n", "MAPE%", "med%", "p90%");
   for (const auto& g : r.groups) {
     std::string note;
     if (g.spec_scaled) note += "  (spec-scaled)";
     if (g.config_chosen) note += "  (other implementation)";
-    fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}{}\n", g.device, g.backend, "all", g.error.n,
-               g.error.mape_pct, g.error.median_ape_pct, g.error.p90_ape_pct, note);
+    fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}{}\n", g.device, g.backend,
+               "all", g.error.n, g.error.mape_pct, g.error.median_ape_pct, g.error.p90_ape_pct,
+               note);
     if (g.by_kv_cache.size() > 1) {
       for (const auto& s : g.by_kv_cache) {
-        fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "", "", s.kv_cache_dtype, s.error.n,
-                   s.error.mape_pct, s.error.median_ape_pct, s.error.p90_ape_pct);
+        fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "", "",
+                   s.kv_cache_dtype, s.error.n, s.error.mape_pct, s.error.median_ape_pct,
+                   s.error.p90_ape_pct);
       }
     }
   }
-  fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "overall", "", "", r.overall.n,
-             r.overall.mape_pct, r.overall.median_ape_pct, r.overall.p90_ape_pct);
-  if (r.unknown_devices > 0) fmt::print(os, "{} rows skipped: system not in the device catalogue\n", r.unknown_devices);
+  fmt::print(os, "{:<20} {:<34} {:<9} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "overall", "", "",
+             r.overall.n, r.overall.mape_pct, r.overall.median_ape_pct, r.overall.p90_ape_pct);
+  if (r.unknown_devices > 0)
+    fmt::print(os, "{} rows skipped: system not in the device catalogue\n", r.unknown_devices);
 }
 
 nlohmann::json attention_eval_json(const AttentionEvalResult& r) {
@@ -94,17 +100,27 @@ nlohmann::json attention_eval_json(const AttentionEvalResult& r) {
   for (const auto& g : r.groups) {
     json kv = json::array();
     for (const auto& s : g.by_kv_cache) {
-      kv.push_back({{"kv_cache_dtype", s.kv_cache_dtype}, {"n", s.error.n}, {"mape_pct", s.error.mape_pct},
+      kv.push_back({{"kv_cache_dtype", s.kv_cache_dtype},
+                    {"n", s.error.n},
+                    {"mape_pct", s.error.mape_pct},
                     {"median_ape_pct", s.error.median_ape_pct}});
     }
-    groups.push_back({{"device", g.device}, {"backend", g.backend}, {"n", g.error.n},
-                      {"mape_pct", g.error.mape_pct}, {"median_ape_pct", g.error.median_ape_pct},
-                      {"p90_ape_pct", g.error.p90_ape_pct}, {"by_kv_cache", kv}, {"spec_scaled", g.spec_scaled},
+    groups.push_back({{"device", g.device},
+                      {"backend", g.backend},
+                      {"n", g.error.n},
+                      {"mape_pct", g.error.mape_pct},
+                      {"median_ape_pct", g.error.median_ape_pct},
+                      {"p90_ape_pct", g.error.p90_ape_pct},
+                      {"by_kv_cache", kv},
+                      {"spec_scaled", g.spec_scaled},
                       {"config_chosen", g.config_chosen}});
   }
   return {{"groups", groups},
-          {"overall", {{"n", r.overall.n}, {"mape_pct", r.overall.mape_pct},
-                       {"median_ape_pct", r.overall.median_ape_pct}, {"p90_ape_pct", r.overall.p90_ape_pct}}}};
+          {"overall",
+           {{"n", r.overall.n},
+            {"mape_pct", r.overall.mape_pct},
+            {"median_ape_pct", r.overall.median_ape_pct},
+            {"p90_ape_pct", r.overall.p90_ape_pct}}}};
 }
 
 }  // namespace pm2lat::reports

@@ -11,7 +11,9 @@ double ape_pct(double predicted, double measured) noexcept {
   return std::fabs(predicted - measured) / measured * 100.0;
 }
 
-void ErrorStats::add(double predicted, double measured) { apes_.push_back(ape_pct(predicted, measured)); }
+void ErrorStats::add(double predicted, double measured) {
+  apes_.push_back(ape_pct(predicted, measured));
+}
 
 namespace {
 double quantile(std::vector<double>& v, double q) {

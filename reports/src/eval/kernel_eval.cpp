@@ -18,7 +18,8 @@ std::string family_label(const KernelClass& cls) {
   return std::string(to_string(cls.family));
 }
 
-KernelEvalResult eval_kernels(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls) {
+KernelEvalResult eval_kernels(Predictor& predictor,
+                              const std::vector<calibrate::MeasuredCall>& calls) {
   struct Acc {
     ErrorStats all, gemm;
     bool spec_scaled = false;
@@ -41,7 +42,8 @@ KernelEvalResult eval_kernels(Predictor& predictor, const std::vector<calibrate:
       continue;
     }
     auto c_it = classes.find(c.record.launch.name);
-    if (c_it == classes.end()) c_it = classes.emplace(c.record.launch.name, classify_kernel(c.record.launch.name)).first;
+    if (c_it == classes.end())
+      c_it = classes.emplace(c.record.launch.name, classify_kernel(c.record.launch.name)).first;
     const KernelClass& cls = c_it->second;
     PredictOptions opt;
     opt.basis = TimeBasis::kCall;
@@ -70,18 +72,19 @@ void print_kernel_eval(std::ostream& os, const KernelEvalResult& r) {
   fmt::print(os, "{:<16} {:<9} {:<18} {:>7} {:>8} {:>8} {:>8}\n", "device", "op", "family", "n",
              "MAPE%", "med%", "p90%");
   for (const auto& g : r.groups) {
-    fmt::print(os, "{:<16} {:<9} {:<18} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", g.device, g.op, g.family,
-               g.error.n, g.error.mape_pct, g.error.median_ape_pct, g.error.p90_ape_pct);
+    fmt::print(os, "{:<16} {:<9} {:<18} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", g.device, g.op,
+               g.family, g.error.n, g.error.mape_pct, g.error.median_ape_pct, g.error.p90_ape_pct);
   }
-  fmt::print(os, "\n{:<16} {:>7} {:>8} {:>8} {:>8} {:>7} {:>10} {:>9}\n", "device", "n", "MAPE%", "med%",
-             "p90%", "gemm n", "gemm MAPE%", "gemm med%");
+  fmt::print(os, "\n{:<16} {:>7} {:>8} {:>8} {:>8} {:>7} {:>10} {:>9}\n", "device", "n", "MAPE%",
+             "med%", "p90%", "gemm n", "gemm MAPE%", "gemm med%");
   for (const auto& d : r.devices) {
-    fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f} {:>7} {:>10.2f} {:>9.2f}{}\n", d.device, d.error.n,
-               d.error.mape_pct, d.error.median_ape_pct, d.error.p90_ape_pct, d.gemm.n, d.gemm.mape_pct,
-               d.gemm.median_ape_pct, d.spec_scaled ? "  (spec-scaled: no profile)" : "");
+    fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f} {:>7} {:>10.2f} {:>9.2f}{}\n", d.device,
+               d.error.n, d.error.mape_pct, d.error.median_ape_pct, d.error.p90_ape_pct, d.gemm.n,
+               d.gemm.mape_pct, d.gemm.median_ape_pct,
+               d.spec_scaled ? "  (spec-scaled: no profile)" : "");
   }
-  fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "overall", r.overall.n, r.overall.mape_pct,
-             r.overall.median_ape_pct, r.overall.p90_ape_pct);
+  fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "overall", r.overall.n,
+             r.overall.mape_pct, r.overall.median_ape_pct, r.overall.p90_ape_pct);
   if (r.unknown_devices > 0)
     fmt::print(os, "{} rows skipped: GPU not in the device catalogue\n", r.unknown_devices);
 }
@@ -90,28 +93,40 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
   using nlohmann::json;
   json groups = json::array(), devices = json::array();
   for (const auto& g : r.groups) {
-    groups.push_back({{"device", g.device}, {"op", g.op}, {"family", g.family}, {"n", g.error.n},
-                      {"mape_pct", g.error.mape_pct}, {"median_ape_pct", g.error.median_ape_pct},
+    groups.push_back({{"device", g.device},
+                      {"op", g.op},
+                      {"family", g.family},
+                      {"n", g.error.n},
+                      {"mape_pct", g.error.mape_pct},
+                      {"median_ape_pct", g.error.median_ape_pct},
                       {"p90_ape_pct", g.error.p90_ape_pct}});
   }
   for (const auto& d : r.devices) {
-    devices.push_back({{"device", d.device}, {"n", d.error.n}, {"mape_pct", d.error.mape_pct},
-                       {"median_ape_pct", d.error.median_ape_pct}, {"p90_ape_pct", d.error.p90_ape_pct},
-                       {"gemm_mape_pct", d.gemm.mape_pct}, {"gemm_median_ape_pct", d.gemm.median_ape_pct},
+    devices.push_back({{"device", d.device},
+                       {"n", d.error.n},
+                       {"mape_pct", d.error.mape_pct},
+                       {"median_ape_pct", d.error.median_ape_pct},
+                       {"p90_ape_pct", d.error.p90_ape_pct},
+                       {"gemm_mape_pct", d.gemm.mape_pct},
+                       {"gemm_median_ape_pct", d.gemm.median_ape_pct},
                        {"spec_scaled", d.spec_scaled}});
   }
   return {{"groups", groups},
           {"devices", devices},
-          {"overall", {{"n", r.overall.n}, {"mape_pct", r.overall.mape_pct},
-                       {"median_ape_pct", r.overall.median_ape_pct}}}};
+          {"overall",
+           {{"n", r.overall.n},
+            {"mape_pct", r.overall.mape_pct},
+            {"median_ape_pct", r.overall.median_ape_pct}}}};
 }
 
 }  // namespace pm2lat::reports
 
 namespace pm2lat::reports {
 
-CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
-                                   const std::string& source, const std::string& target, bool graph_replay) {
+CrossEvalResult eval_kernels_cross(Predictor& predictor,
+                                   const std::vector<calibrate::MeasuredCall>& calls,
+                                   const std::string& source, const std::string& target,
+                                   bool graph_replay) {
   const DeviceCatalogue& cat = predictor.catalogue();
   auto canonical = [&](const std::string& name) -> std::string {
     const DeviceSpec* s = cat.find(name);
@@ -140,8 +155,9 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calib
         auto c_it = classes.find(on_a->record.launch.name);
         if (c_it == classes.end()) {
           c_it = classes
-                     .emplace(on_a->record.launch.name, on_a->kernel_class ? *on_a->kernel_class
-                                                                           : classify_kernel(on_a->record.launch.name))
+                     .emplace(on_a->record.launch.name,
+                              on_a->kernel_class ? *on_a->kernel_class
+                                                 : classify_kernel(on_a->record.launch.name))
                      .first;
         }
         PredictOptions opt;
@@ -158,7 +174,8 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calib
     }
   }
   CrossEvalResult out;
-  for (const auto& [k, s] : groups) out.pairs.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), s.summary()});
+  for (const auto& [k, s] : groups)
+    out.pairs.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), s.summary()});
   for (const auto& [k, s] : totals) out.totals.push_back({k.first, k.second, "all", s.summary()});
   out.overall = overall.summary();
   out.gemm = gemm.summary();
@@ -166,17 +183,20 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calib
 }
 
 void print_cross_eval(std::ostream& os, const CrossEvalResult& r) {
-  fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8} {:>8}\n", "source", "target", "op", "n", "MAPE%", "med%");
+  fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8} {:>8}\n", "source", "target", "op", "n", "MAPE%",
+             "med%");
   for (const auto& g : r.pairs) {
-    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op, g.error.n,
-               g.error.mape_pct, g.error.median_ape_pct);
+    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op,
+               g.error.n, g.error.mape_pct, g.error.median_ape_pct);
   }
   fmt::print(os, "\n");
   for (const auto& g : r.totals) {
-    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, "all", g.error.n,
-               g.error.mape_pct, g.error.median_ape_pct);
+    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, "all",
+               g.error.n, g.error.mape_pct, g.error.median_ape_pct);
   }
-  fmt::print(os, "overall: n {}  MAPE {:.2f} %  median {:.2f} %   GEMM: n {}  MAPE {:.2f} %  median {:.2f} %\n",
+  fmt::print(os,
+             "overall: n {}  MAPE {:.2f} %  median {:.2f} %   GEMM: n {}  MAPE {:.2f} %  median "
+             "{:.2f} %\n",
              r.overall.n, r.overall.mape_pct, r.overall.median_ape_pct, r.gemm.n, r.gemm.mape_pct,
              r.gemm.median_ape_pct);
 }
@@ -210,14 +230,22 @@ nlohmann::json cross_eval_json(const CrossEvalResult& r) {
   json pairs = json::array();
   for (const auto* list : {&r.pairs, &r.totals}) {
     for (const auto& g : *list) {
-      pairs.push_back({{"source", g.source}, {"target", g.target}, {"op", g.op}, {"n", g.error.n},
-                       {"mape_pct", g.error.mape_pct}, {"median_ape_pct", g.error.median_ape_pct}});
+      pairs.push_back({{"source", g.source},
+                       {"target", g.target},
+                       {"op", g.op},
+                       {"n", g.error.n},
+                       {"mape_pct", g.error.mape_pct},
+                       {"median_ape_pct", g.error.median_ape_pct}});
     }
   }
   return {{"pairs", pairs},
-          {"overall", {{"n", r.overall.n}, {"mape_pct", r.overall.mape_pct},
-                       {"median_ape_pct", r.overall.median_ape_pct}, {"gemm_n", r.gemm.n},
-                       {"gemm_mape_pct", r.gemm.mape_pct}, {"gemm_median_ape_pct", r.gemm.median_ape_pct}}}};
+          {"overall",
+           {{"n", r.overall.n},
+            {"mape_pct", r.overall.mape_pct},
+            {"median_ape_pct", r.overall.median_ape_pct},
+            {"gemm_n", r.gemm.n},
+            {"gemm_mape_pct", r.gemm.mape_pct},
+            {"gemm_median_ape_pct", r.gemm.median_ape_pct}}}};
 }
 
 }  // namespace pm2lat::reports

@@ -32,9 +32,7 @@ double median_dispatch(const Profile* p) {
 class StepTimeline {
  public:
   void dispatch(double host_us) { cpu_ += host_us; }
-  void run_kernel(double kernel_us) {
-    gpu_ = std::max(gpu_, cpu_) + kernel_us;
-  }
+  void run_kernel(double kernel_us) { gpu_ = std::max(gpu_, cpu_) + kernel_us; }
   double end_us() const { return std::max(cpu_, gpu_); }
 
  private:
@@ -109,7 +107,8 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
         double host = 0;
         switch (op.host) {
           case HostWork::kLaunch: {
-            const CallOverhead o = overheads ? overheads->overhead_for(op.overhead_key) : CallOverhead{};
+            const CallOverhead o =
+                overheads ? overheads->overhead_for(op.overhead_key) : CallOverhead{};
             host = o.pre_us > 0 ? o.pre_us : dispatch;
             break;
           }
@@ -126,8 +125,10 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
     };
     for_each_in_order(run.ops, false, [&](const ModelOpRow& row) { replay(row, Pass::kForward); });
     if (run.training()) {
-      for_each_in_order(run.ops, true, [&](const ModelOpRow& row) { replay(row, Pass::kBackward); });
-      for_each_in_order(run.ops, false, [&](const ModelOpRow& row) { replay(row, Pass::kAccumulate); });
+      for_each_in_order(run.ops, true,
+                        [&](const ModelOpRow& row) { replay(row, Pass::kBackward); });
+      for_each_in_order(run.ops, false,
+                        [&](const ModelOpRow& row) { replay(row, Pass::kAccumulate); });
     }
     for (const ModelOpRow& row : run.ops) {
       r.classes[static_cast<std::size_t>(op_class_of(row.op_class))].labelled_ms +=
@@ -147,42 +148,54 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
 }
 
 void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_class) {
-  fmt::print(os, "{:<16} {:<11} {:<5} {:>6} {:>5} {:>12} {:>12} {:>8} {:>10}\n", "device", "model", "mode",
-             "seqlen", "batch", "measured ms", "predicted ms", "error%", "NeuSight%");
+  fmt::print(os, "{:<16} {:<11} {:<5} {:>6} {:>5} {:>12} {:>12} {:>8} {:>10}\n", "device", "model",
+             "mode", "seqlen", "batch", "measured ms", "predicted ms", "error%", "NeuSight%");
   for (const auto& r : res.runs) {
-    fmt::print(os, "{:<16} {:<11} {:<5} {:>6} {:>5} {:>12.2f} {:>12.2f} {:>8.2f} {:>10}{}\n", r.device, r.model,
-               r.mode, r.seqlen, r.batch, r.measured_ms, r.predicted_ms, r.error_pct,
+    fmt::print(os, "{:<16} {:<11} {:<5} {:>6} {:>5} {:>12.2f} {:>12.2f} {:>8.2f} {:>10}{}\n",
+               r.device, r.model, r.mode, r.seqlen, r.batch, r.measured_ms, r.predicted_ms,
+               r.error_pct,
                r.neusight_error_pct ? fmt::format("{:.2f}", *r.neusight_error_pct) : "-",
                r.spec_scaled ? "  (spec-scaled: no profile)" : "");
     if (by_class) {
       for (std::size_t c = 0; c < r.classes.size(); ++c) {
         const auto& t = r.classes[c];
         if (t.predicted_ms == 0 && t.labelled_ms == 0) continue;
-        fmt::print(os, "    {:<12} predicted {:>10.2f} ms   per-operator labels {:>10.2f} ms   ({:+.1f} % of the run)\n",
+        fmt::print(os,
+                   "    {:<12} predicted {:>10.2f} ms   per-operator labels {:>10.2f} ms   "
+                   "({:+.1f} % of the run)\n",
                    to_string(static_cast<OpClass>(c)), t.predicted_ms, t.labelled_ms,
                    100.0 * (t.predicted_ms - t.labelled_ms) / r.measured_ms);
       }
     }
   }
-  fmt::print(os, "\ncells {}  mean error {:.2f} %  median error {:.2f} %  better than NeuSight in {} of {}\n",
-             res.overall.n, res.overall.mape_pct, res.overall.median_ape_pct, res.cells_better_than_neusight,
-             res.cells_with_neusight);
+  fmt::print(
+      os,
+      "\ncells {}  mean error {:.2f} %  median error {:.2f} %  better than NeuSight in {} of {}\n",
+      res.overall.n, res.overall.mape_pct, res.overall.median_ape_pct,
+      res.cells_better_than_neusight, res.cells_with_neusight);
   if (res.skipped_without_ops > 0)
     fmt::print(os, "{} runs skipped: no per-operator file\n", res.skipped_without_ops);
   if (res.skipped_unknown_device > 0)
-    fmt::print(os, "{} runs skipped: GPU not in the device catalogue\n", res.skipped_unknown_device);
+    fmt::print(os, "{} runs skipped: GPU not in the device catalogue\n",
+               res.skipped_unknown_device);
 }
 
 nlohmann::json model_eval_json(const ModelEvalResult& res, bool by_class) {
   using nlohmann::json;
   json runs = json::array();
   for (const auto& r : res.runs) {
-    json j = {{"device", r.device}, {"model", r.model}, {"mode", r.mode}, {"seqlen", r.seqlen},
-              {"batch", r.batch}, {"measured_ms", r.measured_ms}, {"predicted_ms", r.predicted_ms},
-              {"error_pct", r.error_pct},
-              {"neusight_error_pct", r.neusight_error_pct ? json(*r.neusight_error_pct) : json(nullptr)},
-              {"spec_scaled", r.spec_scaled},
-              {"spec_scaled_kernel_ms", r.scaled_kernel_ms}};
+    json j = {
+        {"device", r.device},
+        {"model", r.model},
+        {"mode", r.mode},
+        {"seqlen", r.seqlen},
+        {"batch", r.batch},
+        {"measured_ms", r.measured_ms},
+        {"predicted_ms", r.predicted_ms},
+        {"error_pct", r.error_pct},
+        {"neusight_error_pct", r.neusight_error_pct ? json(*r.neusight_error_pct) : json(nullptr)},
+        {"spec_scaled", r.spec_scaled},
+        {"spec_scaled_kernel_ms", r.scaled_kernel_ms}};
     if (by_class) {
       json classes = json::object();
       for (std::size_t c = 0; c < r.classes.size(); ++c) {
@@ -194,11 +207,12 @@ nlohmann::json model_eval_json(const ModelEvalResult& res, bool by_class) {
     runs.push_back(j);
   }
   return {{"runs", runs},
-          {"overall", {{"cells", res.overall.n},
-                       {"mean_error_pct", res.overall.mape_pct},
-                       {"median_error_pct", res.overall.median_ape_pct},
-                       {"cells_better_than_neusight", res.cells_better_than_neusight},
-                       {"skipped_without_ops", res.skipped_without_ops}}}};
+          {"overall",
+           {{"cells", res.overall.n},
+            {"mean_error_pct", res.overall.mape_pct},
+            {"median_error_pct", res.overall.median_ape_pct},
+            {"cells_better_than_neusight", res.cells_better_than_neusight},
+            {"skipped_without_ops", res.skipped_without_ops}}}};
 }
 
 }  // namespace pm2lat::reports

@@ -10,7 +10,8 @@ using calibrate::ModelOpRow;
 using calibrate::TensorDims;
 
 double numel(const TensorDims& d) {
-  return std::accumulate(d.begin(), d.end(), 1.0, [](double a, std::int64_t b) { return a * static_cast<double>(b); });
+  return std::accumulate(d.begin(), d.end(), 1.0,
+                         [](double a, std::int64_t b) { return a * static_cast<double>(b); });
 }
 
 double element_bytes(const std::string& dtype) {
@@ -36,8 +37,8 @@ LoweredOp cpu_only(OpClass c, HostWork w) {
 }
 
 // C[batch, m, n] = A[batch, m, k] * B[batch, k, n].
-LoweredOp gemm(OpClass c, const std::string& key, std::int64_t batch, std::int64_t m, std::int64_t n,
-               std::int64_t k, bool trans_a, bool trans_b, bool bias) {
+LoweredOp gemm(OpClass c, const std::string& key, std::int64_t batch, std::int64_t m,
+               std::int64_t n, std::int64_t k, bool trans_a, bool trans_b, bool bias) {
   LoweredOp op;
   op.op_class = c;
   op.has_kernel = true;
@@ -106,7 +107,8 @@ std::optional<TensorDims> embedding_table(const ModelOpRow& r) {
   const auto p = r.neusight_acc_ops.find("MEM:");
   if (p == std::string::npos) return std::nullopt;
   const auto e = r.neusight_acc_ops.find_first_of(";|", p);
-  return calibrate::parse_dims_text(r.neusight_acc_ops.substr(p + 4, e == std::string::npos ? std::string::npos : e - p - 4));
+  return calibrate::parse_dims_text(
+      r.neusight_acc_ops.substr(p + 4, e == std::string::npos ? std::string::npos : e - p - 4));
 }
 
 std::vector<LoweredOp> forward(const ModelOpRow& r) {
@@ -121,7 +123,8 @@ std::vector<LoweredOp> forward(const ModelOpRow& r) {
     const bool linear = r.op_kind == "linear" || r.op_kind == "addmm";
     // NeuSight: N is the reduction; output [M, K]. nn.Linear multiplies by the transposed
     // weight; addmm (GPT-2's Conv1D) by the weight as stored.
-    return {gemm(c, linear ? "linear" : "bmm", r.B, r.M, r.K, r.N, false, r.op_kind == "linear", linear)};
+    return {gemm(c, linear ? "linear" : "bmm", r.B, r.M, r.K, r.N, false, r.op_kind == "linear",
+                 linear)};
   }
   // Indexing returns a view, and casts of these fp32 models to their own type are no-ops:
   // both dispatch without a kernel.
@@ -132,15 +135,17 @@ std::vector<LoweredOp> forward(const ModelOpRow& r) {
   const std::int64_t rows = leading(out), cols = last_dim(out);
   const Inputs in = tensor_inputs(r, es);
   if (cl == "elementwise") {
-    return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, elementwise_key(r, in.tensors),
-                         rows, cols, in.bytes, n * es)};
+    return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise,
+                         elementwise_key(r, in.tensors), rows, cols, in.bytes, n * es)};
   }
   if (cl == "softmax") {
-    return {memory_bound(c, KernelFamily::kSoftmax, OpKind::kSoftmax, "softmax", rows, cols, n * es, n * es)};
+    return {memory_bound(c, KernelFamily::kSoftmax, OpKind::kSoftmax, "softmax", rows, cols, n * es,
+                         n * es)};
   }
   if (cl == "layernorm") {
     return {memory_bound(c, KernelFamily::kLayerNorm, OpKind::kLayerNorm, "ln", rows, cols,
-                         n * es + 2.0 * static_cast<double>(cols) * es, n * es + 8.0 * static_cast<double>(rows))};
+                         n * es + 2.0 * static_cast<double>(cols) * es,
+                         n * es + 8.0 * static_cast<double>(rows))};
   }
   if (cl == "embedding") {
     // Gather: read the selected rows and the indices, write the output.
@@ -157,8 +162,8 @@ std::vector<LoweredOp> forward(const ModelOpRow& r) {
       return {memory_bound(c, KernelFamily::kMemset, OpKind::kMemset, k, rows, cols, 0, n * es)};
     }
     if (k == "dropout") {  // training dropout: random mask, scaled copy, mask kept for backward
-      return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "dropout", rows, cols, n * es,
-                           n * es + n)};
+      return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "dropout", rows,
+                           cols, n * es, n * es + n)};
     }
     return {memory_bound(c, KernelFamily::kCopy, OpKind::kCopy, k, rows, cols, n * es, n * es)};
   }
@@ -179,10 +184,12 @@ std::vector<LoweredOp> backward(const ModelOpRow& r) {
     std::vector<LoweredOp> ops;
     ops.push_back(gemm(c, "bmm", r.B, r.M, r.N, r.K, false, true, false));
     if (linear) {
-      ops.push_back(gemm(c, "bmm", 1, r.K, r.N, r.M * std::max<std::int64_t>(1, r.B), true, false, false));
+      ops.push_back(
+          gemm(c, "bmm", 1, r.K, r.N, r.M * std::max<std::int64_t>(1, r.B), true, false, false));
       // Bias gradient: a column reduction of dC.
-      ops.push_back(memory_bound(OpClass::kOther, KernelFamily::kReduction, OpKind::kReduction, "sum", r.M, r.K,
-                                 static_cast<double>(r.M) * static_cast<double>(r.K) * 4, static_cast<double>(r.K) * 4));
+      ops.push_back(memory_bound(
+          OpClass::kOther, KernelFamily::kReduction, OpKind::kReduction, "sum", r.M, r.K,
+          static_cast<double>(r.M) * static_cast<double>(r.K) * 4, static_cast<double>(r.K) * 4));
     } else {
       ops.push_back(gemm(c, "bmm", r.B, r.N, r.K, r.M, true, false, false));
     }
@@ -197,37 +204,43 @@ std::vector<LoweredOp> backward(const ModelOpRow& r) {
     const std::string& k = r.op_kind;
     if (k == "add" || k == "sub") return {cpu_only(c, HostWork::kView)};  // gradient passes through
     if (k == "lt" || k == "where" || k == "masked_fill" || k == "masked_fill_") {
-      return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "mul", rows, cols, 2 * n * es, n * es)};
+      return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "mul", rows, cols,
+                           2 * n * es, n * es)};
     }
     // One kernel per tensor input needing a gradient: reads the gradient and an operand.
     std::vector<LoweredOp> ops;
     const int kernels = std::max(1, in.tensors);
-    const std::string key = (k == "gelu" || k == "tanh" || k == "relu") ? k : (kernels > 1 ? "mul" : "mulu");
+    const std::string key =
+        (k == "gelu" || k == "tanh" || k == "relu") ? k : (kernels > 1 ? "mul" : "mulu");
     for (int i = 0; i < kernels; ++i) {
-      ops.push_back(memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, key, rows, cols,
-                                 2 * n * es, n * es));
+      ops.push_back(memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, key, rows,
+                                 cols, 2 * n * es, n * es));
     }
     return ops;
   }
   if (cl == "softmax") {  // dX = y * (dY - sum(dY * y)): reads y and dY
-    return {memory_bound(c, KernelFamily::kSoftmax, OpKind::kSoftmax, "softmax", rows, cols, 2 * n * es, n * es)};
+    return {memory_bound(c, KernelFamily::kSoftmax, OpKind::kSoftmax, "softmax", rows, cols,
+                         2 * n * es, n * es)};
   }
   if (cl == "layernorm") {  // input gradient, then gamma/beta gradients
-    return {memory_bound(c, KernelFamily::kLayerNorm, OpKind::kLayerNorm, "ln", rows, cols, 2 * n * es, n * es),
-            memory_bound(c, KernelFamily::kLayerNorm, OpKind::kLayerNorm, "ln", rows, cols, 2 * n * es,
-                         2.0 * static_cast<double>(cols) * es)};
+    return {memory_bound(c, KernelFamily::kLayerNorm, OpKind::kLayerNorm, "ln", rows, cols,
+                         2 * n * es, n * es),
+            memory_bound(c, KernelFamily::kLayerNorm, OpKind::kLayerNorm, "ln", rows, cols,
+                         2 * n * es, 2.0 * static_cast<double>(cols) * es)};
   }
   if (cl == "embedding") {
     // Dense embedding backward: zero the table's gradient, then scatter-add the rows.
     const auto table = embedding_table(r);
     const double table_bytes = table ? numel(*table) * es : n * es;
-    return {memory_bound(c, KernelFamily::kMemset, OpKind::kMemset, "embedding", rows, cols, 0, table_bytes),
+    return {memory_bound(c, KernelFamily::kMemset, OpKind::kMemset, "embedding", rows, cols, 0,
+                         table_bytes),
             memory_bound(c, KernelFamily::kEmbedding, OpKind::kEmbedding, "embedding", rows, cols,
                          n * es + static_cast<double>(rows) * 8, n * es)};
   }
   if (cl == "memory") {
     if (r.op_kind == "dropout") {
-      return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "mul", rows, cols, n * es + n, n * es)};
+      return {memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "mul", rows, cols,
+                           n * es + n, n * es)};
     }
     return {cpu_only(c, HostWork::kView)};
   }
@@ -239,9 +252,11 @@ std::vector<LoweredOp> accumulate(const ModelOpRow& r) {
   // AccumulateGrad: grad += new gradient for every parameter of the operator.
   auto acc = [&](std::int64_t rows, std::int64_t cols) {
     const double b = static_cast<double>(rows) * static_cast<double>(cols) * 4;
-    return memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "add", rows, cols, 2 * b, b);
+    return memory_bound(c, KernelFamily::kElementwise, OpKind::kElementwise, "add", rows, cols,
+                        2 * b, b);
   };
-  if (r.op_class == "gemm" && (r.op_kind == "linear" || r.op_kind == "addmm") && r.N > 0 && r.K > 0) {
+  if (r.op_class == "gemm" && (r.op_kind == "linear" || r.op_kind == "addmm") && r.N > 0 &&
+      r.K > 0) {
     return {acc(r.K, r.N), acc(1, r.K)};
   }
   if (r.op_class == "layernorm" && r.output) {
@@ -257,8 +272,8 @@ std::vector<LoweredOp> accumulate(const ModelOpRow& r) {
 }  // namespace
 
 std::string_view to_string(OpClass c) noexcept {
-  static constexpr std::array<std::string_view, 6> kNames{"gemm", "elementwise", "softmax",
-                                                          "layernorm", "embedding", "other"};
+  static constexpr std::array<std::string_view, 6> kNames{"gemm",      "elementwise", "softmax",
+                                                          "layernorm", "embedding",   "other"};
   return kNames[static_cast<std::size_t>(c)];
 }
 

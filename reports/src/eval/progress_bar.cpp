@@ -43,7 +43,8 @@ void ProgressBar::draw(std::uint64_t done) {
     std::string bar(static_cast<std::size_t>(filled), '=');
     if (filled < kWidth) bar += '>';
     bar.resize(kWidth, ' ');
-    std::fprintf(out_, "\r\033[K[%s] %3d%% %s", bar.c_str(), static_cast<int>(frac * 100), label_.c_str());
+    std::fprintf(out_, "\r\033[K[%s] %3d%% %s", bar.c_str(), static_cast<int>(frac * 100),
+                 label_.c_str());
   } else {
     std::fprintf(out_, "\r\033[K%s: %llu", label_.c_str(), static_cast<unsigned long long>(done));
   }

@@ -14,7 +14,8 @@ namespace {
 double comms_element_bytes(const std::string& dtype) {
   if (dtype == "Double" || dtype == "Long" || dtype == "ComplexFloat") return 8;
   if (dtype == "Half" || dtype == "BFloat16" || dtype == "Short") return 2;
-  if (dtype == "Byte" || dtype == "Char" || dtype == "Bool" || dtype.rfind("Float8", 0) == 0) return 1;
+  if (dtype == "Byte" || dtype == "Char" || dtype == "Bool" || dtype.rfind("Float8", 0) == 0)
+    return 1;
   if (dtype.empty()) return 4;
   return trace_inputs::element_bytes(dtype);
 }
@@ -29,8 +30,9 @@ bool from_args(const CollectiveArgs& c, CollectiveShape& out) {
 
 // Ops that describe a collective (and not, say, the training step around it).
 bool is_comms_op(std::string_view name) {
-  for (std::string_view n : {"nccl", "c10d", "record_param_comms", "all_reduce", "allreduce", "all_gather",
-                             "allgather", "reduce_scatter", "all_to_all", "alltoall", "broadcast"}) {
+  for (std::string_view n :
+       {"nccl", "c10d", "record_param_comms", "all_reduce", "allreduce", "all_gather", "allgather",
+        "reduce_scatter", "all_to_all", "alltoall", "broadcast"}) {
     if (name.find(n) != std::string_view::npos) return true;
   }
   return false;

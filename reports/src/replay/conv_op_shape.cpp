@@ -17,15 +17,18 @@ struct ConvSignature {
 };
 
 constexpr ConvSignature kSignatures[] = {
-    // cudnn_convolution(self, weight, padding, stride, dilation, groups, benchmark, deterministic, allow_tf32)
+    // cudnn_convolution(self, weight, padding, stride, dilation, groups, benchmark, deterministic,
+    // allow_tf32)
     {"cudnn_convolution", 0, 1, 3, 2, 4, 5},
     // cudnn_convolution_relu(self, weight, bias, stride, padding, dilation, groups)
     {"cudnn_convolution_relu", 0, 1, 3, 4, 5, 6},
     // cudnn_convolution_add_relu(self, weight, z, alpha, bias, stride, padding, dilation, groups)
     {"cudnn_convolution_add_relu", 0, 1, 5, 6, 7, 8},
-    // cudnn_convolution_transpose(self, weight, padding, output_padding, stride, dilation, groups, ...)
+    // cudnn_convolution_transpose(self, weight, padding, output_padding, stride, dilation, groups,
+    // ...)
     {"cudnn_convolution_transpose", 0, 1, 4, 2, 5, 6},
-    // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+    // groups)
     {"convolution", 0, 1, 3, 4, 5, 8},
     {"_convolution", 0, 1, 3, 4, 5, 8},
     // conv2d/conv1d/conv3d(input, weight, bias, stride, padding, dilation, groups)
@@ -64,20 +67,26 @@ std::optional<ConvShape> conv_shape(const TraceOp& op, std::string_view aten) {
   const auto w = trace_inputs::tensor_at(op, static_cast<std::size_t>(sig->weight));
   if (!in || !w || in->rank() < 3 || in->rank() != w->rank()) return std::nullopt;
   auto ints = [&](int idx) {
-    return idx < 0 ? std::vector<std::int64_t>{} : trace_inputs::concrete_ints(op, static_cast<std::size_t>(idx));
+    return idx < 0 ? std::vector<std::int64_t>{}
+                   : trace_inputs::concrete_ints(op, static_cast<std::size_t>(idx));
   };
-  const auto stride = ints(sig->stride), padding = ints(sig->padding), dilation = ints(sig->dilation);
+  const auto stride = ints(sig->stride), padding = ints(sig->padding),
+             dilation = ints(sig->dilation);
   ConvShape c;
   c.batch = in->dim(0);
   c.in_channels = in->dim(1);
   c.out_channels = w->dim(0);
   c.dtype = in->dtype;
-  if (sig->groups >= 0) c.groups = std::max<std::int64_t>(1, trace_inputs::concrete_int(op, static_cast<std::size_t>(sig->groups)).value_or(1));
-  if (c.groups == 1 && w->dim(1) > 0 && c.in_channels % w->dim(1) == 0 && c.in_channels / w->dim(1) > 1) {
+  if (sig->groups >= 0)
+    c.groups = std::max<std::int64_t>(
+        1, trace_inputs::concrete_int(op, static_cast<std::size_t>(sig->groups)).value_or(1));
+  if (c.groups == 1 && w->dim(1) > 0 && c.in_channels % w->dim(1) == 0 &&
+      c.in_channels / w->dim(1) > 1) {
     c.groups = c.in_channels / w->dim(1);  // groups not recorded: the weight says it
   }
   const std::size_t spatial_dims = in->rank() - 2;
-  auto out_len = [](std::int64_t len, std::int64_t k, std::int64_t st, std::int64_t pad, std::int64_t dil) {
+  auto out_len = [](std::int64_t len, std::int64_t k, std::int64_t st, std::int64_t pad,
+                    std::int64_t dil) {
     return st > 0 ? (len + 2 * pad - dil * (k - 1) - 1) / st + 1 : 0;
   };
   if (spatial_dims == 1) {
@@ -106,7 +115,8 @@ std::optional<ConvShape> conv_shape(const TraceOp& op, std::string_view aten) {
     std::int64_t out_dh = 1, taps = 1;
     for (std::size_t i = 0; i + 1 < spatial_dims; ++i) {
       const std::int64_t k = w->dim(2 + i);
-      out_dh *= out_len(in->dim(2 + i), k, spatial(stride, i, 1), spatial(padding, i, 0), spatial(dilation, i, 1));
+      out_dh *= out_len(in->dim(2 + i), k, spatial(stride, i, 1), spatial(padding, i, 0),
+                        spatial(dilation, i, 1));
       taps *= k;
     }
     const std::size_t last = spatial_dims - 1;
@@ -122,9 +132,11 @@ std::optional<ConvShape> conv_shape(const TraceOp& op, std::string_view aten) {
   return c;
 }
 
-GemmShape implicit_gemm(const ConvShape& c, std::string_view aten, const KernelClass& cls, const Dim3& grid) {
+GemmShape implicit_gemm(const ConvShape& c, std::string_view aten, const KernelClass& cls,
+                        const Dim3& grid) {
   const std::int64_t g = std::max<std::int64_t>(1, c.groups);
-  const std::int64_t npq = c.batch * std::max<std::int64_t>(1, c.out_h()) * std::max<std::int64_t>(1, c.out_w());
+  const std::int64_t npq =
+      c.batch * std::max<std::int64_t>(1, c.out_h()) * std::max<std::int64_t>(1, c.out_w());
   const std::int64_t nhw = c.batch * c.in_h * c.in_w;
   const std::int64_t crs = c.in_channels / g * c.kernel_h * c.kernel_w;
   const std::int64_t krs = c.out_channels / g * c.kernel_h * c.kernel_w;
@@ -144,8 +156,10 @@ GemmShape implicit_gemm(const ConvShape& c, std::string_view aten, const KernelC
   const double tm = std::max(1, cls.gemm.tile_m), tn = std::max(1, cls.gemm.tile_n);
   const double blocks = static_cast<double>(grid.x) * static_cast<double>(grid.y);
   auto mismatch = [&](const GemmShape& s) {
-    const double a = std::ceil(static_cast<double>(s.m) / tm) * std::ceil(static_cast<double>(s.n) / tn);
-    const double b = std::ceil(static_cast<double>(s.m) / tn) * std::ceil(static_cast<double>(s.n) / tm);
+    const double a =
+        std::ceil(static_cast<double>(s.m) / tm) * std::ceil(static_cast<double>(s.n) / tn);
+    const double b =
+        std::ceil(static_cast<double>(s.m) / tn) * std::ceil(static_cast<double>(s.n) / tm);
     return std::min(std::fabs(std::log(a / blocks)), std::fabs(std::log(b / blocks)));
   };
   return mismatch(dgrad) <= mismatch(wgrad) ? dgrad : wgrad;

@@ -80,9 +80,9 @@ std::string_view aten_name(std::string_view op_name) {
 }
 
 bool is_matmul_op(std::string_view a) {
-  return a == "mm" || a == "addmm" || a == "bmm" || a == "baddbmm" || a == "matmul" || a == "linear" ||
-         a == "_addmm_activation" || a == "_scaled_mm" || a == "_int_mm" || a == "mv" || a == "addmv" ||
-         a == "addbmm" || a == "einsum" || a == "_scaled_mm_v2";
+  return a == "mm" || a == "addmm" || a == "bmm" || a == "baddbmm" || a == "matmul" ||
+         a == "linear" || a == "_addmm_activation" || a == "_scaled_mm" || a == "_int_mm" ||
+         a == "mv" || a == "addmv" || a == "addbmm" || a == "einsum" || a == "_scaled_mm_v2";
 }
 
 std::optional<GemmShape> gemm_shape(const TraceOp& op, std::string_view a, bool inside_linear) {

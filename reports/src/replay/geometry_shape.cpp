@@ -46,11 +46,13 @@ std::pair<std::int64_t, std::int64_t> leading_ints(std::string_view name, std::s
 // nt x vt. 0 for other kernels.
 double elementwise_block_elements(std::string_view name, const TraceKernel& kernel) {
   const double threads = static_cast<double>(kernel.block.volume());
-  if (const std::size_t p = name.find("vectorized_elementwise_kernel<"); p != std::string_view::npos) {
+  if (const std::size_t p = name.find("vectorized_elementwise_kernel<");
+      p != std::string_view::npos) {
     const std::int64_t vec = int_after(name.substr(p), "vectorized_elementwise_kernel<");
     return threads * std::max<double>(kElementsPerThread, static_cast<double>(vec));
   }
-  if (name.find("unrolled_elementwise_kernel") != std::string_view::npos) return threads * kElementsPerThread;
+  if (name.find("unrolled_elementwise_kernel") != std::string_view::npos)
+    return threads * kElementsPerThread;
   if (name.find("elementwise_kernel<") != std::string_view::npos) {
     const auto [nt, vt] = leading_ints(name, "elementwise_kernel");
     return nt > 0 && vt > 0 ? static_cast<double>(nt * vt) : threads * 2;
@@ -60,8 +62,9 @@ double elementwise_block_elements(std::string_view name, const TraceKernel& kern
 
 }  // namespace
 
-std::optional<MemoryWork> geometry_work(std::string_view name, const KernelClass& cls, const TraceKernel& kernel,
-                                        std::size_t tensor_lists, std::string_view op_name) {
+std::optional<MemoryWork> geometry_work(std::string_view name, const KernelClass& cls,
+                                        const TraceKernel& kernel, std::size_t tensor_lists,
+                                        std::string_view op_name) {
   const double elem = cls.dtype != DType::kUnknown ? dtype_bytes(cls.dtype) : 4.0;
   const double blocks = static_cast<double>(kernel.grid.volume());
   MemoryWork w;
@@ -72,7 +75,8 @@ std::optional<MemoryWork> geometry_work(std::string_view name, const KernelClass
     std::int64_t depth = 0;
     if (const std::size_t p = name.find("Metadata<"); p != std::string_view::npos) {
       const std::size_t end = name.find('>', p);
-      const std::string_view args = name.substr(p, end == std::string_view::npos ? std::string_view::npos : end - p);
+      const std::string_view args =
+          name.substr(p, end == std::string_view::npos ? std::string_view::npos : end - p);
       const std::size_t comma = args.rfind(',');
       depth = int_after(args, comma == std::string_view::npos ? "Metadata<" : ",");
     }
@@ -81,7 +85,8 @@ std::optional<MemoryWork> geometry_work(std::string_view name, const KernelClass
     // list and read the others; fused optimizers (Adam: params, grads, moments) update all
     // lists but the gradients.
     const bool in_place = !op_name.empty() && op_name.back() == '_';
-    const bool optimizer = name.find("Adam") != std::string_view::npos || name.find("SGD") != std::string_view::npos ||
+    const bool optimizer = name.find("Adam") != std::string_view::npos ||
+                           name.find("SGD") != std::string_view::npos ||
                            name.find("Adagrad") != std::string_view::npos;
     double lists_read = static_cast<double>(depth), lists_written = 1;
     if (optimizer) {
@@ -103,7 +108,8 @@ std::optional<MemoryWork> geometry_work(std::string_view name, const KernelClass
   // first of which is the output. Names without it: binary functors read two tensors.
   std::int64_t arrays = int_after(name, "rray<char*,");
   if (arrays <= 0) {
-    const bool binary = name.find("Binary") != std::string_view::npos || name.find("CUDAFunctor_") != std::string_view::npos;
+    const bool binary = name.find("Binary") != std::string_view::npos ||
+                        name.find("CUDAFunctor_") != std::string_view::npos;
     arrays = binary ? 3 : 2;
   }
   const double elems = blocks * per_block;

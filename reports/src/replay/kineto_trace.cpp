@@ -9,8 +9,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/eval/progress_bar.h"
+#include "pm2lat/reports/input_file.h"
 
 namespace pm2lat::reports {
 
@@ -131,7 +131,8 @@ std::vector<OpInput> op_inputs(const json& args) {
   inputs.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     OpInput& in = inputs[i];
-    if (types != nullptr && types->is_array() && i < types->size()) in.type = string_or(&(*types)[i]);
+    if (types != nullptr && types->is_array() && i < types->size())
+      in.type = string_or(&(*types)[i]);
     if (concrete != nullptr && concrete->is_array() && i < concrete->size()) {
       const json& c = (*concrete)[i];
       in.concrete = c.is_string() ? c.get<std::string>() : (c.is_null() ? "" : c.dump());
@@ -162,7 +163,8 @@ CollectiveArgs collective_args(const json& args) {
   c.in_elements = int_or(field(args, {"In msg nelems", "In msg size"}), -1);
   c.out_elements = int_or(field(args, {"Out msg nelems", "Out msg size"}), -1);
   c.dtype = string_or(field(args, {"dtype"}));
-  c.group_size = static_cast<std::int32_t>(std::clamp<std::int64_t>(int_or(field(args, {"Group size"}), 0), 0, 1 << 24));
+  c.group_size = static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(int_or(field(args, {"Group size"}), 0), 0, 1 << 24));
   return c;
 }
 
@@ -257,7 +259,8 @@ class TraceBuilder {
 
   void distributed_info(const json& info) {
     t_.rank = static_cast<std::int32_t>(int_or(field(info, {"rank"}), -1));
-    t_.world_size = static_cast<std::int32_t>(std::max<std::int64_t>(0, int_or(field(info, {"world_size"}), 0)));
+    t_.world_size = static_cast<std::int32_t>(
+        std::max<std::int64_t>(0, int_or(field(info, {"world_size"}), 0)));
   }
 
   std::size_t events() const noexcept { return events_; }
@@ -278,11 +281,13 @@ class ProgressIterator {
   using reference = const char&;
 
   ProgressIterator() = default;
-  ProgressIterator(const char* p, const char* base, ProgressBar* bar) : p_(p), base_(base), bar_(bar) {}
+  ProgressIterator(const char* p, const char* base, ProgressBar* bar)
+      : p_(p), base_(base), bar_(bar) {}
   reference operator*() const { return *p_; }
   ProgressIterator& operator++() {
     ++p_;
-    if (((p_ - base_) & 0xFFFFF) == 0 && bar_ != nullptr) bar_->update(static_cast<std::uint64_t>(p_ - base_));
+    if (((p_ - base_) & 0xFFFFF) == 0 && bar_ != nullptr)
+      bar_->update(static_cast<std::uint64_t>(p_ - base_));
     return *this;
   }
   ProgressIterator operator++(int) {
@@ -290,8 +295,12 @@ class ProgressIterator {
     ++*this;
     return old;
   }
-  friend bool operator==(const ProgressIterator& a, const ProgressIterator& b) { return a.p_ == b.p_; }
-  friend bool operator!=(const ProgressIterator& a, const ProgressIterator& b) { return a.p_ != b.p_; }
+  friend bool operator==(const ProgressIterator& a, const ProgressIterator& b) {
+    return a.p_ == b.p_;
+  }
+  friend bool operator!=(const ProgressIterator& a, const ProgressIterator& b) {
+    return a.p_ != b.p_;
+  }
 
  private:
   const char* p_ = nullptr;
@@ -306,7 +315,8 @@ std::string describe_parse_error(const json::parse_error& e, std::size_t size) {
 
 }  // namespace
 
-KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source, ProgressBar* progress) {
+KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source,
+                               ProgressBar* progress) {
   KinetoTrace trace;
   trace.source = source;
   TraceBuilder builder(trace);
@@ -324,7 +334,8 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source,
     if (root == Root::kObject && depth == 1 && ev == E::key) {
       top_key = parsed.is_string() ? parsed.get<std::string>() : "";
       // Only these top-level members are used; the others are parsed but never built.
-      return top_key == "traceEvents" || top_key == "deviceProperties" || top_key == "distributedInfo";
+      return top_key == "traceEvents" || top_key == "deviceProperties" ||
+             top_key == "distributedInfo";
     }
     const bool in_events = (root == Root::kArray && depth == 1) ||
                            (root == Root::kObject && depth == 2 && top_key == "traceEvents");
@@ -343,7 +354,8 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source,
     if (progress != nullptr && progress->enabled()) {
       progress->stage("parsing " + source, text.size());
       const char* base = text.data();
-      doc = json::parse(ProgressIterator(base, base, progress), ProgressIterator(base + text.size(), base, progress), cb);
+      doc = json::parse(ProgressIterator(base, base, progress),
+                        ProgressIterator(base + text.size(), base, progress), cb);
     } else {
       doc = json::parse(text.begin(), text.end(), cb);
     }
@@ -360,14 +372,16 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source,
     throw InputError(source + ": not a PyTorch profiler trace (no \"traceEvents\" array)");
   }
   if (trace.kernels.empty()) {
-    throw InputError(source + ": the trace has no GPU kernel events (" + std::to_string(builder.events()) +
+    throw InputError(source + ": the trace has no GPU kernel events (" +
+                     std::to_string(builder.events()) +
                      " events; was it recorded with ProfilerActivity.CUDA?)");
   }
   std::stable_sort(trace.kernels.begin(), trace.kernels.end(),
                    [](const TraceKernel& a, const TraceKernel& b) { return a.ts_us < b.ts_us; });
-  trace.whole_us_timestamps = std::all_of(trace.kernels.begin(), trace.kernels.end(), [](const TraceKernel& k) {
-    return k.ts_us == std::floor(k.ts_us) && k.dur_us == std::floor(k.dur_us);
-  });
+  trace.whole_us_timestamps =
+      std::all_of(trace.kernels.begin(), trace.kernels.end(), [](const TraceKernel& k) {
+        return k.ts_us == std::floor(k.ts_us) && k.dur_us == std::floor(k.dur_us);
+      });
   return trace;
 }
 

@@ -52,14 +52,15 @@ const Tensor* largest(const std::vector<Tensor>& ts) {
 
 DType first_float(const std::vector<Tensor>& ts) {
   for (const auto& t : ts) {
-    if (t.dtype == DType::kFp32 || t.dtype == DType::kBf16 || t.dtype == DType::kFp16 || t.dtype == DType::kFp64 ||
-        t.dtype == DType::kFp8E4M3 || t.dtype == DType::kFp8E5M2)
+    if (t.dtype == DType::kFp32 || t.dtype == DType::kBf16 || t.dtype == DType::kFp16 ||
+        t.dtype == DType::kFp64 || t.dtype == DType::kFp8E4M3 || t.dtype == DType::kFp8E5M2)
       return t.dtype;
   }
   return ts.empty() ? DType::kUnknown : ts.front().dtype;
 }
 
-MemoryWork make(OpKind kind, const std::vector<std::int64_t>& view, double read, double written, DType dtype) {
+MemoryWork make(OpKind kind, const std::vector<std::int64_t>& view, double read, double written,
+                DType dtype) {
   MemoryWork w;
   w.kind = kind;
   rows_cols(view, w.vec);
@@ -70,7 +71,8 @@ MemoryWork make(OpKind kind, const std::vector<std::int64_t>& view, double read,
 }
 
 // Reduction view: rows = outputs, cols = reduced length.
-MemoryWork make_rows(OpKind kind, std::int64_t rows, std::int64_t cols, double read, double written, DType dtype) {
+MemoryWork make_rows(OpKind kind, std::int64_t rows, std::int64_t cols, double read, double written,
+                     DType dtype) {
   MemoryWork w;
   w.kind = kind;
   w.vec.rows = std::max<std::int64_t>(1, rows);
@@ -103,18 +105,33 @@ OpKind kind_for_family(KernelFamily f) {
 // ---------------------------------------------------------------- rule families
 
 constexpr std::array<std::string_view, 14> kComparisons{
-    "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "logical_xor",
-    "isnan", "isinf", "isfinite", "isin"};
+    "eq",         "ne",          "lt",          "le",    "gt",    "ge",       "logical_and",
+    "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite", "isin"};
 
 constexpr std::array<std::string_view, 10> kWriters{
-    "fill_", "zero_", "normal_", "uniform_", "random_", "bernoulli_", "exponential_", "geometric_",
-    "cauchy_", "log_normal_"};
+    "fill_",      "zero_",        "normal_",    "uniform_", "random_",
+    "bernoulli_", "exponential_", "geometric_", "cauchy_",  "log_normal_"};
 
-constexpr std::array<std::string_view, 17> kReductions{
-    "sum", "mean", "amax", "amin", "max", "min", "argmax", "argmin", "prod", "norm", "linalg_vector_norm",
-    "var", "std", "all", "any", "logsumexp", "nansum"};
+constexpr std::array<std::string_view, 17> kReductions{"sum",
+                                                       "mean",
+                                                       "amax",
+                                                       "amin",
+                                                       "max",
+                                                       "min",
+                                                       "argmax",
+                                                       "argmin",
+                                                       "prod",
+                                                       "norm",
+                                                       "linalg_vector_norm",
+                                                       "var",
+                                                       "std",
+                                                       "all",
+                                                       "any",
+                                                       "logsumexp",
+                                                       "nansum"};
 
-constexpr std::array<std::string_view, 4> kReductionsExtra{"var_mean", "std_mean", "count_nonzero", "aminmax"};
+constexpr std::array<std::string_view, 4> kReductionsExtra{"var_mean", "std_mean", "count_nonzero",
+                                                           "aminmax"};
 
 constexpr std::array<std::string_view, 8> kCopies{
     "clone", "contiguous", "_to_copy", "to", "_copy_from", "_copy_from_and_resize", "flip", "roll"};
@@ -131,8 +148,8 @@ std::optional<MemoryWork> elementwise(const std::vector<Tensor>& ts, std::string
     out_type = ts[1].dtype;
     out_bytes = ts[1].element_bytes;
   }
-  return make(OpKind::kElementwise, out, sum_bytes(ts), static_cast<double>(trace_inputs::numel(out)) * out_bytes,
-              out_type);
+  return make(OpKind::kElementwise, out, sum_bytes(ts),
+              static_cast<double>(trace_inputs::numel(out)) * out_bytes, out_type);
 }
 
 std::optional<MemoryWork> in_place(const std::vector<Tensor>& ts, std::string_view a) {
@@ -153,7 +170,8 @@ std::optional<MemoryWork> copy(const std::vector<Tensor>& ts, std::string_view a
     // copy_(self, src): src is read, self written (a cast changes the element size).
     const Tensor& dst = a == "copy_" ? ts[0] : ts[1];
     const Tensor& src = a == "copy_" ? ts[1] : ts[0];
-    const double written = static_cast<double>(std::max(dst.numel(), src.numel())) * dst.element_bytes;
+    const double written =
+        static_cast<double>(std::max(dst.numel(), src.numel())) * dst.element_bytes;
     return make(OpKind::kCopy, *dst.shape, src.bytes(), written, dst.dtype);
   }
   const Tensor& self = ts.front();
@@ -168,7 +186,8 @@ std::optional<MemoryWork> concatenate(const TraceOp& op) {
   std::vector<std::int64_t> view = *all.front().shape;
   const double elems = bytes / std::max(0.5, all.front().element_bytes);
   if (!view.empty()) {
-    const std::int64_t rows = std::max<std::int64_t>(1, trace_inputs::numel(view) / std::max<std::int64_t>(1, view.back()));
+    const std::int64_t rows = std::max<std::int64_t>(
+        1, trace_inputs::numel(view) / std::max<std::int64_t>(1, view.back()));
     view = {rows, std::max<std::int64_t>(1, static_cast<std::int64_t>(elems) / rows)};
   }
   return make(OpKind::kCopy, view, bytes, bytes, all.front().dtype);
@@ -176,7 +195,10 @@ std::optional<MemoryWork> concatenate(const TraceOp& op) {
 
 std::optional<MemoryWork> reduction(const TraceOp& op, const std::vector<Tensor>& ts) {
   const auto self = trace_inputs::tensor_at(op, 0);
-  if (!self) return ts.empty() ? std::nullopt : std::optional<MemoryWork>(make(OpKind::kReduction, *ts.front().shape, ts.front().bytes(), 4, ts.front().dtype));
+  if (!self)
+    return ts.empty() ? std::nullopt
+                      : std::optional<MemoryWork>(make(OpKind::kReduction, *ts.front().shape,
+                                                       ts.front().bytes(), 4, ts.front().dtype));
   std::vector<std::int64_t> dims = trace_inputs::concrete_ints(op, 1);
   const std::int64_t n = self->numel();
   std::int64_t reduced = 1;
@@ -200,25 +222,30 @@ std::optional<MemoryWork> softmax(const TraceOp& op, std::string_view a) {
   const bool backward = a.find("backward") != std::string_view::npos;
   const auto self = trace_inputs::tensor_at(op, backward ? 1 : 0);
   if (!self || self->rank() == 0) return std::nullopt;
-  const std::int64_t dim = wrap_dim(trace_inputs::concrete_int(op, backward ? 2 : 1).value_or(-1), self->rank());
+  const std::int64_t dim =
+      wrap_dim(trace_inputs::concrete_int(op, backward ? 2 : 1).value_or(-1), self->rank());
   const std::int64_t cols = std::max<std::int64_t>(1, self->dim(static_cast<std::size_t>(dim)));
   const std::int64_t rows = self->numel() / cols;
   double out_elem = self->element_bytes;
-  if (!backward && a != "_masked_softmax" && trace_inputs::concrete_bool(op, 2).value_or(false)) out_elem = 4;  // half_to_float
+  if (!backward && a != "_masked_softmax" && trace_inputs::concrete_bool(op, 2).value_or(false))
+    out_elem = 4;  // half_to_float
   double read = self->bytes();
   if (backward) {
     if (auto g = trace_inputs::tensor_at(op, 0)) read += g->bytes();
   } else if (a == "_masked_softmax") {
     if (auto m = trace_inputs::tensor_at(op, 1)) read += m->bytes();
   }
-  return make_rows(OpKind::kSoftmax, rows, cols, read, static_cast<double>(self->numel()) * out_elem, self->dtype);
+  return make_rows(OpKind::kSoftmax, rows, cols, read,
+                   static_cast<double>(self->numel()) * out_elem, self->dtype);
 }
 
 // Columns normalised together: the normalized_shape argument, else the weight's size.
-std::int64_t norm_cols(const TraceOp& op, std::size_t shape_arg, std::size_t weight_arg, const Tensor& input) {
+std::int64_t norm_cols(const TraceOp& op, std::size_t shape_arg, std::size_t weight_arg,
+                       const Tensor& input) {
   const auto dims = trace_inputs::concrete_ints(op, shape_arg);
   if (!dims.empty()) return std::max<std::int64_t>(1, trace_inputs::numel(dims));
-  if (auto w = trace_inputs::tensor_at(op, weight_arg)) return std::max<std::int64_t>(1, w->numel());
+  if (auto w = trace_inputs::tensor_at(op, weight_arg))
+    return std::max<std::int64_t>(1, w->numel());
   return std::max<std::int64_t>(1, input.dim_from_end(1));
 }
 
@@ -227,8 +254,9 @@ std::optional<MemoryWork> layer_norm(const TraceOp& op, std::string_view a) {
   const auto input = trace_inputs::tensor_at(op, backward ? 1 : 0);
   if (!input) return std::nullopt;
   const bool rms = a.find("rms") != std::string_view::npos;
-  // native_layer_norm(input, normalized_shape, weight, bias, eps); rms_norm(input, normalized_shape, weight, eps);
-  // native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+  // native_layer_norm(input, normalized_shape, weight, bias, eps); rms_norm(input,
+  // normalized_shape, weight, eps); native_layer_norm_backward(grad_out, input, normalized_shape,
+  // mean, rstd, weight, bias, output_mask)
   const std::int64_t cols = norm_cols(op, backward ? 2 : 1, backward ? 5 : 2, *input);
   const std::int64_t rows = std::max<std::int64_t>(1, input->numel() / cols);
   const auto ts = trace_inputs::tensors(op);
@@ -248,23 +276,26 @@ std::optional<MemoryWork> group_norm(const TraceOp& op, std::string_view a) {
   if (!input) return std::nullopt;
   // native_group_norm(input, weight, bias, N, C, HxW, group, eps)
   // native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
-  const std::int64_t n = trace_inputs::concrete_int(op, backward ? 5 : 3).value_or(input->dim_from_end(input->rank()));
+  const std::int64_t n =
+      trace_inputs::concrete_int(op, backward ? 5 : 3).value_or(input->dim_from_end(input->rank()));
   const std::int64_t groups = trace_inputs::concrete_int(op, backward ? 8 : 6).value_or(1);
   const std::int64_t rows = std::max<std::int64_t>(1, n * groups);
   const auto ts = trace_inputs::tensors(op);
-  return make_rows(OpKind::kLayerNorm, rows, input->numel() / rows, sum_bytes(ts), input->bytes(), input->dtype);
+  return make_rows(OpKind::kLayerNorm, rows, input->numel() / rows, sum_bytes(ts), input->bytes(),
+                   input->dtype);
 }
 
 std::optional<MemoryWork> batch_norm(const TraceOp& op, std::string_view a) {
   const bool backward = a.find("backward") != std::string_view::npos;
-  // cudnn_batch_norm_backward(input, grad_output, ...); native_batch_norm_backward(grad_out, input, ...)
+  // cudnn_batch_norm_backward(input, grad_output, ...); native_batch_norm_backward(grad_out, input,
+  // ...)
   const std::size_t input_arg = backward && a.rfind("native", 0) == 0 ? 1 : 0;
   const auto input = trace_inputs::tensor_at(op, input_arg);
   if (!input || input->rank() < 2) return std::nullopt;
   const std::int64_t channels = std::max<std::int64_t>(1, input->dim(1));
   const auto ts = trace_inputs::tensors(op);
-  return make_rows(OpKind::kReduction, channels, input->numel() / channels, sum_bytes(ts), input->bytes(),
-                   input->dtype);
+  return make_rows(OpKind::kReduction, channels, input->numel() / channels, sum_bytes(ts),
+                   input->bytes(), input->dtype);
 }
 
 std::optional<MemoryWork> embedding(const TraceOp& op, std::string_view a) {
@@ -279,14 +310,16 @@ std::optional<MemoryWork> embedding(const TraceOp& op, std::string_view a) {
   if (a == "index_select") {
     auto self = trace_inputs::tensor_at(op, 0), idx = trace_inputs::tensor_at(op, 2);
     if (!self || !idx || self->rank() == 0) return std::nullopt;
-    const auto dim = static_cast<std::size_t>(wrap_dim(trace_inputs::concrete_int(op, 1).value_or(0), self->rank()));
+    const auto dim = static_cast<std::size_t>(
+        wrap_dim(trace_inputs::concrete_int(op, 1).value_or(0), self->rank()));
     std::vector<std::int64_t> out = *self->shape;
     out[dim] = idx->numel();
     const double bytes = static_cast<double>(trace_inputs::numel(out)) * self->element_bytes;
     MemoryWork w = make(OpKind::kEmbedding, out, bytes + idx->bytes(), bytes, self->dtype);
     if (dim == 0 && self->rank() >= 1) {
       w.vec.rows = idx->numel();  // one gathered row per index
-      w.vec.cols = std::max<std::int64_t>(1, self->numel() / std::max<std::int64_t>(1, self->dim(0)));
+      w.vec.cols =
+          std::max<std::int64_t>(1, self->numel() / std::max<std::int64_t>(1, self->dim(0)));
     }
     return w;
   }
@@ -296,7 +329,8 @@ std::optional<MemoryWork> embedding(const TraceOp& op, std::string_view a) {
     const std::int64_t cols = grad->dim_from_end(1);
     const std::int64_t table_rows = trace_inputs::concrete_int(op, 2).value_or(idx->numel());
     const double table = static_cast<double>(table_rows * cols) * grad->element_bytes;
-    return make_rows(OpKind::kEmbedding, idx->numel(), cols, grad->bytes() + idx->bytes(), table, grad->dtype);
+    return make_rows(OpKind::kEmbedding, idx->numel(), cols, grad->bytes() + idx->bytes(), table,
+                     grad->dtype);
   }
   if (a == "gather") {
     auto self = trace_inputs::tensor_at(op, 0), idx = trace_inputs::tensor_at(op, 2);
@@ -304,8 +338,8 @@ std::optional<MemoryWork> embedding(const TraceOp& op, std::string_view a) {
     const double out = static_cast<double>(idx->numel()) * self->element_bytes;
     return make(OpKind::kEmbedding, *idx->shape, out + idx->bytes(), out, self->dtype);
   }
-  if (starts_with(a, "scatter") || a == "index_add_" || a == "index_add" || a == "index_copy_" || a == "index_copy" ||
-      a == "index_put_" || a == "_index_put_impl_" || a == "index_put") {
+  if (starts_with(a, "scatter") || a == "index_add_" || a == "index_add" || a == "index_copy_" ||
+      a == "index_copy" || a == "index_put_" || a == "_index_put_impl_" || a == "index_put") {
     // Scatters: the source and the indices are read, as many elements are written.
     if (ts.size() < 2) return std::nullopt;
     const std::vector<Tensor> sources(ts.begin() + 1, ts.end());
@@ -318,7 +352,8 @@ std::optional<MemoryWork> embedding(const TraceOp& op, std::string_view a) {
   return std::nullopt;
 }
 
-std::int64_t pooled(std::int64_t len, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d, bool ceil_mode) {
+std::int64_t pooled(std::int64_t len, std::int64_t k, std::int64_t s, std::int64_t p,
+                    std::int64_t d, bool ceil_mode) {
   if (s <= 0) return len;
   const double span = static_cast<double>(len + 2 * p - d * (k - 1) - 1) / static_cast<double>(s);
   std::int64_t out = static_cast<std::int64_t>(ceil_mode ? std::ceil(span) : std::floor(span)) + 1;
@@ -345,7 +380,8 @@ std::optional<MemoryWork> pooling(const TraceOp& op, std::string_view a) {
   if (starts_with(a, "_adaptive") || starts_with(a, "adaptive")) {
     const auto size = trace_inputs::concrete_ints(op, 1);
     for (std::size_t i = 0; i < spatial; ++i) {
-      if (!size.empty()) out[2 + i] = size.size() == 1 ? size[0] : (i < size.size() ? size[i] : out[2 + i]);
+      if (!size.empty())
+        out[2 + i] = size.size() == 1 ? size[0] : (i < size.size() ? size[i] : out[2 + i]);
     }
   } else {
     // max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)
@@ -362,12 +398,14 @@ std::optional<MemoryWork> pooling(const TraceOp& op, std::string_view a) {
       return v.empty() ? f : (v.size() == 1 ? v[0] : (i < v.size() ? v[i] : f));
     };
     for (std::size_t i = 0; i < spatial; ++i) {
-      out[2 + i] = pooled(self->dim(2 + i), at(k, i, 1), at(s, i, 1), at(p, i, 0), at(d, i, 1), ceil_mode);
+      out[2 + i] =
+          pooled(self->dim(2 + i), at(k, i, 1), at(s, i, 1), at(p, i, 0), at(d, i, 1), ceil_mode);
     }
   }
   const double out_elems = static_cast<double>(trace_inputs::numel(out));
   const double indices = a.find("with_indices") != std::string_view::npos ? out_elems * 8 : 0;
-  return make(OpKind::kReduction, out, self->bytes(), out_elems * self->element_bytes + indices, self->dtype);
+  return make(OpKind::kReduction, out, self->bytes(), out_elems * self->element_bytes + indices,
+              self->dtype);
 }
 
 std::optional<MemoryWork> upsample(const TraceOp& op, std::string_view a) {
@@ -376,14 +414,17 @@ std::optional<MemoryWork> upsample(const TraceOp& op, std::string_view a) {
   if (a.find("backward") != std::string_view::npos) {
     // upsample_*_backward(grad_output, output_size, input_size, ...): input_size is written.
     const auto in_size = trace_inputs::concrete_ints(op, 2);
-    const double written = in_size.empty() ? self->bytes() : static_cast<double>(trace_inputs::numel(in_size)) * self->element_bytes;
-    return make(OpKind::kCopy, in_size.empty() ? *self->shape : in_size, self->bytes(), written, self->dtype);
+    const double written =
+        in_size.empty() ? self->bytes()
+                        : static_cast<double>(trace_inputs::numel(in_size)) * self->element_bytes;
+    return make(OpKind::kCopy, in_size.empty() ? *self->shape : in_size, self->bytes(), written,
+                self->dtype);
   }
   std::vector<std::int64_t> out = *self->shape;
   const auto size = trace_inputs::concrete_ints(op, 1);
   for (std::size_t i = 0; i + 2 < out.size() && i < size.size(); ++i) out[2 + i] = size[i];
-  return make(OpKind::kCopy, out, self->bytes(), static_cast<double>(trace_inputs::numel(out)) * self->element_bytes,
-              self->dtype);
+  return make(OpKind::kCopy, out, self->bytes(),
+              static_cast<double>(trace_inputs::numel(out)) * self->element_bytes, self->dtype);
 }
 
 std::optional<MemoryWork> dropout(const TraceOp& op, std::string_view a) {
@@ -392,7 +433,8 @@ std::optional<MemoryWork> dropout(const TraceOp& op, std::string_view a) {
   const Tensor& x = ts.front();
   if (a == "native_dropout") {
     // The output and a one-byte keep mask are written.
-    return make(OpKind::kElementwise, *x.shape, x.bytes(), x.bytes() + static_cast<double>(x.numel()), x.dtype);
+    return make(OpKind::kElementwise, *x.shape, x.bytes(),
+                x.bytes() + static_cast<double>(x.numel()), x.dtype);
   }
   return make(OpKind::kElementwise, *x.shape, sum_bytes(ts), x.bytes(), x.dtype);
 }
@@ -408,8 +450,8 @@ std::optional<MemoryWork> foreach_lists(const TraceOp& op, std::string_view a) {
   }
   (void)a;
   const double elems = first_list / std::max(0.5, all.front().element_bytes);
-  return make_rows(OpKind::kElementwise, 1, static_cast<std::int64_t>(elems), sum_bytes(all), first_list,
-                   all.front().dtype);
+  return make_rows(OpKind::kElementwise, 1, static_cast<std::int64_t>(elems), sum_bytes(all),
+                   first_list, all.front().dtype);
 }
 
 // Inductor's Triton kernels: pointer arguments in order in_out, in, out; then the element
@@ -423,7 +465,8 @@ std::optional<MemoryWork> triton(const TraceOp& op, const KernelClass& cls) {
   }
   const double written = ts.back().bytes();
   const double read = sum_bytes(ts) - (ts.size() > 1 ? written : 0);
-  const OpKind kind = cls.family == KernelFamily::kTritonReduction ? OpKind::kReduction : OpKind::kElementwise;
+  const OpKind kind =
+      cls.family == KernelFamily::kTritonReduction ? OpKind::kReduction : OpKind::kElementwise;
   if (!counts.empty()) {
     const std::int64_t x = std::max<std::int64_t>(1, counts[0]);
     const std::int64_t r = counts.size() > 1 ? std::max<std::int64_t>(1, counts[1]) : 1;
@@ -440,23 +483,25 @@ std::optional<MemoryWork> generic(const std::vector<Tensor>& ts, const KernelCla
 
 }  // namespace
 
-std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_name, const KernelClass& cls) {
+std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_name,
+                                      const KernelClass& cls) {
   const std::string_view a = aten_name(op_name);
   const auto ts = trace_inputs::tensors(op);
   if (starts_with(op_name, "triton_") || cls.family == KernelFamily::kTritonPointwise ||
       cls.family == KernelFamily::kTritonReduction) {
     if (auto w = triton(op, cls)) return w;
   }
-  if (starts_with(a, "_foreach_") || starts_with(a, "_fused_adam") || starts_with(a, "_fused_sgd") ||
-      starts_with(a, "_fused_adagrad"))
+  if (starts_with(a, "_foreach_") || starts_with(a, "_fused_adam") ||
+      starts_with(a, "_fused_sgd") || starts_with(a, "_fused_adagrad"))
     return foreach_lists(op, a);
   if (a.find("softmax") != std::string_view::npos) return softmax(op, a);
-  if (a.find("layer_norm") != std::string_view::npos || a.find("rms_norm") != std::string_view::npos)
+  if (a.find("layer_norm") != std::string_view::npos ||
+      a.find("rms_norm") != std::string_view::npos)
     return layer_norm(op, a);
   if (a.find("group_norm") != std::string_view::npos) return group_norm(op, a);
   if (a.find("batch_norm") != std::string_view::npos) return batch_norm(op, a);
   if (a.find("pool") != std::string_view::npos && (a.find("max_pool") != std::string_view::npos ||
-                                                    a.find("avg_pool") != std::string_view::npos))
+                                                   a.find("avg_pool") != std::string_view::npos))
     return pooling(op, a);
   if (starts_with(a, "upsample")) return upsample(op, a);
   if (a.find("dropout") != std::string_view::npos) return dropout(op, a);
@@ -481,11 +526,12 @@ std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_nam
   return generic(ts, cls);
 }
 
-std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_name, const KernelClass& cls,
-                                      const TraceKernel& kernel) {
+std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_name,
+                                      const KernelClass& cls, const TraceKernel& kernel) {
   const std::string_view a = aten_name(op_name);
   std::vector<std::pair<std::vector<std::int64_t>, double>> candidates;  // shape, element bytes
-  for (const auto& t : trace_inputs::tensors(op)) candidates.emplace_back(*t.shape, t.element_bytes);
+  for (const auto& t : trace_inputs::tensors(op))
+    candidates.emplace_back(*t.shape, t.element_bytes);
   if (is_conv_op(a)) {
     if (auto c = conv_shape(op, a)) {
       const double eb = std::max(0.5, dtype_bytes(c->dtype));
@@ -500,7 +546,8 @@ std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_nam
   if (candidates.empty()) return std::nullopt;
   // Elements the launch covers: cuDNN's layout transforms move one 32x32 tile per block,
   // other helpers about four elements per thread.
-  const bool transform = cls.config.find("nchwTo") != std::string::npos || cls.config.find("nhwcTo") != std::string::npos;
+  const bool transform = cls.config.find("nchwTo") != std::string::npos ||
+                         cls.config.find("nhwcTo") != std::string::npos;
   const double covered = static_cast<double>(kernel.grid.volume()) *
                          (transform ? 1024.0 : static_cast<double>(kernel.block.volume()) * 4.0);
   const auto* best = &candidates.front();
@@ -514,8 +561,8 @@ std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_nam
     }
   }
   const double bytes = static_cast<double>(trace_inputs::numel(best->first)) * best->second;
-  MemoryWork w = make(transform ? OpKind::kCopy : kind_for_family(cls.family), best->first, bytes, bytes,
-                      DType::kUnknown);
+  MemoryWork w = make(transform ? OpKind::kCopy : kind_for_family(cls.family), best->first, bytes,
+                      bytes, DType::kUnknown);
   return w;
 }
 

@@ -33,7 +33,8 @@ DType element_type(std::string_view type) noexcept {
   if (type == "long int" || type == "long" || type == "int64_t") return DType::kInt64;
   if (type == "int" || type == "int32_t" || type == "unsigned int") return DType::kInt32;
   if (type == "bool") return DType::kBool;
-  if (type == "signed char" || type == "unsigned char" || type == "int8_t" || type == "uint8_t") return DType::kInt8;
+  if (type == "signed char" || type == "unsigned char" || type == "int8_t" || type == "uint8_t")
+    return DType::kInt8;
   if (type.find("Float8_e4m3") != std::string_view::npos) return DType::kFp8E4M3;
   if (type.find("Float8_e5m2") != std::string_view::npos) return DType::kFp8E5M2;
   return parse_dtype(type);
@@ -48,7 +49,9 @@ double element_bytes(std::string_view type) noexcept {
 }
 
 namespace {
-bool is_list_type(std::string_view t) { return t == "TensorList" || t == "GenericList" || t == "TensorList?"; }
+bool is_list_type(std::string_view t) {
+  return t == "TensorList" || t == "GenericList" || t == "TensorList?";
+}
 }  // namespace
 
 std::vector<Tensor> tensors(const TraceOp& op) {
@@ -93,8 +96,8 @@ std::vector<Tensor> all_tensors(const TraceOp& op) {
 }
 
 std::size_t tensor_list_count(const TraceOp& op) {
-  return static_cast<std::size_t>(std::count_if(op.inputs.begin(), op.inputs.end(),
-                                                [](const OpInput& in) { return is_list_type(in.type); }));
+  return static_cast<std::size_t>(std::count_if(
+      op.inputs.begin(), op.inputs.end(), [](const OpInput& in) { return is_list_type(in.type); }));
 }
 
 namespace {

@@ -38,7 +38,8 @@ std::optional<ConvShape> conv_shape(const TraceOp& op, std::string_view aten);
 // The GEMM a convolution is computed as (implicit GEMM), for GEMM-named kernels that cuDNN
 // launches: fprop for forward ops; for backward ops, dgrad or wgrad, whichever tile count
 // matches the kernel's grid.
-GemmShape implicit_gemm(const ConvShape& conv, std::string_view aten, const KernelClass& cls, const Dim3& grid);
+GemmShape implicit_gemm(const ConvShape& conv, std::string_view aten, const KernelClass& cls,
+                        const Dim3& grid);
 
 // --- attention (attention_op_shape.cpp) ---
 bool is_attention_op(std::string_view op_name);
@@ -57,11 +58,12 @@ struct MemoryWork {
 };
 // Bytes and the [rows, cols] view of elementwise, reduction, softmax, norm, embedding, copy,
 // pooling, optimizer and Triton operators. nullopt when the op recorded nothing usable.
-std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_name, const KernelClass& cls);
+std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_name,
+                                      const KernelClass& cls);
 // A memory-bound helper kernel inside a heavy op (layout transforms in a convolution, a bias
 // copy in addmm): the operand whose size best matches the launch geometry, read and written.
-std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_name, const KernelClass& cls,
-                                      const TraceKernel& kernel);
+std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_name,
+                                      const KernelClass& cls, const TraceKernel& kernel);
 
 // --- launch geometry (geometry_shape.cpp) ---
 // Estimates for kernels whose operator recorded no shapes, from what ATen kernels' launch

@@ -17,7 +17,8 @@ bool gemm_family(KernelFamily f) {
 }
 
 bool has_inputs(const TraceOp& op) {
-  return std::any_of(op.inputs.begin(), op.inputs.end(), [](const OpInput& in) { return !in.shapes.empty(); });
+  return std::any_of(op.inputs.begin(), op.inputs.end(),
+                     [](const OpInput& in) { return !in.shapes.empty(); });
 }
 
 std::vector<ChainOp> chain_of(const KinetoTrace& trace, const TraceKernel& kernel) {
@@ -48,8 +49,8 @@ VectorShape gemm_helper_bytes(const GemmShape& g, KernelFamily f) {
 // cuDNN's set-up kernels inside a convolution (workspace init, offset tables): a single
 // thread or a few blocks, never the convolution itself.
 bool is_conv_helper(std::string_view name, const TraceKernel& kernel) {
-  for (std::string_view h : {"init_device_workspace", "computeOffsets", "computeBOffsets", "precompute",
-                             "reduce_wgrad", "zero_init"}) {
+  for (std::string_view h : {"init_device_workspace", "computeOffsets", "computeBOffsets",
+                             "precompute", "reduce_wgrad", "zero_init"}) {
     if (name.find(h) != std::string_view::npos) return true;
   }
   return kernel.grid.volume() * kernel.block.volume() < 64;
@@ -64,7 +65,8 @@ void scale_to_launch(MemoryWork& w, std::string_view kernel_name, const TraceKer
   const double f = covered / elements;
   w.vec.bytes_read *= f;
   w.vec.bytes_written *= f;
-  w.vec.rows = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(w.vec.rows) * f));
+  w.vec.rows =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(w.vec.rows) * f));
 }
 
 OpContext from_memory_work(const MemoryWork& w, std::string_view name, const char* source) {
@@ -78,8 +80,8 @@ OpContext from_memory_work(const MemoryWork& w, std::string_view name, const cha
 
 }  // namespace
 
-OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel, const KernelClass& cls,
-                                std::vector<std::int64_t>* int_args) {
+OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel,
+                                const KernelClass& cls, std::vector<std::int64_t>* int_args) {
   const std::vector<ChainOp> chain = chain_of(trace, kernel);
   OpContext op;
   op.source = "aten";
@@ -92,9 +94,8 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
     return op;
   }
 
-  const bool inside_linear = std::any_of(chain.begin(), chain.end(), [](const ChainOp& c) {
-    return aten_name(c.name) == "linear";
-  });
+  const bool inside_linear = std::any_of(
+      chain.begin(), chain.end(), [](const ChainOp& c) { return aten_name(c.name) == "linear"; });
 
   // Innermost op that this kind of kernel has a reading for; wrappers without one are
   // looked through, but never past an op that recorded shapes of its own (that op owns the
@@ -104,7 +105,8 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
     const TraceOp& o = *c.op;
     if (is_conv_op(a) && is_conv_helper(trace.strings[kernel.name], kernel)) {
       if (auto w = helper_work(o, c.name, cls, kernel)) return from_memory_work(*w, c.name, "aten");
-    } else if (gemm_family(cls.family) || (cls.family == KernelFamily::kUnknown && is_matmul_op(a))) {
+    } else if (gemm_family(cls.family) ||
+               (cls.family == KernelFamily::kUnknown && is_matmul_op(a))) {
       if (is_matmul_op(a)) {
         if (auto g = gemm_shape(o, a, inside_linear)) {
           op.kind = OpKind::kGemm;
@@ -147,7 +149,8 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
     } else {
       // Memory-bound kernels: helpers inside heavy ops move one of its operands.
       if (is_conv_op(a) || is_matmul_op(a) || is_attention_op(c.name)) {
-        if (auto w = helper_work(o, c.name, cls, kernel)) return from_memory_work(*w, c.name, "aten");
+        if (auto w = helper_work(o, c.name, cls, kernel))
+          return from_memory_work(*w, c.name, "aten");
       } else if (has_inputs(o)) {
         if (auto w = memory_work(o, c.name, cls)) {
           scale_to_launch(*w, trace.strings[kernel.name], kernel);

@@ -81,7 +81,8 @@ void link_kernels_to_ops(KinetoTrace& trace) {
   }
 }
 
-std::vector<const TraceOp*> op_chain(const KinetoTrace& trace, const TraceKernel& kernel, int depth) {
+std::vector<const TraceOp*> op_chain(const KinetoTrace& trace, const TraceKernel& kernel,
+                                     int depth) {
   std::vector<const TraceOp*> chain;
   for (std::int32_t id = kernel.op; id >= 0 && static_cast<int>(chain.size()) < depth;
        id = trace.ops[static_cast<std::size_t>(id)].parent) {

@@ -39,8 +39,8 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
     if (k.op >= 0) ++out.linked;
     if (r.op.source == "geometry") {
       ++out.from_geometry;
-    } else if (r.op.gemm.valid() || r.op.conv.valid() || r.op.attention.valid() || r.op.vec.bytes() > 0 ||
-               r.op.collective.bytes > 0) {
+    } else if (r.op.gemm.valid() || r.op.conv.valid() || r.op.attention.valid() ||
+               r.op.vec.bytes() > 0 || r.op.collective.bytes > 0) {
       ++out.with_shape;
     }
     out.records.push_back(std::move(r));

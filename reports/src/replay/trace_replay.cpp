@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "pm2lat/device_catalogue.h"
-#include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/eval/progress_bar.h"
+#include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/records_file.h"
-#include "pm2lat/reports/run_predictor.h"
+#include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/replay/trace_records.h"
+#include "pm2lat/reports/run_predictor.h"
 
 namespace pm2lat::reports {
 
@@ -20,9 +20,9 @@ std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names) {
     const char* gpu;
   };
   static constexpr Arch kArchs[] = {
-      {"sm100", "B200"}, {"Sm100", "B200"}, {"sm90", "H100"}, {"Sm90", "H100"}, {"sm80", "A100"},
-      {"Sm80", "A100"},  {"ampere_", "A100"}, {"cutlass_80_", "A100"}, {"sm75", "T4"}, {"turing_", "T4"},
-      {"sm70", "V100"}, {"volta_", "V100"},
+      {"sm100", "B200"}, {"Sm100", "B200"}, {"sm90", "H100"},    {"Sm90", "H100"},
+      {"sm80", "A100"},  {"Sm80", "A100"},  {"ampere_", "A100"}, {"cutlass_80_", "A100"},
+      {"sm75", "T4"},    {"turing_", "T4"}, {"sm70", "V100"},    {"volta_", "V100"},
   };
   for (const auto& a : kArchs) {
     for (const auto& n : names) {
@@ -33,21 +33,23 @@ std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names) {
 }
 
 void predict_records(const RunPredictor& predictor, const std::vector<KernelRecord>& records,
-                     const std::vector<const KernelClass*>& classes, const DeviceSpec* source, std::size_t rank_index,
-                     RunTable& table, ProgressBar* progress) {
+                     const std::vector<const KernelClass*>& classes, const DeviceSpec* source,
+                     std::size_t rank_index, RunTable& table, ProgressBar* progress) {
   table.reserve(table.size() + records.size());
   if (progress != nullptr) progress->stage("predicting", records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     const KernelRecord& r = records[i];
     const KernelClass& cls = *classes[i];
-    const std::size_t row = table.add_kernel(r.launch.name, cls.family, rank_index, r.stream, r.ts_ns, r.measured_us);
+    const std::size_t row =
+        table.add_kernel(r.launch.name, cls.family, rank_index, r.stream, r.ts_ns, r.measured_us);
     predictor.predict(r, cls, source, table, row);
     if (progress != nullptr && (i & 0xFFF) == 0) progress->update(i);
   }
   if (progress != nullptr) progress->finish();
 }
 
-TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor, const ReplayOptions& options) {
+TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor,
+                         const ReplayOptions& options) {
   RunPredictor run_predictor(predictor, options.targets);  // unknown targets fail before any work
   KinetoTrace trace = read_kineto_trace(file, options.progress);
   KernelClassCache classes;
@@ -61,9 +63,11 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   out.device = !options.gpu.empty() ? options.gpu : records.gpu;
   if (out.device.empty()) {
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < trace.strings.size(); ++i) names.push_back(trace.strings[static_cast<std::uint32_t>(i)]);
+    for (std::size_t i = 0; i < trace.strings.size(); ++i)
+      names.push_back(trace.strings[static_cast<std::uint32_t>(i)]);
     out.device = infer_gpu_from_kernel_names(names);
-    if (!out.device.empty()) out.notes.push_back("GPU not recorded in the trace: inferred from kernel names");
+    if (!out.device.empty())
+      out.notes.push_back("GPU not recorded in the trace: inferred from kernel names");
   }
   if (!out.device.empty()) {
     const DeviceSpec* spec = predictor.catalogue().find(out.device);
@@ -74,14 +78,17 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
       if (out.own_spec_scaled) {
         const TargetId id = predictor.add_target(out.gpu);
         const DeviceSpec* from = predictor.target(id).profile_spec;
-        out.notes.push_back("no profile for " + out.gpu + ": predictions spec-scaled" +
-                            (from != nullptr ? " from " + from->name : std::string(" (roofline only)")));
+        out.notes.push_back(
+            "no profile for " + out.gpu + ": predictions spec-scaled" +
+            (from != nullptr ? " from " + from->name : std::string(" (roofline only)")));
       }
     } else {
-      out.notes.push_back("GPU '" + out.device + "' is not in the device catalogue: no accuracy on the trace's own GPU");
+      out.notes.push_back("GPU '" + out.device +
+                          "' is not in the device catalogue: no accuracy on the trace's own GPU");
     }
   } else {
-    out.notes.push_back("the trace does not say which GPU it ran on: no accuracy (give one with --gpu)");
+    out.notes.push_back(
+        "the trace does not say which GPU it ran on: no accuracy (give one with --gpu)");
   }
 
   RankInfo rank;
@@ -91,8 +98,8 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   rank.spec_scaled = out.own_spec_scaled;
   out.table.add_rank(std::move(rank));
   run_predictor.add_columns(out.table);
-  predict_records(run_predictor, records.records, records.classes, run_predictor.source_spec(out.gpu), 0, out.table,
-                  options.progress);
+  predict_records(run_predictor, records.records, records.classes,
+                  run_predictor.source_spec(out.gpu), 0, out.table, options.progress);
   out.summary = summarize(out.table);
   if (options.keep_records) out.records = std::move(records.records);
   return out;

@@ -9,7 +9,8 @@
 
 namespace pm2lat::reports {
 
-CheckResult check_accuracy(const RunTable& table, double max_mape_pct, std::optional<KernelFamily> family) {
+CheckResult check_accuracy(const RunTable& table, double max_mape_pct,
+                           std::optional<KernelFamily> family) {
   struct Acc {
     ErrorStats stats;
     double measured = 0, predicted = 0;
@@ -30,20 +31,23 @@ CheckResult check_accuracy(const RunTable& table, double max_mape_pct, std::opti
     }
   }
   if (all.stats.size() == 0) {
-    throw InputError(family ? "no kernel of family '" + std::string(to_string(*family)) +
-                                  "' was both measured and predicted on the GPU it ran on"
-                            : "no kernel was both measured and predicted on the GPU it ran on (was the run "
-                              "measured, and is its GPU known?)");
+    throw InputError(
+        family ? "no kernel of family '" + std::string(to_string(*family)) +
+                     "' was both measured and predicted on the GPU it ran on"
+               : "no kernel was both measured and predicted on the GPU it ran on (was the run "
+                 "measured, and is its GPU known?)");
   }
   CheckResult r;
   r.kernels = all.stats.size();
   r.mape_pct = all.stats.summary().mape_pct;
   r.total_error_pct = ape_pct(all.predicted, all.measured);
   for (const auto& [f, a] : by_family) {
-    r.families.push_back({f, a.stats.size(), a.stats.summary().mape_pct, ape_pct(a.predicted, a.measured)});
+    r.families.push_back(
+        {f, a.stats.size(), a.stats.summary().mape_pct, ape_pct(a.predicted, a.measured)});
   }
-  std::stable_sort(r.families.begin(), r.families.end(),
-                   [](const FamilyAccuracy& a, const FamilyAccuracy& b) { return a.kernels > b.kernels; });
+  std::stable_sort(
+      r.families.begin(), r.families.end(),
+      [](const FamilyAccuracy& a, const FamilyAccuracy& b) { return a.kernels > b.kernels; });
   r.passed = r.mape_pct <= max_mape_pct;
   return r;
 }

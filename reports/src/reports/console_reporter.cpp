@@ -51,7 +51,8 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
   }
   fmt::print(os, "\n{}\n{}\n", line, std::string(line.size(), '-'));
   for (const auto& f : s.families) {
-    std::string row = fmt::format("{:<18} {:>8} {:>12}", std::string(to_string(f.family)) + (f.communication ? "*" : ""),
+    std::string row = fmt::format("{:<18} {:>8} {:>12}",
+                                  std::string(to_string(f.family)) + (f.communication ? "*" : ""),
                                   f.kernels, format_ms(f.measured_us));
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
       row += fmt::format(" | {:>{}}", format_ms(f.predicted_us[t]), column_width(s.targets[t]) + 3);
@@ -60,8 +61,10 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     fmt::print(os, "{}\n", row);
   }
   fmt::print(os, "{}\n", std::string(line.size(), '-'));
-  std::string total = fmt::format("{:<18} {:>8} {:>12}", "kernel time", s.kernels, format_ms(s.measured_us));
-  std::string step = fmt::format("{:<18} {:>8} {:>12}", "step time", "", format_ms(s.measured_span_us));
+  std::string total =
+      fmt::format("{:<18} {:>8} {:>12}", "kernel time", s.kernels, format_ms(s.measured_us));
+  std::string step =
+      fmt::format("{:<18} {:>8} {:>12}", "step time", "", format_ms(s.measured_span_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     const auto& ts = s.per_target[t];
     total += fmt::format(" | {:>{}}", format_ms(ts.predicted_us), column_width(ts.name) + 3);
@@ -82,14 +85,17 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     for (const auto& n : scaled) names += (names.empty() ? "" : ", ") + n;
     fmt::print(os, "spec-scaled (no profile of their own): {}\n", names);
   }
-  const bool any_comm = std::any_of(s.families.begin(), s.families.end(), [](const auto& f) { return f.communication; });
+  const bool any_comm = std::any_of(s.families.begin(), s.families.end(),
+                                    [](const auto& f) { return f.communication; });
   if (any_comm) fmt::print(os, "* communication: kept out of error and coverage\n");
   if (s.accuracy.available) {
     fmt::print(os,
-               "accuracy on {}: {} kernels, measured {} ms, predicted {} ms, error {}%; per kernel MAPE {}%, "
+               "accuracy on {}: {} kernels, measured {} ms, predicted {} ms, error {}%; per kernel "
+               "MAPE {}%, "
                "median {}%; coverage {}% of kernel time\n",
-               own < s.targets.size() ? s.targets[own] : "own GPU", s.accuracy.kernels, format_ms(s.accuracy.measured_us),
-               format_ms(s.accuracy.predicted_us), pct(s.accuracy.error_pct()), pct(s.accuracy.per_kernel.mape_pct),
+               own < s.targets.size() ? s.targets[own] : "own GPU", s.accuracy.kernels,
+               format_ms(s.accuracy.measured_us), format_ms(s.accuracy.predicted_us),
+               pct(s.accuracy.error_pct()), pct(s.accuracy.per_kernel.mape_pct),
                pct(s.accuracy.per_kernel.median_ape_pct), pct(s.accuracy.coverage_pct));
   } else if (s.measured_kernels == 0) {
     fmt::print(os, "no measured kernels: accuracy not available\n");
@@ -99,33 +105,39 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
 }
 
 void print_rank_table(std::ostream& os, const RunSummary& s) {
-  std::string line = fmt::format("{:>5} {:<16} {:>8} {:>12}", "rank", "gpu", "kernels", "measured ms");
+  std::string line =
+      fmt::format("{:>5} {:<16} {:>8} {:>12}", "rank", "gpu", "kernels", "measured ms");
   for (const auto& t : s.targets) line += fmt::format(" | {:>{}}", t + " ms", column_width(t) + 3);
   fmt::print(os, "\nstep time per rank\n{}\n{}\n", line, std::string(line.size(), '-'));
   for (const auto& r : s.per_rank) {
-    std::string row = fmt::format("{:>5} {:<16} {:>8} {:>12}", r.rank, r.gpu.empty() ? "?" : r.gpu, r.kernels,
-                                  format_ms(r.measured_span_us));
+    std::string row = fmt::format("{:>5} {:<16} {:>8} {:>12}", r.rank, r.gpu.empty() ? "?" : r.gpu,
+                                  r.kernels, format_ms(r.measured_span_us));
     for (std::size_t t = 0; t < s.targets.size(); ++t)
-      row += fmt::format(" | {:>{}}", format_ms(r.predicted_span_us[t]), column_width(s.targets[t]) + 3);
+      row += fmt::format(" | {:>{}}", format_ms(r.predicted_span_us[t]),
+                         column_width(s.targets[t]) + 3);
     fmt::print(os, "{}\n", row);
   }
   std::string total = fmt::format("{:>5} {:<16} {:>8} {:>12}", "all", "(slowest rank)", s.kernels,
                                   format_ms(s.measured_span_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t)
-    total += fmt::format(" | {:>{}}", format_ms(s.per_target[t].span_us), column_width(s.targets[t]) + 3);
+    total += fmt::format(" | {:>{}}", format_ms(s.per_target[t].span_us),
+                         column_width(s.targets[t]) + 3);
   fmt::print(os, "{}\n{}\n", std::string(line.size(), '-'), total);
 }
 
 void print_replay_overview(std::ostream& os, const std::vector<const TraceReplay*>& traces) {
-  const std::string head = fmt::format("{:<36} {:<16} {:>7} {:>9} {:>12} {:>12} {:>7}", "trace", "gpu", "kernels",
-                                       "coverage%", "measured ms", "predicted ms", "error%");
+  const std::string head =
+      fmt::format("{:<36} {:<16} {:>7} {:>9} {:>12} {:>12} {:>7}", "trace", "gpu", "kernels",
+                  "coverage%", "measured ms", "predicted ms", "error%");
   fmt::print(os, "\n{}\n{}\n", head, std::string(head.size(), '-'));
   for (const TraceReplay* r : traces) {
     const Accuracy& a = r->summary.accuracy;
     fmt::print(os, "{:<36} {:<16} {:>7} {:>9} {:>12} {:>12} {:>7}\n", r->trace,
                r->gpu.empty() ? (r->device.empty() ? "?" : r->device) : r->gpu, r->summary.kernels,
-               a.available ? pct(a.coverage_pct) : "-", format_ms(a.available ? a.measured_us : r->summary.measured_us),
-               a.available ? format_ms(a.predicted_us) : "-", a.available ? pct(a.error_pct()) : "-");
+               a.available ? pct(a.coverage_pct) : "-",
+               format_ms(a.available ? a.measured_us : r->summary.measured_us),
+               a.available ? format_ms(a.predicted_us) : "-",
+               a.available ? pct(a.error_pct()) : "-");
   }
 }
 

@@ -32,18 +32,20 @@ bool is_own(const RunSummary& s, std::size_t t) {
 }  // namespace
 
 void write_summary_csv(std::ostream& os, const RunSummary& s, const RunTable& /*table*/) {
-  os << "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_ms\n";
+  os << "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_"
+        "ms\n";
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     const bool own = is_own(s, t);
     for (const auto& f : s.families) {
       const double err = own && !f.communication ? f.error_pct() : std::nan("");
-      fmt::print(os, "{},{},{},{},{},{},{},{},\n", to_string(f.family), field(s.targets[t]), f.kernels,
-                 num(f.measured_us / 1000.0), num(f.predicted_us[t] / 1000.0), num(err), f.fallback[t],
-                 own ? "true" : "false");
+      fmt::print(os, "{},{},{},{},{},{},{},{},\n", to_string(f.family), field(s.targets[t]),
+                 f.kernels, num(f.measured_us / 1000.0), num(f.predicted_us[t] / 1000.0), num(err),
+                 f.fallback[t], own ? "true" : "false");
     }
     const auto& ts = s.per_target[t];
-    fmt::print(os, "(total),{},{},{},{},{},{},{},{}\n", field(ts.name), s.kernels, num(s.measured_us / 1000.0),
-               num(ts.predicted_us / 1000.0), num(own && s.accuracy.available ? s.accuracy.error_pct() : std::nan("")),
+    fmt::print(os, "(total),{},{},{},{},{},{},{},{}\n", field(ts.name), s.kernels,
+               num(s.measured_us / 1000.0), num(ts.predicted_us / 1000.0),
+               num(own && s.accuracy.available ? s.accuracy.error_pct() : std::nan("")),
                ts.fallback, own ? "true" : "false", num(ts.span_us / 1000.0));
   }
 }
@@ -56,9 +58,10 @@ void write_kernels_csv(std::ostream& os, const RunTable& table) {
   std::string line;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const KernelRow& k = rows[i];
-    line = fmt::format("{},{},{:.3f},{},{},{}", table.ranks()[static_cast<std::size_t>(k.rank_index)].rank, k.stream,
-                       static_cast<double>(k.ts_ns) / 1000.0, field(table.name(k.name)), to_string(k.family),
-                       k.measured() ? num(k.measured_us) : "");
+    line = fmt::format("{},{},{:.3f},{},{},{}",
+                       table.ranks()[static_cast<std::size_t>(k.rank_index)].rank, k.stream,
+                       static_cast<double>(k.ts_ns) / 1000.0, field(table.name(k.name)),
+                       to_string(k.family), k.measured() ? num(k.measured_us) : "");
     for (std::size_t t = 0; t < table.targets().size(); ++t) {
       line += ',';
       line += num(table.predicted_us(i, t));

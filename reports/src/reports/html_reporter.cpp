@@ -92,27 +92,37 @@ std::size_t own_column(const RunSummary& s) {
 }
 
 void heading_html(std::ostream& os, const RunSummary& s, const ReportHeading& h, std::size_t own) {
-  fmt::print(os, "<h1>{}</h1>\n<div class=\"facts\">", esc(h.title.empty() ? "pm2lat report" : h.title));
+  fmt::print(os, "<h1>{}</h1>\n<div class=\"facts\">",
+             esc(h.title.empty() ? "pm2lat report" : h.title));
   for (const auto& [k, v] : h.facts) fmt::print(os, "<span><b>{}</b>: {}</span>", esc(k), esc(v));
   fmt::print(os, "<span><b>kernels</b>: {}</span><span><b>targets</b>: ", s.kernels);
-  for (std::size_t t = 0; t < s.targets.size(); ++t) fmt::print(os, "{}{}", t ? ", " : "", esc(s.targets[t]));
+  for (std::size_t t = 0; t < s.targets.size(); ++t)
+    fmt::print(os, "{}{}", t ? ", " : "", esc(s.targets[t]));
   os << "</span></div>\n";
   for (const auto& n : h.notes) fmt::print(os, "<div class=\"note\">note: {}</div>\n", esc(n));
   os << "<div class=\"badges\">";
   if (s.accuracy.available) {
-    fmt::print(os, "<span class=\"badge\" id=\"error\"><b>{}</b><small>error on {} (total kernel time)</small></span>",
-               pct(s.accuracy.error_pct()), esc(own != RunTable::npos ? s.targets[own] : "own GPU"));
-    fmt::print(os, "<span class=\"badge\" id=\"coverage\"><b>{}</b><small>coverage (time with a dedicated model)</small></span>",
+    fmt::print(os,
+               "<span class=\"badge\" id=\"error\"><b>{}</b><small>error on {} (total kernel "
+               "time)</small></span>",
+               pct(s.accuracy.error_pct()),
+               esc(own != RunTable::npos ? s.targets[own] : "own GPU"));
+    fmt::print(os,
+               "<span class=\"badge\" id=\"coverage\"><b>{}</b><small>coverage (time with a "
+               "dedicated model)</small></span>",
                pct(s.accuracy.coverage_pct));
-    fmt::print(os, "<span class=\"badge\"><b>{}</b><small>per-kernel MAPE (median {})</small></span>",
+    fmt::print(os,
+               "<span class=\"badge\"><b>{}</b><small>per-kernel MAPE (median {})</small></span>",
                pct(s.accuracy.per_kernel.mape_pct), pct(s.accuracy.per_kernel.median_ape_pct));
   }
-  fmt::print(os, "<span class=\"badge\"><b>{} ms</b><small>measured kernel time</small></span>", format_ms(s.measured_us));
+  fmt::print(os, "<span class=\"badge\"><b>{} ms</b><small>measured kernel time</small></span>",
+             format_ms(s.measured_us));
   os << "</div>\n";
 }
 
 void family_table(std::ostream& os, const RunSummary& s, std::size_t own) {
-  os << "<h2>Per kernel family and target</h2>\n<table id=\"families\"><tr><th class=\"l\">family</th><th>kernels</th>"
+  os << "<h2>Per kernel family and target</h2>\n<table id=\"families\"><tr><th "
+        "class=\"l\">family</th><th>kernels</th>"
         "<th>measured ms</th>";
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     fmt::print(os, "<th{}>{} ms</th>", t == own ? " class=\"own\"" : "", esc(s.targets[t]));
@@ -123,17 +133,21 @@ void family_table(std::ostream& os, const RunSummary& s, std::size_t own) {
     fmt::print(os, "<tr><td class=\"l\">{}{}</td><td>{}</td><td>{}</td>", to_string(f.family),
                f.communication ? " (comm.)" : "", f.kernels, format_ms(f.measured_us));
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
-      fmt::print(os, "<td{}>{}</td>", t == own ? " class=\"own\"" : "", format_ms(f.predicted_us[t]));
-      if (t == own) fmt::print(os, "<td class=\"own\">{}</td>", f.communication ? "–" : pct(f.error_pct()));
+      fmt::print(os, "<td{}>{}</td>", t == own ? " class=\"own\"" : "",
+                 format_ms(f.predicted_us[t]));
+      if (t == own)
+        fmt::print(os, "<td class=\"own\">{}</td>", f.communication ? "–" : pct(f.error_pct()));
     }
     os << "</tr>\n";
   }
-  fmt::print(os, "<tr><th class=\"l\">kernel time</th><th>{}</th><th>{}</th>", s.kernels, format_ms(s.measured_us));
+  fmt::print(os, "<tr><th class=\"l\">kernel time</th><th>{}</th><th>{}</th>", s.kernels,
+             format_ms(s.measured_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     fmt::print(os, "<th>{}</th>", format_ms(s.per_target[t].predicted_us));
     if (t == own) fmt::print(os, "<th>{}</th>", pct(s.accuracy.error_pct()));
   }
-  fmt::print(os, "</tr>\n<tr><th class=\"l\">step time</th><th></th><th>{}</th>", format_ms(s.measured_span_us));
+  fmt::print(os, "</tr>\n<tr><th class=\"l\">step time</th><th></th><th>{}</th>",
+             format_ms(s.measured_span_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     fmt::print(os, "<th>{}</th>", format_ms(s.per_target[t].span_us));
     if (t == own) os << "<th></th>";
@@ -149,34 +163,43 @@ void step_time_chart(std::ostream& os, const RunSummary& s) {
   };
   std::vector<Row> rows;
   if (s.measured_kernels > 0) {
-    std::string gpu = s.per_rank.empty() || s.per_rank.front().gpu.empty() ? "own GPU" : s.per_rank.front().gpu;
+    std::string gpu =
+        s.per_rank.empty() || s.per_rank.front().gpu.empty() ? "own GPU" : s.per_rank.front().gpu;
     rows.push_back({"measured (" + gpu + ")", s.measured_span_us, s.measured_us, true});
   }
-  for (const auto& t : s.per_target) rows.push_back({t.name + (t.spec_scaled ? " *" : ""), t.span_us, t.predicted_us, false});
+  for (const auto& t : s.per_target)
+    rows.push_back({t.name + (t.spec_scaled ? " *" : ""), t.span_us, t.predicted_us, false});
   double hi = 1e-9;
   for (const auto& r : rows) hi = std::max({hi, r.step_us, r.busy_us});
   const int left = 190, width = 760, plot = width - left - 90, row_h = 34;
   const int height = static_cast<int>(rows.size()) * row_h + 30;
   os << "<h2>Step time per target</h2>\n";
-  fmt::print(os, "<svg id=\"step-time\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">\n", width, height,
-             width, height);
+  fmt::print(
+      os, "<svg id=\"step-time\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">\n",
+      width, height, width, height);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     const int y = static_cast<int>(i) * row_h + 8;
     const double w_step = r.step_us / hi * plot, w_busy = r.busy_us / hi * plot;
-    fmt::print(os, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 15, esc(r.label));
+    fmt::print(os, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", left - 8, y + 15,
+               esc(r.label));
     fmt::print(os,
-               "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"13\" fill=\"{}\"><title>{}: step time {} ms"
+               "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"13\" "
+               "fill=\"{}\"><title>{}: step time {} ms"
                "</title></rect>\n",
-               left, y, std::max(1.0, w_step), r.measured ? "#555" : "#1f77b4", esc(r.label), format_ms(r.step_us));
-    fmt::print(os,
-               "<rect class=\"bar busy\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"8\" fill=\"{}\"><title>{}: kernel time {} ms"
-               "</title></rect>\n",
-               left, y + 15, std::max(1.0, w_busy), r.measured ? "#aaa" : "#9ecae1", esc(r.label), format_ms(r.busy_us));
-    fmt::print(os, "<text x=\"{:.1f}\" y=\"{}\">{} ms</text>\n", left + std::max(w_step, w_busy) + 6, y + 15,
+               left, y, std::max(1.0, w_step), r.measured ? "#555" : "#1f77b4", esc(r.label),
                format_ms(r.step_us));
+    fmt::print(os,
+               "<rect class=\"bar busy\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"8\" "
+               "fill=\"{}\"><title>{}: kernel time {} ms"
+               "</title></rect>\n",
+               left, y + 15, std::max(1.0, w_busy), r.measured ? "#aaa" : "#9ecae1", esc(r.label),
+               format_ms(r.busy_us));
+    fmt::print(os, "<text x=\"{:.1f}\" y=\"{}\">{} ms</text>\n",
+               left + std::max(w_step, w_busy) + 6, y + 15, format_ms(r.step_us));
   }
-  os << "</svg>\n<div class=\"caption\">Dark bars: step time (the run laid out on that GPU; host gaps kept). "
+  os << "</svg>\n<div class=\"caption\">Dark bars: step time (the run laid out on that GPU; host "
+        "gaps kept). "
         "Light bars: sum of kernel times. * no profile of its own: spec-scaled.</div>\n";
 }
 
@@ -197,7 +220,8 @@ void scatter_plots(std::ostream& os, const RunTable& table, const RunSummary& s)
     by_family[k.family].push_back({k.measured_us, p, k.name});
   }
   if (by_family.empty()) {
-    os << "<p class=\"caption\">No kernels were both measured and predicted on the GPU the run used.</p>\n";
+    os << "<p class=\"caption\">No kernels were both measured and predicted on the GPU the run "
+          "used.</p>\n";
     return;
   }
   os << "<div class=\"grid\" id=\"scatter\">\n";
@@ -207,7 +231,8 @@ void scatter_plots(std::ostream& os, const RunTable& table, const RunSummary& s)
     if (it == by_family.end() || shown >= kMaxScatterFamilies) continue;
     std::vector<Pair> pts = it->second;
     // Keep the biggest kernels, then an even sample of the rest.
-    std::sort(pts.begin(), pts.end(), [](const Pair& a, const Pair& b) { return a.measured > b.measured; });
+    std::sort(pts.begin(), pts.end(),
+              [](const Pair& a, const Pair& b) { return a.measured > b.measured; });
     if (pts.size() > kMaxPointsPerFamily) {
       const std::size_t head = kMaxPointsPerFamily / 4;
       std::vector<Pair> kept(pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(head));
@@ -221,42 +246,64 @@ void scatter_plots(std::ostream& os, const RunTable& table, const RunSummary& s)
       lo = std::min({lo, p.measured, p.predicted});
       hi = std::max({hi, p.measured, p.predicted});
     }
-    const double dlo = std::floor(std::log10(lo)), dhi = std::max(dlo + 1, std::ceil(std::log10(hi)));
+    const double dlo = std::floor(std::log10(lo)),
+                 dhi = std::max(dlo + 1, std::ceil(std::log10(hi)));
     const int w = 300, h = 280, l = 46, r = 12, t = 28, b = 36;
     const LogAxis x{dlo, dhi, double(l), double(w - r)}, y{dlo, dhi, double(h - b), double(t)};
     const std::size_t ci = shown;
-    fmt::print(os, "<svg class=\"scatter\" data-family=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n",
+    fmt::print(os,
+               "<svg class=\"scatter\" data-family=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 "
+               "{} {}\">\n",
                to_string(f.family), w, h, w, h);
-    fmt::print(os, "<text x=\"{}\" y=\"16\" font-weight=\"600\">{} — {} kernels, error {}</text>\n", l,
-               to_string(f.family), it->second.size(), f.communication ? "n/a (comm.)" : pct(f.error_pct()));
+    fmt::print(os, "<text x=\"{}\" y=\"16\" font-weight=\"600\">{} — {} kernels, error {}</text>\n",
+               l, to_string(f.family), it->second.size(),
+               f.communication ? "n/a (comm.)" : pct(f.error_pct()));
     // ±25 % band around the diagonal, then decade grid lines.
     const double band = std::log10(1.25);
-    fmt::print(os, "<polygon class=\"band\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
-               x(std::pow(10, dlo)), y(std::pow(10, dlo + band)), x(std::pow(10, dhi - band)), y(std::pow(10, dhi)),
-               x(std::pow(10, dhi)), y(std::pow(10, dhi - band)), x(std::pow(10, dlo + band)), y(std::pow(10, dlo)));
+    fmt::print(os,
+               "<polygon class=\"band\" points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f} "
+               "{:.1f},{:.1f}\"/>\n",
+               x(std::pow(10, dlo)), y(std::pow(10, dlo + band)), x(std::pow(10, dhi - band)),
+               y(std::pow(10, dhi)), x(std::pow(10, dhi)), y(std::pow(10, dhi - band)),
+               x(std::pow(10, dlo + band)), y(std::pow(10, dlo)));
     for (double d = dlo; d <= dhi + 1e-9; d += 1) {
       const double v = std::pow(10, d);
       const std::string label = v >= 1 ? fmt::format("{:g}", v) : fmt::format("{:g}", v);
-      fmt::print(os, "<line class=\"gridline\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>", x(v), t, x(v), h - b);
-      fmt::print(os, "<line class=\"gridline\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>", l, y(v), w - r, y(v));
-      fmt::print(os, "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>", x(v), h - b + 14, label);
-      fmt::print(os, "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", l - 4, y(v) + 4, label);
+      fmt::print(os, "<line class=\"gridline\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\"/>",
+                 x(v), t, x(v), h - b);
+      fmt::print(os, "<line class=\"gridline\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>",
+                 l, y(v), w - r, y(v));
+      fmt::print(os, "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>", x(v),
+                 h - b + 14, label);
+      fmt::print(os, "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", l - 4, y(v) + 4,
+                 label);
     }
-    fmt::print(os, "<line class=\"diag\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>\n", x(std::pow(10, dlo)),
-               y(std::pow(10, dlo)), x(std::pow(10, dhi)), y(std::pow(10, dhi)));
-    fmt::print(os, "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/><line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
+    fmt::print(
+        os, "<line class=\"diag\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"/>\n",
+        x(std::pow(10, dlo)), y(std::pow(10, dlo)), x(std::pow(10, dhi)), y(std::pow(10, dhi)));
+    fmt::print(os,
+               "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/><line class=\"axis\" "
+               "x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n",
                l, h - b, w - r, h - b, l, t, l, h - b);
-    fmt::print(os, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">measured µs</text>", (l + w - r) / 2, h - 6);
-    fmt::print(os, "<text x=\"12\" y=\"{}\" transform=\"rotate(-90 12 {})\" text-anchor=\"middle\">predicted µs</text>\n",
+    fmt::print(os, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">measured µs</text>",
+               (l + w - r) / 2, h - 6);
+    fmt::print(os,
+               "<text x=\"12\" y=\"{}\" transform=\"rotate(-90 12 {})\" "
+               "text-anchor=\"middle\">predicted µs</text>\n",
                (t + h - b) / 2, (t + h - b) / 2);
     for (const auto& p : pts) {
-      fmt::print(os, "<circle class=\"pt\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.6\" fill=\"{}\"><title>{}: measured {:.2f} µs, predicted {:.2f} µs</title></circle>\n",
-                 x(p.measured), y(p.predicted), color(ci), esc(short_name(table.name(p.name))), p.measured, p.predicted);
+      fmt::print(
+          os,
+          "<circle class=\"pt\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.6\" fill=\"{}\"><title>{}: "
+          "measured {:.2f} µs, predicted {:.2f} µs</title></circle>\n",
+          x(p.measured), y(p.predicted), color(ci), esc(short_name(table.name(p.name))), p.measured,
+          p.predicted);
     }
     os << "</svg>\n";
     ++shown;
   }
-  os << "</div>\n<div class=\"caption\">One point per kernel (the largest kernels and an even sample of the rest); "
+  os << "</div>\n<div class=\"caption\">One point per kernel (the largest kernels and an even "
+        "sample of the rest); "
         "log axes; dashed: predicted = measured; green band: within ±25 %.</div>\n";
 }
 
@@ -271,44 +318,60 @@ void error_histogram(std::ostream& os, const RunTable& table) {
   for (std::size_t i = 0; i < table.size(); ++i) {
     const KernelRow& k = table.kernels()[i];
     const std::size_t own = table.own_target(i);
-    if (!k.measured() || own == RunTable::npos || k.measured_us <= 0 || is_communication(table, i)) continue;
+    if (!k.measured() || own == RunTable::npos || k.measured_us <= 0 || is_communication(table, i))
+      continue;
     const double p = table.predicted_us(i, own);
     if (std::isnan(p)) continue;
     const double e = (p - k.measured_us) / k.measured_us * 100.0;
-    const int bin = e >= 100 ? kBins - 1 : std::clamp(static_cast<int>(std::floor((e + 100.0) / 10.0)), 0, kBins - 2);
+    const int bin =
+        e >= 100 ? kBins - 1
+                 : std::clamp(static_cast<int>(std::floor((e + 100.0) / 10.0)), 0, kBins - 2);
     ++counts[static_cast<std::size_t>(bin)];
     time[static_cast<std::size_t>(bin)] += k.measured_us;
     ++n;
   }
   if (n == 0) {
-    os << "<p class=\"caption\">No kernels were both measured and predicted on the GPU the run used.</p>\n";
+    os << "<p class=\"caption\">No kernels were both measured and predicted on the GPU the run "
+          "used.</p>\n";
     return;
   }
   const double total_time = std::accumulate(time.begin(), time.end(), 0.0);
   const std::size_t max_count = *std::max_element(counts.begin(), counts.end());
-  const double max_share = *std::max_element(time.begin(), time.end()) / std::max(1e-12, total_time);
+  const double max_share =
+      *std::max_element(time.begin(), time.end()) / std::max(1e-12, total_time);
   const int w = 760, h = 240, l = 50, r = 10, t = 14, b = 40;
   const double bw = double(w - l - r) / kBins;
-  fmt::print(os, "<svg id=\"errors\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n", w, h, w, h);
+  fmt::print(os, "<svg id=\"errors\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n", w, h, w,
+             h);
   for (int i = 0; i < kBins; ++i) {
     const double share = time[static_cast<std::size_t>(i)] / std::max(1e-12, total_time);
     const double hc = double(counts[static_cast<std::size_t>(i)]) / double(max_count) * (h - t - b);
     const double ht = share / std::max(1e-12, max_share) * (h - t - b);
     const double x0 = l + i * bw;
-    const std::string range = i == kBins - 1 ? "≥ +100 %" : fmt::format("{:+d} … {:+d} %", -100 + 10 * i, -90 + 10 * i);
-    fmt::print(os, "<rect class=\"hbar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#1f77b4\"><title>{}: {} kernels</title></rect>\n",
+    const std::string range =
+        i == kBins - 1 ? "≥ +100 %" : fmt::format("{:+d} … {:+d} %", -100 + 10 * i, -90 + 10 * i);
+    fmt::print(os,
+               "<rect class=\"hbar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+               "fill=\"#1f77b4\"><title>{}: {} kernels</title></rect>\n",
                x0 + 2, h - b - hc, bw / 2 - 2, hc, range, counts[static_cast<std::size_t>(i)]);
-    fmt::print(os, "<rect class=\"hbar time\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#ff7f0e\"><title>{}: {:.1f} % of kernel time</title></rect>\n",
-               x0 + bw / 2, h - b - ht, bw / 2 - 2, ht, range, share * 100);
+    fmt::print(
+        os,
+        "<rect class=\"hbar time\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+        "fill=\"#ff7f0e\"><title>{}: {:.1f} % of kernel time</title></rect>\n",
+        x0 + bw / 2, h - b - ht, bw / 2 - 2, ht, range, share * 100);
     if (i % 2 == 0) {
-      fmt::print(os, "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x0 + bw / 2, h - b + 14,
-                 i == kBins - 1 ? "≥100" : fmt::format("{:+d}", -100 + 10 * i));
+      fmt::print(os, "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x0 + bw / 2,
+                 h - b + 14, i == kBins - 1 ? "≥100" : fmt::format("{:+d}", -100 + 10 * i));
     }
   }
-  fmt::print(os, "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", l, h - b, w - r, h - b);
-  fmt::print(os, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">(predicted − measured) / measured, %</text>\n", (l + w) / 2,
-             h - 8);
-  os << "</svg>\n<div class=\"caption\">Blue: share of kernels; orange: share of measured kernel time, per 10 % bin "
+  fmt::print(os, "<line class=\"axis\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n", l, h - b,
+             w - r, h - b);
+  fmt::print(os,
+             "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">(predicted − measured) / measured, "
+             "%</text>\n",
+             (l + w) / 2, h - 8);
+  os << "</svg>\n<div class=\"caption\">Blue: share of kernels; orange: share of measured kernel "
+        "time, per 10 % bin "
         "(communication kernels excluded).</div>\n";
 }
 
@@ -336,22 +399,28 @@ void top_kernels(std::ostream& os, const RunTable& table, const RunSummary& s) {
     }
     std::vector<std::pair<std::uint32_t, Acc>> list(by_name.begin(), by_name.end());
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-      return a.second.predicted != b.second.predicted ? a.second.predicted > b.second.predicted : a.first < b.first;
+      return a.second.predicted != b.second.predicted ? a.second.predicted > b.second.predicted
+                                                      : a.first < b.first;
     });
     if (list.size() > kTopKernels) list.resize(kTopKernels);
-    fmt::print(os, "<details class=\"topk\" data-target=\"{}\"{}><summary>{} — {} ms predicted kernel time</summary>\n",
+    fmt::print(os,
+               "<details class=\"topk\" data-target=\"{}\"{}><summary>{} — {} ms predicted kernel "
+               "time</summary>\n",
                esc(s.targets[t]), t == 0 ? " open" : "", esc(s.targets[t]), format_ms(total));
-    os << "<table><tr><th class=\"l\">kernel</th><th>launches</th><th>predicted ms</th><th>share</th><th></th>"
+    os << "<table><tr><th class=\"l\">kernel</th><th>launches</th><th>predicted "
+          "ms</th><th>share</th><th></th>"
           "<th>measured ms</th><th class=\"l\">model</th></tr>\n";
     for (const auto& [name, a] : list) {
       const double share = a.predicted / std::max(1e-12, total);
       const std::string flags = flags_to_string(a.flags);
-      fmt::print(os,
-                 "<tr><td class=\"name\" title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td class=\"barcell\">"
-                 "<div style=\"width:{:.1f}%\"></div></td><td>{}</td><td class=\"l\">{}{}</td></tr>\n",
-                 esc(table.name(name)), esc(short_name(table.name(name))), a.count, format_ms(a.predicted), share * 100,
-                 share * 100, a.measured > 0 ? format_ms(a.measured) : "–", to_string(a.model),
-                 flags.empty() ? "" : " (" + esc(flags) + ")");
+      fmt::print(
+          os,
+          "<tr><td class=\"name\" title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td><td "
+          "class=\"barcell\">"
+          "<div style=\"width:{:.1f}%\"></div></td><td>{}</td><td class=\"l\">{}{}</td></tr>\n",
+          esc(table.name(name)), esc(short_name(table.name(name))), a.count, format_ms(a.predicted),
+          share * 100, share * 100, a.measured > 0 ? format_ms(a.measured) : "–",
+          to_string(a.model), flags.empty() ? "" : " (" + esc(flags) + ")");
     }
     os << "</table></details>\n";
   }
@@ -359,25 +428,27 @@ void top_kernels(std::ostream& os, const RunTable& table, const RunSummary& s) {
 
 void rank_table(std::ostream& os, const RunSummary& s) {
   if (s.per_rank.size() < 2) return;
-  os << "<h2>Step time per rank</h2>\n<table id=\"ranks\"><tr><th>rank</th><th class=\"l\">GPU</th><th>kernels</th>"
+  os << "<h2>Step time per rank</h2>\n<table id=\"ranks\"><tr><th>rank</th><th "
+        "class=\"l\">GPU</th><th>kernels</th>"
         "<th>measured ms</th>";
   for (const auto& t : s.targets) fmt::print(os, "<th>{} ms</th>", esc(t));
   os << "</tr>\n";
   for (const auto& r : s.per_rank) {
-    fmt::print(os, "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>", r.rank, esc(r.gpu), r.kernels,
-               format_ms(r.measured_span_us));
+    fmt::print(os, "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>", r.rank,
+               esc(r.gpu), r.kernels, format_ms(r.measured_span_us));
     for (double v : r.predicted_span_us) fmt::print(os, "<td>{}</td>", format_ms(v));
     os << "</tr>\n";
   }
-  fmt::print(os, "<tr><th>all</th><th class=\"l\">slowest rank</th><th>{}</th><th>{}</th>", s.kernels,
-             format_ms(s.measured_span_us));
+  fmt::print(os, "<tr><th>all</th><th class=\"l\">slowest rank</th><th>{}</th><th>{}</th>",
+             s.kernels, format_ms(s.measured_span_us));
   for (const auto& t : s.per_target) fmt::print(os, "<th>{}</th>", format_ms(t.span_us));
   os << "</tr></table>\n";
 }
 
 }  // namespace
 
-void write_html_report(std::ostream& os, const RunTable& table, const RunSummary& s, const ReportHeading& h) {
+void write_html_report(std::ostream& os, const RunTable& table, const RunSummary& s,
+                       const ReportHeading& h) {
   const std::size_t own = own_column(s);
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   fmt::print(os, "<title>{}</title>\n", esc(h.title.empty() ? "pm2lat report" : h.title));
@@ -390,8 +461,10 @@ void write_html_report(std::ostream& os, const RunTable& table, const RunSummary
   scatter_plots(os, table, s);
   error_histogram(os, table);
   top_kernels(os, table, s);
-  os << "<p class=\"caption\">Error and coverage are measured on the GPU the run used, over compute kernels; "
-        "communication kernels are reported but kept out of both. Generated by pm2lat.</p>\n</body></html>\n";
+  os << "<p class=\"caption\">Error and coverage are measured on the GPU the run used, over "
+        "compute kernels; "
+        "communication kernels are reported but kept out of both. Generated by "
+        "pm2lat.</p>\n</body></html>\n";
 }
 
 }  // namespace pm2lat::reports

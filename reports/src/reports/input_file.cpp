@@ -20,7 +20,8 @@ bool starts_with_gzip_magic(const std::filesystem::path& file) {
   return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 }
 
-std::string read_plain(const std::filesystem::path& file, std::uintmax_t size, ProgressBar* progress) {
+std::string read_plain(const std::filesystem::path& file, std::uintmax_t size,
+                       ProgressBar* progress) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file.string() + ": cannot be opened: " + std::strerror(errno));
   std::string out;
@@ -50,7 +51,8 @@ std::string read_gzip(const std::filesystem::path& file, ProgressBar* progress) 
     if (n < 0) {
       int err = Z_OK;
       const char* msg = gzerror(f, &err);
-      throw InputError(file.string() + ": corrupt gzip data (" + (msg != nullptr ? msg : "unknown") + ")");
+      throw InputError(file.string() + ": corrupt gzip data (" +
+                       (msg != nullptr ? msg : "unknown") + ")");
     }
     if (n == 0) break;
     out.append(buf.data(), static_cast<std::size_t>(n));
@@ -72,12 +74,14 @@ std::string read_input_file(const std::filesystem::path& file, ProgressBar* prog
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
   if (ec || !std::filesystem::exists(status)) throw InputError(file.string() + ": no such file");
-  if (std::filesystem::is_directory(status)) throw InputError(file.string() + ": is a directory, expected a file");
+  if (std::filesystem::is_directory(status))
+    throw InputError(file.string() + ": is a directory, expected a file");
   const std::uintmax_t size = std::filesystem::file_size(file, ec);
   if (ec) throw InputError(file.string() + ": cannot be read: " + ec.message());
   if (size == 0) throw InputError(file.string() + ": file is empty");
   if (progress != nullptr) progress->stage("reading " + file.filename().string(), size);
-  std::string text = starts_with_gzip_magic(file) ? read_gzip(file, progress) : read_plain(file, size, progress);
+  std::string text =
+      starts_with_gzip_magic(file) ? read_gzip(file, progress) : read_plain(file, size, progress);
   if (text.empty()) throw InputError(file.string() + ": no data after decompression");
   return text;
 }

@@ -42,20 +42,28 @@ void write_perfetto_trace(std::ostream& os, const RunTable& table) {
     first = false;
   };
   std::map<std::size_t, std::set<std::uint64_t>> streams_per_rank;
-  for (const auto& k : rows) streams_per_rank[static_cast<std::size_t>(k.rank_index)].insert(k.stream);
+  for (const auto& k : rows)
+    streams_per_rank[static_cast<std::size_t>(k.rank_index)].insert(k.stream);
   for (std::size_t r = 0; r < table.ranks().size(); ++r) {
     const RankInfo& rank = table.ranks()[r];
-    const std::string rank_label = table.ranks().size() > 1 ? fmt::format(" rank {}", rank.rank) : "";
+    const std::string rank_label =
+        table.ranks().size() > 1 ? fmt::format(" rank {}", rank.rank) : "";
     for (std::size_t c = 0; c <= nt; ++c) {
       const int pid = pid_of(r, c, nt);
-      const std::string name = c == 0 ? fmt::format("measured on {}{}", rank.gpu.empty() ? "the GPU" : rank.gpu, rank_label)
-                                      : fmt::format("predicted on {}{}", table.targets()[c - 1], rank_label);
-      emit(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})", pid, quoted(name)));
-      emit(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})", pid,
-                       pid));
+      const std::string name =
+          c == 0
+              ? fmt::format("measured on {}{}", rank.gpu.empty() ? "the GPU" : rank.gpu, rank_label)
+              : fmt::format("predicted on {}{}", table.targets()[c - 1], rank_label);
+      emit(
+          fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})",
+                      pid, quoted(name)));
+      emit(fmt::format(
+          R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
+          pid, pid));
       for (std::uint64_t s : streams_per_rank[r]) {
-        emit(fmt::format(R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"stream {}"}}}})", pid, s,
-                         s));
+        emit(fmt::format(
+            R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"stream {}"}}}})",
+            pid, s, s));
       }
     }
   }
@@ -70,12 +78,14 @@ void write_perfetto_trace(std::ostream& os, const RunTable& table) {
       args = fmt::format(R"("measured_us":{})", k.measured() ? num(k.measured_us) : "null");
       if (c > 0) {
         const std::size_t t = c - 1;
-        args += fmt::format(R"(,"predicted_us":{},"model":"{}","flags":"{}")", num(table.predicted_us(i, t)),
-                            to_string(table.model(i, t)), flags_to_string(table.flags(i, t)));
+        args += fmt::format(R"(,"predicted_us":{},"model":"{}","flags":"{}")",
+                            num(table.predicted_us(i, t)), to_string(table.model(i, t)),
+                            flags_to_string(table.flags(i, t)));
       }
-      emit(fmt::format(R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{{}}}}})", name,
-                       family, pid_of(static_cast<std::size_t>(k.rank_index), c, nt), k.stream, tl.start_us[i],
-                       tl.duration_us[i], args));
+      emit(fmt::format(
+          R"({{"ph":"X","name":{},"cat":"{}","pid":{},"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{{}}}}})",
+          name, family, pid_of(static_cast<std::size_t>(k.rank_index), c, nt), k.stream,
+          tl.start_us[i], tl.duration_us[i], args));
     }
   }
   os << "\n]}\n";

@@ -19,7 +19,8 @@ std::vector<std::size_t> timeline_order(const RunTable& table) {
     return x.ts_ns < y.ts_ns;
   };
   // Records usually arrive in this order already (one stream, by time): check before sorting.
-  if (!std::is_sorted(order.begin(), order.end(), before)) std::stable_sort(order.begin(), order.end(), before);
+  if (!std::is_sorted(order.begin(), order.end(), before))
+    std::stable_sort(order.begin(), order.end(), before);
   return order;
 }
 
@@ -27,7 +28,8 @@ Timeline layout_timeline(const RunTable& table, std::size_t target) {
   return layout_timeline(table, target, timeline_order(table));
 }
 
-Timeline layout_timeline(const RunTable& table, std::size_t target, const std::vector<std::size_t>& order) {
+Timeline layout_timeline(const RunTable& table, std::size_t target,
+                         const std::vector<std::size_t>& order) {
   const auto& rows = table.kernels();
   const std::size_t n = rows.size();
   Timeline tl;
@@ -49,13 +51,15 @@ Timeline layout_timeline(const RunTable& table, std::size_t target, const std::v
   double prev_measured_end = 0;  // measured end of the previous kernel on this stream
   for (std::size_t idx : order) {
     const KernelRow& k = rows[idx];
-    const double ts = static_cast<double>(k.ts_ns) / 1000.0 - rank_t0[static_cast<std::size_t>(k.rank_index)];
+    const double ts =
+        static_cast<double>(k.ts_ns) / 1000.0 - rank_t0[static_cast<std::size_t>(k.rank_index)];
     double dur = k.measured() ? k.measured_us : 0.0;
     if (target != RunTable::npos) {
       const double p = table.predicted_us(idx, target);
       if (!std::isnan(p)) dur = p;
     }
-    const bool same_stream = prev != nullptr && prev->rank_index == k.rank_index && prev->stream == k.stream;
+    const bool same_stream =
+        prev != nullptr && prev->rank_index == k.rank_index && prev->stream == k.stream;
     double start;
     if (target == RunTable::npos) {
       start = ts;

@@ -43,12 +43,14 @@ void PredictionMemo::key_of(const KernelRecord& r, const DeviceSpec* source, std
   for (DType t : {g.a, g.b, g.c, g.compute}) put(key, t);
   for (std::int32_t v : {g.algo_tile_m, g.algo_tile_n, g.algo_stages, g.algo_split_k}) put(key, v);
   const ConvShape& c = op.conv;
-  for (std::int64_t v : {c.batch, c.in_channels, c.out_channels, c.in_h, c.in_w, c.kernel_h, c.kernel_w, c.stride_h,
-                         c.stride_w, c.pad_h, c.pad_w, c.dilation_h, c.dilation_w, c.groups})
+  for (std::int64_t v :
+       {c.batch, c.in_channels, c.out_channels, c.in_h, c.in_w, c.kernel_h, c.kernel_w, c.stride_h,
+        c.stride_w, c.pad_h, c.pad_w, c.dilation_h, c.dilation_w, c.groups})
     put(key, v);
   put(key, c.dtype);
   const AttentionShape& a = op.attention;
-  for (std::int64_t v : {a.batch, a.seqlen_q, a.seqlen_kv, a.heads, a.kv_heads, a.head_dim}) put(key, v);
+  for (std::int64_t v : {a.batch, a.seqlen_q, a.seqlen_kv, a.heads, a.kv_heads, a.head_dim})
+    put(key, v);
   for (bool v : {a.causal, a.backward}) put(key, v);
   put(key, a.dtype);
   const VectorShape& v = op.vec;
@@ -68,7 +70,8 @@ const std::vector<Prediction>* PredictionMemo::find(const std::string& key) cons
   return &it->second;
 }
 
-const std::vector<Prediction>& PredictionMemo::insert(const std::string& key, std::vector<Prediction> predictions) {
+const std::vector<Prediction>& PredictionMemo::insert(const std::string& key,
+                                                      std::vector<Prediction> predictions) {
   return memo_.insert_or_assign(key, std::move(predictions)).first->second;
 }
 

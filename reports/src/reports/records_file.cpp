@@ -17,7 +17,9 @@ namespace {
 
 bool is_records_name(const std::string& n) {
   if (n.rfind("records", 0) != 0) return false;
-  auto ends = [&](const std::string& s) { return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0; };
+  auto ends = [&](const std::string& s) {
+    return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+  };
   return ends(".jsonl") || ends(".jsonl.gz");
 }
 
@@ -45,7 +47,8 @@ class LineReader {
         int err = Z_OK;
         const char* msg = gzerror(f_, &err);
         if (err != Z_OK && err != Z_STREAM_END)
-          throw InputError(file_ + ": corrupt or truncated data (" + (msg != nullptr ? msg : "unknown") + ")");
+          throw InputError(file_ + ": corrupt or truncated data (" +
+                           (msg != nullptr ? msg : "unknown") + ")");
         terminated = false;
         return !line.empty();
       }
@@ -79,9 +82,11 @@ std::vector<std::filesystem::path> find_records_files(const std::vector<std::str
     if (std::filesystem::is_directory(p, ec)) {
       std::vector<std::filesystem::path> found;
       for (const auto& e : std::filesystem::directory_iterator(p)) {
-        if (e.is_regular_file() && is_records_name(e.path().filename().string())) found.push_back(e.path());
+        if (e.is_regular_file() && is_records_name(e.path().filename().string()))
+          found.push_back(e.path());
       }
-      if (found.empty()) throw InputError(in + ": no records files (records.*.jsonl) in this directory");
+      if (found.empty())
+        throw InputError(in + ": no records files (records.*.jsonl) in this directory");
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
     } else {
@@ -142,15 +147,18 @@ RunInput read_run(const std::vector<std::filesystem::path>& files, const RunPred
         // Only the last line may be cut off (a process killed while writing); anything
         // before it is a malformed file.
         if (!terminated) {
-          in.notes.push_back(file.string() + ":" + std::to_string(line_no) + ": ignored a cut-off last line");
+          in.notes.push_back(file.string() + ":" + std::to_string(line_no) +
+                             ": ignored a cut-off last line");
           break;
         }
         pending_error = e.what();
         continue;
       }
-      const std::size_t row = in.table.add_kernel(r.record.launch.name, r.family, rank_index, r.record.stream,
-                                                  r.record.ts_ns, r.record.measured_us);
-      for (const auto& [target, p] : r.predictions) in.table.set_prediction(row, in.table.add_target(target), p);
+      const std::size_t row =
+          in.table.add_kernel(r.record.launch.name, r.family, rank_index, r.record.stream,
+                              r.record.ts_ns, r.record.measured_us);
+      for (const auto& [target, p] : r.predictions)
+        in.table.set_prediction(row, in.table.add_target(target), p);
       if (predictor != nullptr) {
         const KernelClass& cls = classes.classify(r.record.launch.name);
         predictor->predict(r.record, cls, source, in.table, row);
@@ -160,8 +168,10 @@ RunInput read_run(const std::vector<std::filesystem::path>& files, const RunPred
     if (!pending_error.empty()) throw InputError(pending_error);
   }
   if (kernels == 0) {
-    throw InputError(files.size() == 1 ? files.front().string() + ": no kernel records (only a header)"
-                                       : "no kernel records in any of the " + std::to_string(files.size()) + " files");
+    throw InputError(files.size() == 1
+                         ? files.front().string() + ": no kernel records (only a header)"
+                         : "no kernel records in any of the " + std::to_string(files.size()) +
+                               " files");
   }
   return in;
 }

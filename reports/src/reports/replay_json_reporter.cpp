@@ -24,7 +24,8 @@ json trace_json(const TraceReplay& r) {
       fj["measured_ms"] = ms(f.own_measured_us);
       fj["predicted_ms"] = ms(f.own_predicted_us);
       fj["error_pct"] = number_or_null(f.error_pct());
-      fj["coverage_time_pct"] = f.own_measured_us > 0 ? json(f.covered_us / f.own_measured_us * 100.0) : json(nullptr);
+      fj["coverage_time_pct"] =
+          f.own_measured_us > 0 ? json(f.covered_us / f.own_measured_us * 100.0) : json(nullptr);
     } else {
       fj["measured_ms"] = ms(f.measured_us);
       fj["predicted_ms"] = own != RunTable::npos ? ms(f.predicted_us[own]) : json(nullptr);
@@ -32,7 +33,8 @@ json trace_json(const TraceReplay& r) {
     }
     if (f.communication) fj["communication"] = true;
     json by_target = json::object();
-    for (std::size_t t = 0; t < s.targets.size(); ++t) by_target[s.targets[t]] = ms(f.predicted_us[t]);
+    for (std::size_t t = 0; t < s.targets.size(); ++t)
+      by_target[s.targets[t]] = ms(f.predicted_us[t]);
     fj["predicted_ms_by_target"] = by_target;
     families.push_back(std::move(fj));
   }

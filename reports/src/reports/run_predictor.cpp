@@ -27,14 +27,16 @@ std::string canonical_gpu(const Predictor& predictor, std::string_view name) {
     std::string msg = "unknown GPU '" + std::string(name) + "'";
     if (!e.close_matches().empty()) {
       msg += " (closest:";
-      for (std::size_t i = 0; i < e.close_matches().size(); ++i) msg += (i ? ", " : " ") + e.close_matches()[i];
+      for (std::size_t i = 0; i < e.close_matches().size(); ++i)
+        msg += (i ? ", " : " ") + e.close_matches()[i];
       msg += ")";
     }
     throw InputError(msg + "; known GPUs are listed in devices.json of the profile directory");
   }
 }
 
-RunPredictor::RunPredictor(Predictor& predictor, const std::vector<std::string>& targets) : predictor_(predictor) {
+RunPredictor::RunPredictor(Predictor& predictor, const std::vector<std::string>& targets)
+    : predictor_(predictor) {
   for (const auto& t : targets) add_target(t);
 }
 
@@ -48,7 +50,9 @@ std::size_t RunPredictor::add_target(std::string_view gpu_name) {
   return names_.size() - 1;
 }
 
-bool RunPredictor::spec_scaled(std::size_t target) const { return predictor_.target(ids_.at(target)).spec_scaled; }
+bool RunPredictor::spec_scaled(std::size_t target) const {
+  return predictor_.target(ids_.at(target)).spec_scaled;
+}
 
 void RunPredictor::add_columns(RunTable& table) const {
   columns_.clear();
@@ -62,8 +66,8 @@ const DeviceSpec* RunPredictor::source_spec(std::string_view gpu) const noexcept
   return gpu.empty() ? nullptr : predictor_.catalogue().find(gpu);
 }
 
-void RunPredictor::predict(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source,
-                           RunTable& table, std::size_t row) const {
+void RunPredictor::predict(const KernelRecord& record, const KernelClass& cls,
+                           const DeviceSpec* source, RunTable& table, std::size_t row) const {
   PredictionMemo::key_of(record, source, key_);
   const std::vector<Prediction>* known = memo_.find(key_);
   if (known == nullptr || known->size() != ids_.size()) {  // new pair, or targets added since

@@ -15,8 +15,12 @@ double relative_error_pct(double predicted, double measured) {
 }
 }  // namespace
 
-double FamilySummary::error_pct() const noexcept { return relative_error_pct(own_predicted_us, own_measured_us); }
-double Accuracy::error_pct() const noexcept { return relative_error_pct(predicted_us, measured_us); }
+double FamilySummary::error_pct() const noexcept {
+  return relative_error_pct(own_predicted_us, own_measured_us);
+}
+double Accuracy::error_pct() const noexcept {
+  return relative_error_pct(predicted_us, measured_us);
+}
 
 bool is_communication(const RunTable& table, std::size_t row) {
   if (table.kernels()[row].family == KernelFamily::kCollective) return true;
@@ -103,7 +107,8 @@ RunSummary summarize(const RunTable& table) {
   }
   s.kernels = rows.size();
   s.accuracy.available = s.accuracy.kernels > 0;
-  s.accuracy.coverage_pct = compute_measured_us > 0 ? covered_us / compute_measured_us * 100.0 : 0.0;
+  s.accuracy.coverage_pct =
+      compute_measured_us > 0 ? covered_us / compute_measured_us * 100.0 : 0.0;
   s.accuracy.per_kernel = per_kernel.summary();
   for (std::size_t t = 0; t < nt; ++t) {
     s.per_target[t].spec_scaled =
@@ -114,22 +119,25 @@ RunSummary summarize(const RunTable& table) {
   const std::vector<std::size_t> order = timeline_order(table);
   const Timeline measured = layout_timeline(table, RunTable::npos, order);
   s.measured_span_us = measured.span_us;
-  for (std::size_t r = 0; r < s.per_rank.size(); ++r) s.per_rank[r].measured_span_us = measured.rank_span_us[r];
+  for (std::size_t r = 0; r < s.per_rank.size(); ++r)
+    s.per_rank[r].measured_span_us = measured.rank_span_us[r];
   for (std::size_t t = 0; t < nt; ++t) {
     const Timeline tl = layout_timeline(table, t, order);
     s.per_target[t].span_us = tl.span_us;
-    for (std::size_t r = 0; r < s.per_rank.size(); ++r) s.per_rank[r].predicted_span_us[t] = tl.rank_span_us[r];
+    for (std::size_t r = 0; r < s.per_rank.size(); ++r)
+      s.per_rank[r].predicted_span_us[t] = tl.rank_span_us[r];
   }
 
   for (auto& f : fam) {
     if (f.kernels > 0) s.families.push_back(std::move(f));
   }
-  std::stable_sort(s.families.begin(), s.families.end(), [](const FamilySummary& a, const FamilySummary& b) {
-    if (a.measured_us != b.measured_us) return a.measured_us > b.measured_us;
-    const double pa = a.predicted_us.empty() ? 0 : a.predicted_us.front();
-    const double pb = b.predicted_us.empty() ? 0 : b.predicted_us.front();
-    return pa > pb;
-  });
+  std::stable_sort(s.families.begin(), s.families.end(),
+                   [](const FamilySummary& a, const FamilySummary& b) {
+                     if (a.measured_us != b.measured_us) return a.measured_us > b.measured_us;
+                     const double pa = a.predicted_us.empty() ? 0 : a.predicted_us.front();
+                     const double pb = b.predicted_us.empty() ? 0 : b.predicted_us.front();
+                     return pa > pb;
+                   });
   return s;
 }
 

@@ -25,7 +25,8 @@ std::size_t RunTable::add_target(std::string_view canonical_name) {
   }
   stride_ = new_stride;
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
-    if (rank_own_target_[r] == npos && ranks_[r].gpu == canonical_name) rank_own_target_[r] = targets_.size() - 1;
+    if (rank_own_target_[r] == npos && ranks_[r].gpu == canonical_name)
+      rank_own_target_[r] = targets_.size() - 1;
   }
   return targets_.size() - 1;
 }
@@ -50,7 +51,8 @@ void RunTable::reserve(std::size_t rows) {
 }
 
 std::size_t RunTable::add_kernel(std::string_view name, KernelFamily family, std::size_t rank_index,
-                                 std::uint64_t stream, std::uint64_t ts_ns, std::optional<double> measured_us) {
+                                 std::uint64_t stream, std::uint64_t ts_ns,
+                                 std::optional<double> measured_us) {
   if (rank_index >= ranks_.size()) throw std::out_of_range("RunTable::add_kernel: no such rank");
   KernelRow k;
   k.name = names_.intern(name);
@@ -64,7 +66,9 @@ std::size_t RunTable::add_kernel(std::string_view name, KernelFamily family, std
   return kernels_.size() - 1;
 }
 
-RunTable::Cell& RunTable::cell(std::size_t row, std::size_t target) { return cells_[row * stride_ + target]; }
+RunTable::Cell& RunTable::cell(std::size_t row, std::size_t target) {
+  return cells_[row * stride_ + target];
+}
 
 const RunTable::Cell* RunTable::cell_or_null(std::size_t row, std::size_t target) const {
   if (row >= kernels_.size() || target >= stride_) return nullptr;
@@ -79,8 +83,8 @@ void RunTable::set_prediction(std::size_t row, std::size_t target, const Predict
 }
 
 void RunTable::add_record(const PredictedRecord& r, std::size_t rank_index) {
-  const std::size_t row = add_kernel(r.record.launch.name, r.family, rank_index, r.record.stream, r.record.ts_ns,
-                                     r.record.measured_us);
+  const std::size_t row = add_kernel(r.record.launch.name, r.family, rank_index, r.record.stream,
+                                     r.record.ts_ns, r.record.measured_us);
   for (const auto& [target, p] : r.predictions) {
     const std::size_t t = add_target(target);
     set_prediction(row, t, p);

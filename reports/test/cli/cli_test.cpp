@@ -33,16 +33,17 @@ struct Cli : ::testing::Test {
 };
 
 TEST_F(Cli, ReplayPrintsTheTableAndWritesTheJson) {
-  const auto r = run({"replay", kDemo, "--targets", "A100,L4", "--json", (dir / "r.json").string(), "--out",
-                      (dir / "out").string()});
+  const auto r = run({"replay", kDemo, "--targets", "A100,L4", "--json", (dir / "r.json").string(),
+                      "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("family"), std::string::npos);
   EXPECT_NE(r.out.find("tracelens_h100_bert-small.json.gz"), std::string::npos);
   const auto j = nlohmann::json::parse(test::read_text(dir / "r.json"));
   EXPECT_EQ(j["traces"][0]["kernels"], 60);
   EXPECT_EQ(j["traces"][0]["gpu"], "H100-SXM");
-  for (const char* f : {"tracelens_h100_bert-small.html", "tracelens_h100_bert-small.trace.json",
-                        "tracelens_h100_bert-small.csv", "records.tracelens_h100_bert-small.jsonl"}) {
+  for (const char* f :
+       {"tracelens_h100_bert-small.html", "tracelens_h100_bert-small.trace.json",
+        "tracelens_h100_bert-small.csv", "records.tracelens_h100_bert-small.jsonl"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / "out" / f)) << f;
   }
   // What replay wrote is a records file the other commands read.
@@ -60,12 +61,14 @@ TEST_F(Cli, BadTracesGiveOneClearError) {
   const std::string gz = test::read_text(kDemo);
   test::write_text(dir / "cut.json.gz", gz.substr(0, gz.size() / 3));
   expect_one_error(run({"replay", (dir / "cut.json.gz").string()}), "cut.json.gz");
-  const std::string json = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur")";
+  const std::string json =
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur")";
   test::write_text(dir / "truncated.json", json);
   expect_one_error(run({"replay", (dir / "truncated.json").string()}), "ends early");
   test::write_text(dir / "garbled.json", "{\"traceEvents\": [}\n");
   expect_one_error(run({"replay", (dir / "garbled.json").string()}), "invalid JSON");
-  test::write_text(dir / "nokernels.json", R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"a","ts":1,"dur":1}]})");
+  test::write_text(dir / "nokernels.json",
+                   R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"a","ts":1,"dur":1}]})");
   expect_one_error(run({"replay", (dir / "nokernels.json").string()}), "no GPU kernel events");
   test::write_text(dir / "empty.json", "");
   expect_one_error(run({"replay", (dir / "empty.json").string()}), "empty");
@@ -110,7 +113,8 @@ TEST_F(Cli, MergeReportsEveryRankAndTheTotal) {
     std::filesystem::create_directories(node);
     test::write_text(node / ("records." + std::to_string(rank) + ".jsonl"), text);
   }
-  const auto r = run({"merge", (dir / "node0").string(), (dir / "node1").string(), "--out", (dir / "m").string()});
+  const auto r = run(
+      {"merge", (dir / "node0").string(), (dir / "node1").string(), "--out", (dir / "m").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("step time per rank"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(slowest rank)"), std::string::npos) << r.out;

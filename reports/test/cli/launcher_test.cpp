@@ -22,9 +22,10 @@ struct RunFixture : ::testing::Test {
   std::filesystem::path profiles = test::scratch_dir("profiles");
   std::filesystem::path out = test::scratch_dir("out");
   void SetUp() override { test::write_catalogue(profiles); }
-  std::vector<std::string> command(std::vector<std::string> program_args, std::vector<std::string> options = {}) const {
-    std::vector<std::string> argv = {kPm2lat, "run", "--profiles", profiles.string(), "--targets", "H100,A100",
-                                     "--out", out.string()};
+  std::vector<std::string> command(std::vector<std::string> program_args,
+                                   std::vector<std::string> options = {}) const {
+    std::vector<std::string> argv = {kPm2lat,     "run",       "--profiles", profiles.string(),
+                                     "--targets", "H100,A100", "--out",      out.string()};
     argv.insert(argv.end(), options.begin(), options.end());
     argv.push_back("--");
     argv.push_back(kFakeProgram);
@@ -33,7 +34,9 @@ struct RunFixture : ::testing::Test {
   }
   // ASan checks its runtime is the first library loaded; a preloaded library (the point of
   // the launcher) comes before it, which is fine here.
-  std::vector<std::string> env() const { return {"PM2LAT_LIB=" + kFakeRuntime, "ASAN_OPTIONS=verify_asan_link_order=0"}; }
+  std::vector<std::string> env() const {
+    return {"PM2LAT_LIB=" + kFakeRuntime, "ASAN_OPTIONS=verify_asan_link_order=0"};
+  }
 };
 
 TEST_F(RunFixture, ConfiguresTheProgramAndPassesItsExitCodeOn) {
@@ -42,11 +45,13 @@ TEST_F(RunFixture, ConfiguresTheProgramAndPassesItsExitCodeOn) {
   EXPECT_EQ(r.code, 3) << r.err;
   const std::string seen = test::read_text(out / "env.txt");
   EXPECT_NE(seen.find("PM2LAT_TARGETS=H100-SXM,A100-SXM\n"), std::string::npos) << seen;
-  EXPECT_NE(seen.find("PM2LAT_OUT=" + std::filesystem::absolute(out).lexically_normal().string() + "\n"),
-            std::string::npos)
+  EXPECT_NE(
+      seen.find("PM2LAT_OUT=" + std::filesystem::absolute(out).lexically_normal().string() + "\n"),
+      std::string::npos)
       << seen;
   EXPECT_NE(seen.find("PM2LAT_MEASURE=<unset>\n"), std::string::npos) << seen;
-  EXPECT_NE(seen.find("LD_PRELOAD=" + std::filesystem::weakly_canonical(kFakeRuntime).string()), std::string::npos)
+  EXPECT_NE(seen.find("LD_PRELOAD=" + std::filesystem::weakly_canonical(kFakeRuntime).string()),
+            std::string::npos)
       << seen;
   EXPECT_NE(seen.find("runtime_loaded=yes"), std::string::npos) << seen;
   // The summary of what the program recorded, and the report files.
@@ -58,12 +63,15 @@ TEST_F(RunFixture, ConfiguresTheProgramAndPassesItsExitCodeOn) {
 }
 
 TEST_F(RunFixture, NoMeasureIsPassedAndStaleSettingsAreReplaced) {
-  const auto r = test::run_process(command({"exit", "0"}, {"--no-measure"}),
-                                   {"PM2LAT_LIB=" + kFakeRuntime, "ASAN_OPTIONS=verify_asan_link_order=0", "PM2LAT_TARGETS=stale"});
+  const auto r =
+      test::run_process(command({"exit", "0"}, {"--no-measure"}),
+                        {"PM2LAT_LIB=" + kFakeRuntime, "ASAN_OPTIONS=verify_asan_link_order=0",
+                         "PM2LAT_TARGETS=stale"});
   EXPECT_EQ(r.code, 0) << r.err;
   const std::string seen = test::read_text(out / "env.txt");
   EXPECT_NE(seen.find("PM2LAT_MEASURE=0\n"), std::string::npos) << seen;
-  EXPECT_NE(seen.find("PM2LAT_TARGETS=H100-SXM,A100-SXM\n"), std::string::npos) << "the launcher's value wins";
+  EXPECT_NE(seen.find("PM2LAT_TARGETS=H100-SXM,A100-SXM\n"), std::string::npos)
+      << "the launcher's value wins";
 }
 
 TEST_F(RunFixture, DeathBySignalIsPassedOn) {
@@ -112,8 +120,10 @@ TEST_F(RunFixture, BadTargetsAndMissingProgramsFailBeforeOrAtLaunch) {
   EXPECT_EQ(r.code, 127);
   EXPECT_NE(r.err.find("cannot run '/nonexistent/program'"), std::string::npos) << r.err;
 
-  r = test::run_process(command({"exit", "0"}), {"PM2LAT_LIB=/nonexistent/libpm2lat.so", "ASAN_OPTIONS=verify_asan_link_order=0"});
-  if (!std::filesystem::exists(std::filesystem::path(kPm2lat).parent_path() / "../shim/libpm2lat.so")) {
+  r = test::run_process(command({"exit", "0"}), {"PM2LAT_LIB=/nonexistent/libpm2lat.so",
+                                                 "ASAN_OPTIONS=verify_asan_link_order=0"});
+  if (!std::filesystem::exists(std::filesystem::path(kPm2lat).parent_path() /
+                               "../shim/libpm2lat.so")) {
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("libpm2lat.so not found"), std::string::npos) << r.err;
   }
@@ -127,7 +137,9 @@ TEST(Launcher, ChildEnvironmentPrependsThePreload) {
   c.measure = false;
   const char* parent[] = {"PATH=/bin", "LD_PRELOAD=/usr/lib/libfoo.so", "PM2LAT_OUT=/old", nullptr};
   const auto env = child_environment(c, parent);
-  auto has = [&](const std::string& kv) { return std::find(env.begin(), env.end(), kv) != env.end(); };
+  auto has = [&](const std::string& kv) {
+    return std::find(env.begin(), env.end(), kv) != env.end();
+  };
   EXPECT_TRUE(has("PATH=/bin"));
   EXPECT_TRUE(has("LD_PRELOAD=/opt/pm2lat/lib/libpm2lat.so:/usr/lib/libfoo.so"));
   EXPECT_TRUE(has("PM2LAT_TARGETS=H100-SXM,L4"));
@@ -140,7 +152,8 @@ TEST(Launcher, FindsTheLibraryFromTheEnvironmentOrNextToTheExecutable) {
   const auto dir = test::scratch_dir("lib");
   test::write_text(dir / "libpm2lat.so", "");
   setenv("PM2LAT_LIB", dir.c_str(), 1);
-  EXPECT_EQ(find_runtime_library("/nowhere/bin"), std::filesystem::weakly_canonical(dir / "libpm2lat.so"));
+  EXPECT_EQ(find_runtime_library("/nowhere/bin"),
+            std::filesystem::weakly_canonical(dir / "libpm2lat.so"));
   unsetenv("PM2LAT_LIB");
   EXPECT_EQ(find_runtime_library(dir), std::filesystem::weakly_canonical(dir / "libpm2lat.so"));
   EXPECT_THROW(find_runtime_library(test::scratch_dir("empty")), std::exception);

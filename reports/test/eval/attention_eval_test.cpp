@@ -13,7 +13,8 @@ namespace {
 
 TEST(AttentionEval, GroupsBySystemAndBackendWithTheKvCacheTypeBrokenOut) {
   const std::string text =
-      "system,kernel_source,op_name,attn_dtype,kv_cache_dtype,batch_size,isl,step,num_heads,num_key_value_heads,"
+      "system,kernel_source,op_name,attn_dtype,kv_cache_dtype,batch_size,isl,step,num_heads,num_"
+      "key_value_heads,"
       "head_dim,window_size,latency_us\n"
       "H100-SXM,vllm_flash_attn_fa3,context_attention,bf16,bf16,4,2048,0,32,8,128,0,300\n"
       "H100-SXM,vllm_flash_attn_fa3,context_attention,bf16,fp8,4,2048,0,32,8,128,0,340\n"

@@ -19,7 +19,8 @@ namespace {
 
 Predictor shipped() { return Predictor::from_directory(PM2LAT_SHIPPED_PROFILES); }
 
-calibrate::ModelOpRow gemm_row(const char* kind, std::int64_t B, std::int64_t M, std::int64_t N, std::int64_t K) {
+calibrate::ModelOpRow gemm_row(const char* kind, std::int64_t B, std::int64_t M, std::int64_t N,
+                               std::int64_t K) {
   calibrate::ModelOpRow r;
   r.op_kind = kind;
   r.op_class = "gemm";
@@ -42,7 +43,7 @@ TEST(ModelLowering, LinearUsesTheStandardConventionAndDerivesTheBackward) {
   EXPECT_EQ(g.k, 768);
   EXPECT_TRUE(g.trans_b);
   const auto bw = lower(row, Pass::kBackward);
-  ASSERT_EQ(bw.size(), 3u);  // input gradient, weight gradient, bias gradient
+  ASSERT_EQ(bw.size(), 3u);                 // input gradient, weight gradient, bias gradient
   EXPECT_EQ(bw[0].record.op.gemm.m, 1024);  // dX[M,N] over K
   EXPECT_EQ(bw[0].record.op.gemm.n, 768);
   EXPECT_EQ(bw[0].record.op.gemm.k, 3072);
@@ -98,11 +99,13 @@ TEST(ModelEval, ScoresRunsFromIndexAndOperatorFiles) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "V100-PCIE-32GB");
   std::ofstream(dir / "index.csv")
-      << "device,model,mode,seqlen,batch,option,num_layer,measured_e2e_ms,ops_file,neusight_pred_ms,neusight_err_pct\n"
+      << "device,model,mode,seqlen,batch,option,num_layer,measured_e2e_ms,ops_file,neusight_pred_"
+         "ms,neusight_err_pct\n"
          "V100-PCIE-32GB,toy,inf,512,8,,2,5.0,V100-PCIE-32GB/toy-inf-512-8.csv,5.5,10.0\n"
          "V100-PCIE-32GB,toy,inf,512,16,,2,9.0,,9.9,10.0\n";
   std::ofstream(dir / "V100-PCIE-32GB" / "toy-inf-512-8.csv")
-      << "op_index,name,op_kind,op_class,repeat,input_shapes,output_shape,dtype,B,M,N,K,H,fw_latency_us\n"
+      << "op_index,name,op_kind,op_class,repeat,input_shapes,output_shape,dtype,B,M,N,K,H,fw_"
+         "latency_us\n"
          "0,x,input,io,1,,8x512x1024,fp32,,,,,,0\n"
          "1,fc,linear,gemm,2,8x512x1024,8x512x4096,fp32,1,4096,1024,4096,,900\n"
          "2,act,gelu,elementwise,2,8x512x4096,8x512x4096,fp32,4096,,,,4096,200\n"

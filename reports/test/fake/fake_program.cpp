@@ -32,7 +32,8 @@ void write_outputs(const std::string& out) {
     << "PM2LAT_MEASURE=" << env("PM2LAT_MEASURE") << "\n"
     << "PM2LAT_PROFILES=" << env("PM2LAT_PROFILES") << "\n"
     << "LD_PRELOAD=" << env("LD_PRELOAD") << "\n"
-    << "runtime_loaded=" << (dlsym(RTLD_DEFAULT, "pm2lat_fake_runtime_loaded") != nullptr ? "yes" : "no") << "\n";
+    << "runtime_loaded="
+    << (dlsym(RTLD_DEFAULT, "pm2lat_fake_runtime_loaded") != nullptr ? "yes" : "no") << "\n";
 
   pm2lat::RecordsHeader h;
   h.gpu = "H100-SXM";

@@ -20,9 +20,10 @@ TEST(KinetoTrace, ReadsKernelsLaunchesOperatorsAndDevice) {
   const std::string json =
       test::TraceJson("NVIDIA A100-SXM4-80GB")
           .op("aten::addmm", 10, 50, "[[512],[141,512],[512,512],[],[]]",
-              R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar"])", R"(["","","","1","1"])",
-              "[[1],[512,1],[1,512],[],[]]")
-          .kernel("ampere_bf16_s16816gemm_bf16_64x64_sliced1x2_ldg8_f2f_tn", 20, 100, 5.5, {40, 2, 1}, {128, 1, 1}, 7)
+              R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar"])",
+              R"(["","","","1","1"])", "[[1],[512,1],[1,512],[],[]]")
+          .kernel("ampere_bf16_s16816gemm_bf16_64x64_sliced1x2_ldg8_f2f_tn", 20, 100, 5.5,
+                  {40, 2, 1}, {128, 1, 1}, 7)
           .str();
   const KinetoTrace t = parse_kineto_trace(json, "t.json");
   ASSERT_EQ(t.devices.size(), 1u);
@@ -73,7 +74,8 @@ TEST(KinetoTrace, EmptyTensorListsAreNotTensors) {
 TEST(KinetoTrace, TruncatedAndGarbledTextGiveOneClearError) {
   const std::string json = test::TraceJson().kernel("k", 1, 2, 3).str();
   EXPECT_NE(message_of(json.substr(0, json.size() / 2)).find("ends early"), std::string::npos);
-  EXPECT_NE(message_of("{\"traceEvents\": [ {\"ph\": X } ]}").find("invalid JSON at byte"), std::string::npos);
+  EXPECT_NE(message_of("{\"traceEvents\": [ {\"ph\": X } ]}").find("invalid JSON at byte"),
+            std::string::npos);
   EXPECT_NE(message_of("{\"schemaVersion\": 1}").find("no \"traceEvents\""), std::string::npos);
   EXPECT_NE(message_of("{\"traceEvents\": []}").find("no GPU kernel events"), std::string::npos);
   EXPECT_NE(message_of("").find("t.json"), std::string::npos);

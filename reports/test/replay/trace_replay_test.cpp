@@ -5,14 +5,15 @@
 #include <nlohmann/json.hpp>
 
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/replay_json_reporter.h"
 #include "pm2lat/reports/replay/trace_replay.h"
+#include "pm2lat/reports/replay_json_reporter.h"
 #include "support/test_support.h"
 
 namespace pm2lat::reports {
 namespace {
 
-const std::filesystem::path kDemo = std::filesystem::path(PM2LAT_DEMO_DIR) / "tracelens_h100_bert-small.json.gz";
+const std::filesystem::path kDemo =
+    std::filesystem::path(PM2LAT_DEMO_DIR) / "tracelens_h100_bert-small.json.gz";
 
 TEST(TraceReplay, EveryKernelOfTheDemoTraceBecomesARecordWithShapes) {
   Predictor predictor = test::catalogue_predictor();
@@ -25,7 +26,8 @@ TEST(TraceReplay, EveryKernelOfTheDemoTraceBecomesARecordWithShapes) {
   EXPECT_EQ(r.table.size(), 60u);
   EXPECT_EQ(r.linked, 60u);
   EXPECT_EQ(r.with_shape, 60u) << "every kernel of this trace has operator shapes";
-  EXPECT_EQ(r.table.targets(), (std::vector<std::string>{"A100-SXM", "L4", "H100-SXM"})) << "own GPU added last";
+  EXPECT_EQ(r.table.targets(), (std::vector<std::string>{"A100-SXM", "L4", "H100-SXM"}))
+      << "own GPU added last";
   for (std::size_t i = 0; i < r.table.size(); ++i) {
     for (std::size_t t = 0; t < 3; ++t) EXPECT_GT(r.table.predicted_us(i, t), 0) << "row " << i;
   }
@@ -51,14 +53,15 @@ TEST(TraceReplay, JsonHasTheDocumentedFields) {
   const nlohmann::json j = replay_json({&r});
   ASSERT_EQ(j["traces"].size(), 1u);
   const auto& t = j["traces"][0];
-  for (const char* key : {"trace", "device", "kernels", "coverage_time_pct", "measured_ms", "predicted_ms", "error_pct",
-                          "families"}) {
+  for (const char* key : {"trace", "device", "kernels", "coverage_time_pct", "measured_ms",
+                          "predicted_ms", "error_pct", "families"}) {
     EXPECT_TRUE(t.contains(key)) << key;
   }
   EXPECT_EQ(t["kernels"], 60);
   double fam_measured = 0;
   for (const auto& f : t["families"]) {
-    for (const char* key : {"family", "kernels", "measured_ms", "predicted_ms", "error_pct"}) EXPECT_TRUE(f.contains(key));
+    for (const char* key : {"family", "kernels", "measured_ms", "predicted_ms", "error_pct"})
+      EXPECT_TRUE(f.contains(key));
     fam_measured += f["measured_ms"].get<double>();
   }
   EXPECT_NEAR(fam_measured, t["measured_ms"].get<double>(), 1e-9);

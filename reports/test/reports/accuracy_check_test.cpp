@@ -26,7 +26,8 @@ TEST(AccuracyCheck, PassesAndFailsAroundTheMeanPerKernelError) {
 TEST(AccuracyCheck, NothingToCompareIsAnInputError) {
   const RunTable t = test::fixture_run(test::standard_kernels());
   EXPECT_THROW(check_accuracy(t, 10.0, KernelFamily::kAttention), InputError);
-  EXPECT_THROW(check_accuracy(t, 10.0, KernelFamily::kCollective), InputError) << "communication is never checked";
+  EXPECT_THROW(check_accuracy(t, 10.0, KernelFamily::kCollective), InputError)
+      << "communication is never checked";
 }
 
 }  // namespace

@@ -14,17 +14,26 @@ namespace pm2lat::reports {
 namespace {
 
 std::string find_chromium() {
-  for (const char* c : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+  for (const char* c :
+       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
     if (std::filesystem::exists(c)) return c;
   }
   return "";
 }
 
-std::vector<std::string> chromium_args(const std::string& chromium, const std::filesystem::path& profile) {
-  return {chromium,         "--headless",          "--no-sandbox",
-          "--disable-gpu",  "--disable-quic",      "--no-first-run",
-          "--disable-background-networking",       "--disable-component-update",
-          "--disable-sync", "--hide-scrollbars",   "--user-data-dir=" + profile.string(),
+std::vector<std::string> chromium_args(const std::string& chromium,
+                                       const std::filesystem::path& profile) {
+  return {chromium,
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--hide-scrollbars",
+          "--user-data-dir=" + profile.string(),
           "--window-size=1200,2600"};
 }
 
@@ -41,9 +50,10 @@ TEST(HtmlRender, ChromiumDrawsEveryPlot) {
   std::vector<test::FixtureKernel> kernels;
   for (int i = 0; i < 40; ++i) {
     const double m = 5.0 + i * 3.0;
-    kernels.push_back({"ampere_sgemm_128x64_tn", KernelFamily::kGemm, 0, 7, i * 200.0, m, m * (0.8 + 0.01 * i), m * 2});
-    kernels.push_back({"vectorized_elementwise_kernel", KernelFamily::kElementwise, 0, 7, i * 200.0 + 100, m / 2,
-                       m / 2 * 1.3, m});
+    kernels.push_back({"ampere_sgemm_128x64_tn", KernelFamily::kGemm, 0, 7, i * 200.0, m,
+                       m * (0.8 + 0.01 * i), m * 2});
+    kernels.push_back({"vectorized_elementwise_kernel", KernelFamily::kElementwise, 0, 7,
+                       i * 200.0 + 100, m / 2, m / 2 * 1.3, m});
   }
   const RunTable t = test::fixture_run(kernels);
   const auto dir = test::scratch_dir("html");
@@ -62,7 +72,8 @@ TEST(HtmlRender, ChromiumDrawsEveryPlot) {
   ASSERT_EQ(dom.code, 0) << dom.err;
   const std::string& d = dom.out;
   ASSERT_NE(d.find("render check"), std::string::npos) << "the DOM dump is the rendered report";
-  EXPECT_EQ(count(d, "<circle class=\"pt\""), 80u) << "one point per kernel, inside the scatter SVGs";
+  EXPECT_EQ(count(d, "<circle class=\"pt\""), 80u)
+      << "one point per kernel, inside the scatter SVGs";
   // The points are inside the scatter SVG (a parser would move stray elements out of it).
   const std::size_t gemm_svg = d.find("<svg class=\"scatter\" data-family=\"gemm\"");
   ASSERT_NE(gemm_svg, std::string::npos);

@@ -48,7 +48,8 @@ TEST(PredictionMemo, RepeatedPairsGetThePredictorsOwnAnswer) {
   run.add_columns(table);
   const KernelClass cls = classify_kernel("ampere_sgemm_128x64_tn");
   for (std::int64_t m : {512, 1024, 512, 512}) {
-    const std::size_t row = table.add_kernel("ampere_sgemm_128x64_tn", cls.family, 0, 1, 0, std::nullopt);
+    const std::size_t row =
+        table.add_kernel("ampere_sgemm_128x64_tn", cls.family, 0, 1, 0, std::nullopt);
     run.predict(gemm(m), cls, nullptr, table, row);
   }
   EXPECT_EQ(run.memo().size(), 2u);

@@ -74,10 +74,12 @@ TEST(RecordsFile, BadFilesGiveOneClearError) {
   test::write_text(dir / "empty.jsonl", "");
   test::write_text(dir / "noheader.jsonl", record_to_jsonl(record(0, 5)) + "\n");
   test::write_text(dir / "headeronly.jsonl", header_to_jsonl(header(0)) + "\n");
-  test::write_text(dir / "garbled.jsonl", header_to_jsonl(header(0)) + "\n" + record_to_jsonl(record(0, 5)) +
-                                              "\n{\"seq\": oops}\n" + record_to_jsonl(record(1, 5)) + "\n");
+  test::write_text(dir / "garbled.jsonl",
+                   header_to_jsonl(header(0)) + "\n" + record_to_jsonl(record(0, 5)) +
+                       "\n{\"seq\": oops}\n" + record_to_jsonl(record(1, 5)) + "\n");
   EXPECT_NE(error_of({dir / "empty.jsonl"}).find("empty"), std::string::npos);
-  EXPECT_NE(error_of({dir / "noheader.jsonl"}).find("not a pm2lat records file"), std::string::npos);
+  EXPECT_NE(error_of({dir / "noheader.jsonl"}).find("not a pm2lat records file"),
+            std::string::npos);
   EXPECT_NE(error_of({dir / "headeronly.jsonl"}).find("no kernel records"), std::string::npos);
   EXPECT_NE(error_of({dir / "garbled.jsonl"}).find("garbled.jsonl:3"), std::string::npos);
   EXPECT_THROW(find_records_files({(dir / "missing").string()}), InputError);
@@ -87,8 +89,9 @@ TEST(RecordsFile, BadFilesGiveOneClearError) {
 TEST(RecordsFile, ACutOffLastLineIsSkippedWithANote) {
   const auto dir = test::scratch_dir("records");
   const std::string last = record_to_jsonl(record(1, 5));
-  test::write_text(dir / "records.0.jsonl", header_to_jsonl(header(0)) + "\n" + record_to_jsonl(record(0, 5)) +
-                                                "\n" + last.substr(0, last.size() / 2));
+  test::write_text(dir / "records.0.jsonl", header_to_jsonl(header(0)) + "\n" +
+                                                record_to_jsonl(record(0, 5)) + "\n" +
+                                                last.substr(0, last.size() / 2));
   const RunInput in = read_run({dir / "records.0.jsonl"});
   EXPECT_EQ(in.table.size(), 1u);
   ASSERT_EQ(in.notes.size(), 1u);
@@ -108,7 +111,8 @@ TEST(RecordsFile, RecordsCanBePredictedAgainForOtherTargets) {
   const std::size_t l4 = in.table.target_index("L4");
   ASSERT_NE(l4, RunTable::npos);
   EXPECT_GT(in.table.predicted_us(0, l4), 0);
-  EXPECT_DOUBLE_EQ(in.table.predicted_us(0, in.table.target_index("A100-SXM")), 20) << "recorded ones stay";
+  EXPECT_DOUBLE_EQ(in.table.predicted_us(0, in.table.target_index("A100-SXM")), 20)
+      << "recorded ones stay";
 }
 
 }  // namespace

@@ -28,11 +28,16 @@ TEST(ConsoleReporter, PrintsFamilyRowsTargetColumnsAndAccuracy) {
   h.facts.emplace_back("GPU", "H100-SXM");
   print_run_summary(out, summarize(t), h);
   const std::string s = out.str();
-  EXPECT_TRUE(std::regex_search(s, std::regex(R"(family +kernels +measured ms \| +H100-SXM ms +err% \| +A100-SXM ms)")))
+  EXPECT_TRUE(std::regex_search(
+      s, std::regex(R"(family +kernels +measured ms \| +H100-SXM ms +err% \| +A100-SXM ms)")))
       << s;
-  EXPECT_TRUE(std::regex_search(s, std::regex(R"(\ngemm +2 +0\.200 \| +0\.200 +0\.0 \| +0\.400\n)"))) << s;
+  EXPECT_TRUE(
+      std::regex_search(s, std::regex(R"(\ngemm +2 +0\.200 \| +0\.200 +0\.0 \| +0\.400\n)")))
+      << s;
   EXPECT_TRUE(std::regex_search(s, std::regex(R"(\ncollective\* +1 +0\.400 \| .* -)"))) << s;
-  EXPECT_TRUE(std::regex_search(s, std::regex(R"(accuracy on H100-SXM: 3 kernels.*error 4\.0%.*coverage 80\.0%)"))) << s;
+  EXPECT_TRUE(std::regex_search(
+      s, std::regex(R"(accuracy on H100-SXM: 3 kernels.*error 4\.0%.*coverage 80\.0%)")))
+      << s;
   EXPECT_NE(s.find("spec-scaled (no profile of their own): A100-SXM"), std::string::npos) << s;
 }
 
@@ -44,7 +49,8 @@ TEST(ConsoleReporter, RankTableHasOneLinePerRankAndATotal) {
   print_rank_table(out, summarize(t));
   EXPECT_TRUE(std::regex_search(out.str(), std::regex(R"(\n +0 H100-SXM +4 )"))) << out.str();
   EXPECT_TRUE(std::regex_search(out.str(), std::regex(R"(\n +1 H100-SXM +1 )"))) << out.str();
-  EXPECT_TRUE(std::regex_search(out.str(), std::regex(R"(\n +all \(slowest rank\) +5 )"))) << out.str();
+  EXPECT_TRUE(std::regex_search(out.str(), std::regex(R"(\n +all \(slowest rank\) +5 )")))
+      << out.str();
 }
 
 TEST(CsvReporter, SummaryIsTidyAndKernelsHaveOneColumnPerTarget) {
@@ -57,11 +63,15 @@ TEST(CsvReporter, SummaryIsTidyAndKernelsHaveOneColumnPerTarget) {
   std::istringstream in(sum.str());
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   ASSERT_EQ(lines.size(), 1 + 2 * (3 + 1)) << "a row per family x target and a total per target";
-  EXPECT_EQ(lines[0], "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_ms");
+  EXPECT_EQ(
+      lines[0],
+      "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_ms");
   EXPECT_EQ(count(sum.str(), "(total),H100-SXM,4,0.65,0.29,4,1,true,"), 1u) << sum.str();
   EXPECT_EQ(count(sum.str(), "gemm,A100-SXM,2,0.2,0.4,,0,false,"), 1u) << sum.str();
-  EXPECT_EQ(ker.str().substr(0, ker.str().find('\n')), "rank,stream,start_us,name,family,measured_us,H100-SXM_us,A100-SXM_us");
-  EXPECT_EQ(count(ker.str(), "\"vectorized_elementwise_kernel<4, add>\""), 1u) << "names with commas are quoted";
+  EXPECT_EQ(ker.str().substr(0, ker.str().find('\n')),
+            "rank,stream,start_us,name,family,measured_us,H100-SXM_us,A100-SXM_us");
+  EXPECT_EQ(count(ker.str(), "\"vectorized_elementwise_kernel<4, add>\""), 1u)
+      << "names with commas are quoted";
 }
 
 TEST(PerfettoReporter, MeasuredAndOneProcessPerTargetWithOrderedSlices) {
@@ -82,7 +92,8 @@ TEST(PerfettoReporter, MeasuredAndOneProcessPerTargetWithOrderedSlices) {
   for (auto& [track, v] : slices) {
     total += v.size();
     for (std::size_t i = 1; i < v.size(); ++i)
-      EXPECT_LE(v[i - 1].first + v[i - 1].second, v[i].first + 1e-6) << "slices on one stream never overlap";
+      EXPECT_LE(v[i - 1].first + v[i - 1].second, v[i].first + 1e-6)
+          << "slices on one stream never overlap";
   }
   EXPECT_EQ(total, 4u * 3u) << "every kernel once measured and once per target";
 }

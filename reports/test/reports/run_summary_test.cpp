@@ -22,7 +22,8 @@ TEST(RunSummary, AccuracyAndCoverageOnTheOwnGpuLeaveCommunicationOut) {
   EXPECT_DOUBLE_EQ(s.accuracy.measured_us, 250);
   EXPECT_DOUBLE_EQ(s.accuracy.predicted_us, 260);
   EXPECT_NEAR(s.accuracy.error_pct(), 4.0, 1e-9);
-  EXPECT_NEAR(s.accuracy.coverage_pct, 200.0 / 250.0 * 100.0, 1e-9) << "the fallback kernel is not covered";
+  EXPECT_NEAR(s.accuracy.coverage_pct, 200.0 / 250.0 * 100.0, 1e-9)
+      << "the fallback kernel is not covered";
   EXPECT_DOUBLE_EQ(s.accuracy.communication_us, 400);
   EXPECT_NEAR(s.accuracy.per_kernel.mape_pct, (10.0 + 10.0 + 20.0) / 3.0, 1e-9);
 }
@@ -70,7 +71,8 @@ TEST(PredictedTimeline, QueuedKernelsCompressHostGapsStay) {
   });
   const Timeline fast = layout_timeline(t, 0);
   EXPECT_DOUBLE_EQ(fast.start_us[1], 50) << "a queued kernel starts when its predecessor ends";
-  EXPECT_DOUBLE_EQ(fast.start_us[2], 500) << "a kernel launched late by the host cannot start earlier";
+  EXPECT_DOUBLE_EQ(fast.start_us[2], 500)
+      << "a kernel launched late by the host cannot start earlier";
   EXPECT_DOUBLE_EQ(fast.span_us, 550);
   const Timeline slow = layout_timeline(t, 1);
   EXPECT_DOUBLE_EQ(slow.start_us[1], 200);

@@ -24,18 +24,21 @@ std::uint8_t paeth(int a, int b, int c) {
 
 std::size_t RgbImage::count(std::uint8_t r, std::uint8_t g, std::uint8_t b) const {
   std::size_t n = 0;
-  for (std::size_t i = 0; i + 2 < rgb.size(); i += 3) n += rgb[i] == r && rgb[i + 1] == g && rgb[i + 2] == b;
+  for (std::size_t i = 0; i + 2 < rgb.size(); i += 3)
+    n += rgb[i] == r && rgb[i + 1] == g && rgb[i + 2] == b;
   return n;
 }
 
 std::size_t RgbImage::distinct_colours() const {
   std::set<std::uint32_t> seen;
-  for (std::size_t i = 0; i + 2 < rgb.size(); i += 3) seen.insert((rgb[i] << 16) | (rgb[i + 1] << 8) | rgb[i + 2]);
+  for (std::size_t i = 0; i + 2 < rgb.size(); i += 3)
+    seen.insert((rgb[i] << 16) | (rgb[i + 1] << 8) | rgb[i + 2]);
   return seen.size();
 }
 
 RgbImage decode_png(const std::string& s) {
-  if (s.size() < 33 || s.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) throw std::runtime_error("not a PNG");
+  if (s.size() < 33 || s.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0)
+    throw std::runtime_error("not a PNG");
   RgbImage img;
   int channels = 0;
   std::string idat;
@@ -46,8 +49,10 @@ RgbImage decode_png(const std::string& s) {
     if (type == "IHDR") {
       img.width = be32(s, p + 8);
       img.height = be32(s, p + 12);
-      const int depth = std::uint8_t(s[p + 16]), colour = std::uint8_t(s[p + 17]), interlace = std::uint8_t(s[p + 20]);
-      if (depth != 8 || interlace != 0 || (colour != 2 && colour != 6)) throw std::runtime_error("unsupported PNG");
+      const int depth = std::uint8_t(s[p + 16]), colour = std::uint8_t(s[p + 17]),
+                interlace = std::uint8_t(s[p + 20]);
+      if (depth != 8 || interlace != 0 || (colour != 2 && colour != 6))
+        throw std::runtime_error("unsupported PNG");
       channels = colour == 6 ? 4 : 3;
     } else if (type == "IDAT") {
       idat.append(s, p + 8, len);
@@ -59,7 +64,8 @@ RgbImage decode_png(const std::string& s) {
   const std::size_t stride = std::size_t(img.width) * channels;
   std::vector<std::uint8_t> raw((stride + 1) * img.height);
   uLongf raw_len = raw.size();
-  if (uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK ||
+  if (uncompress(raw.data(), &raw_len, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) !=
+          Z_OK ||
       raw_len != raw.size())
     throw std::runtime_error("bad PNG data");
   std::vector<std::uint8_t> prev(stride, 0), cur(stride);

@@ -18,7 +18,8 @@ struct FixtureKernel {
   std::uint32_t h100_flags = 0;
 };
 
-inline Prediction prediction(double us, std::uint32_t flags, ModelKind model = ModelKind::kGemmWave) {
+inline Prediction prediction(double us, std::uint32_t flags,
+                             ModelKind model = ModelKind::kGemmWave) {
   Prediction p;
   p.us = us;
   p.flags = flags;
@@ -38,8 +39,9 @@ inline reports::RunTable fixture_run(const std::vector<FixtureKernel>& kernels, 
     t.add_rank(info);
   }
   for (const auto& k : kernels) {
-    const std::size_t row = t.add_kernel(k.name, k.family, static_cast<std::size_t>(k.rank), k.stream,
-                                         static_cast<std::uint64_t>(k.start_us * 1000), k.measured_us);
+    const std::size_t row =
+        t.add_kernel(k.name, k.family, static_cast<std::size_t>(k.rank), k.stream,
+                     static_cast<std::uint64_t>(k.start_us * 1000), k.measured_us);
     t.set_prediction(row, 0, prediction(k.h100_us, k.h100_flags));
     t.set_prediction(row, 1, prediction(k.a100_us, prediction_flags::kSpecScaled));
   }
@@ -53,7 +55,8 @@ inline std::vector<FixtureKernel> standard_kernels() {
   return {
       {"ampere_sgemm_128x64_tn", F::kGemm, 0, 7, 0, 100, 90, 200},
       {"ampere_sgemm_128x64_tn", F::kGemm, 0, 7, 100, 100, 110, 200},
-      {"vectorized_elementwise_kernel<4, add>", F::kElementwise, 0, 7, 250, 50, 60, 80, prediction_flags::kFallback},
+      {"vectorized_elementwise_kernel<4, add>", F::kElementwise, 0, 7, 250, 50, 60, 80,
+       prediction_flags::kFallback},
       {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", F::kCollective, 0, 9, 0, 400, 30, 40,
        prediction_flags::kCommunication},
   };

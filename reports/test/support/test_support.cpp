@@ -20,8 +20,9 @@ namespace pm2lat::test {
 
 std::filesystem::path scratch_dir(const std::string& name) {
   static std::atomic<int> counter{0};
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("pm2lat-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + name);
+  const auto dir =
+      std::filesystem::temp_directory_path() /
+      ("pm2lat-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -47,7 +48,8 @@ std::string read_text(const std::filesystem::path& file) {
   return s.str();
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env) {
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> env_strings;
@@ -95,8 +97,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::vecto
     }
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   r.signaled = WIFSIGNALED(status);
   r.code = r.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
   return r;
@@ -157,11 +158,13 @@ void write_catalogue(const std::filesystem::path& dir) {
     if (!first) s << ",";
     first = false;
     s << R"({"name":")" << d.name << R"(","aliases":[)";
-    for (std::size_t i = 0; i < d.aliases.size(); ++i) s << (i ? "," : "") << '"' << d.aliases[i] << '"';
-    s << R"(],"arch":")" << d.arch << R"(","compute_capability":")" << d.cc_major << "." << d.cc_minor
-      << R"(","sm_count":)" << d.sm_count << R"(,"boost_clock_mhz":)" << d.boost_clock_mhz
-      << R"(,"mem_bw_gbps":)" << d.mem_bw_gbps << R"(,"mem_gb":80,"l2_mb":40,"smem_per_sm_kb":228,"fp32_tflops":)"
-      << d.fp32_tflops << R"(,"fp64_tflops":1,"tf32_tflops":)" << d.tf32_tflops << R"(,"fp16_tflops":)"
+    for (std::size_t i = 0; i < d.aliases.size(); ++i)
+      s << (i ? "," : "") << '"' << d.aliases[i] << '"';
+    s << R"(],"arch":")" << d.arch << R"(","compute_capability":")" << d.cc_major << "."
+      << d.cc_minor << R"(","sm_count":)" << d.sm_count << R"(,"boost_clock_mhz":)"
+      << d.boost_clock_mhz << R"(,"mem_bw_gbps":)" << d.mem_bw_gbps
+      << R"(,"mem_gb":80,"l2_mb":40,"smem_per_sm_kb":228,"fp32_tflops":)" << d.fp32_tflops
+      << R"(,"fp64_tflops":1,"tf32_tflops":)" << d.tf32_tflops << R"(,"fp16_tflops":)"
       << d.fp16_tflops << R"(,"bf16_tflops":)" << d.bf16_tflops
       << R"(,"fp8_tflops":0,"fp4_tflops":0,"int8_tops":0,"nvlink_gbps":)" << d.nvlink_gbps
       << R"(,"pcie_gbps":)" << d.pcie_gbps << "}";
@@ -173,11 +176,11 @@ void write_catalogue(const std::filesystem::path& dir) {
 TraceJson::TraceJson(std::string device) : device_(std::move(device)) {}
 
 TraceJson& TraceJson::op(const std::string& name, double ts, double dur, const std::string& dims,
-                         const std::string& types, const std::string& concrete, const std::string& strides,
-                         const std::string& cat) {
+                         const std::string& types, const std::string& concrete,
+                         const std::string& strides, const std::string& cat) {
   std::ostringstream e;
-  e << R"({"ph":"X","cat":")" << cat << R"(","name":")" << name << R"(","pid":1,"tid":1,"ts":)" << ts
-    << R"(,"dur":)" << dur << R"(,"args":{"External id":1)";
+  e << R"({"ph":"X","cat":")" << cat << R"(","name":")" << name << R"(","pid":1,"tid":1,"ts":)"
+    << ts << R"(,"dur":)" << dur << R"(,"args":{"External id":1)";
   if (!dims.empty()) e << R"(,"Input Dims":)" << dims;
   if (!types.empty()) e << R"(,"Input type":)" << types;
   if (!concrete.empty()) e << R"(,"Concrete Inputs":)" << concrete;
@@ -187,19 +190,22 @@ TraceJson& TraceJson::op(const std::string& name, double ts, double dur, const s
   return *this;
 }
 
-TraceJson& TraceJson::kernel(const std::string& name, double launch_ts, double kernel_ts, double dur,
-                             std::array<unsigned, 3> grid, std::array<unsigned, 3> block, int stream,
+TraceJson& TraceJson::kernel(const std::string& name, double launch_ts, double kernel_ts,
+                             double dur, std::array<unsigned, 3> grid,
+                             std::array<unsigned, 3> block, int stream,
                              const std::string& launch_api, const std::string& extra_args) {
   const long long corr = next_correlation_++;
   std::ostringstream l;
-  l << R"({"ph":"X","cat":"cuda_runtime","name":")" << launch_api << R"(","pid":1,"tid":1,"ts":)" << launch_ts
-    << R"(,"dur":2,"args":{"correlation":)" << corr << "}}";
+  l << R"({"ph":"X","cat":"cuda_runtime","name":")" << launch_api << R"(","pid":1,"tid":1,"ts":)"
+    << launch_ts << R"(,"dur":2,"args":{"correlation":)" << corr << "}}";
   events_.push_back(l.str());
   std::ostringstream k;
-  k << R"({"ph":"X","cat":"kernel","name":")" << name << R"(","pid":0,"tid":)" << stream << R"(,"ts":)" << kernel_ts
-    << R"(,"dur":)" << dur << R"(,"args":{"device":0,"stream":)" << stream << R"(,"correlation":)" << corr
-    << R"(,"registers per thread":32,"shared memory":0,"grid":[)" << grid[0] << "," << grid[1] << "," << grid[2]
-    << R"(],"block":[)" << block[0] << "," << block[1] << "," << block[2] << "]" << extra_args << "}}";
+  k << R"({"ph":"X","cat":"kernel","name":")" << name << R"(","pid":0,"tid":)" << stream
+    << R"(,"ts":)" << kernel_ts << R"(,"dur":)" << dur << R"(,"args":{"device":0,"stream":)"
+    << stream << R"(,"correlation":)" << corr
+    << R"(,"registers per thread":32,"shared memory":0,"grid":[)" << grid[0] << "," << grid[1]
+    << "," << grid[2] << R"(],"block":[)" << block[0] << "," << block[1] << "," << block[2] << "]"
+    << extra_args << "}}";
   events_.push_back(k.str());
   return *this;
 }

@@ -27,7 +27,8 @@ struct ProcessResult {
 
 // Runs argv (no shell) with the current environment plus `env` ("NAME=value"), capturing
 // stdout and stderr.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& env = {});
 
 // H100-SXM, A100-SXM and L4 with their public specs and the aliases traces use; no
 // profiles, so every prediction is the roofline fallback (or spec-scaled nothing).
@@ -45,8 +46,9 @@ class TraceJson {
                 const std::string& strides_json = "", const std::string& cat = "cpu_op");
   // A launch call at `ts` on thread 1 and its kernel on the GPU.
   TraceJson& kernel(const std::string& name, double launch_ts, double kernel_ts, double dur,
-                    std::array<unsigned, 3> grid = {1, 1, 1}, std::array<unsigned, 3> block = {128, 1, 1},
-                    int stream = 7, const std::string& launch_api = "cudaLaunchKernel",
+                    std::array<unsigned, 3> grid = {1, 1, 1},
+                    std::array<unsigned, 3> block = {128, 1, 1}, int stream = 7,
+                    const std::string& launch_api = "cudaLaunchKernel",
                     const std::string& extra_args = "");
   std::string str() const;
 

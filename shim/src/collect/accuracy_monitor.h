@@ -14,7 +14,7 @@ namespace pm2lat::shim {
 
 class AccuracyMonitor {
  public:
-  static constexpr std::size_t kWindow = 512;   // most recent kernels per family
+  static constexpr std::size_t kWindow = 512;     // most recent kernels per family
   static constexpr std::size_t kMinKernels = 64;  // before a family's error is judged
   static constexpr double kMinMeasuredUs = 1000;  // ... and this much measured time
 
@@ -23,7 +23,8 @@ class AccuracyMonitor {
 
   // Adds one kernel measured on the run's GPU and its prediction for that GPU. Returns the
   // warning text the first time the family's rolling error exceeds the threshold.
-  std::optional<std::string> add(const std::string& family, double predicted_us, double measured_us);
+  std::optional<std::string> add(const std::string& family, double predicted_us,
+                                 double measured_us);
 
   // Rolling error of a family in percent: |sum predicted - sum measured| / sum measured over
   // its window (nullopt before the family has enough kernels).

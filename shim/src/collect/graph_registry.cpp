@@ -66,7 +66,8 @@ void GraphRegistry::instantiate(std::uint64_t graph, std::uint64_t exec) {
 
 void GraphRegistry::destroy_exec(std::uint64_t exec, std::uint64_t now_ns) {
   auto it = exec_kernels_.find(exec);
-  if (it != exec_kernels_.end()) retired_.push_back(Retired{now_ns, true, exec, it->second.generation});
+  if (it != exec_kernels_.end())
+    retired_.push_back(Retired{now_ns, true, exec, it->second.generation});
 }
 
 // Immediate: instantiation copied what executables need, and the handle may come back for

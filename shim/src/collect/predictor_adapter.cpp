@@ -24,8 +24,8 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
     impl_->predictor.emplace(Predictor::from_directory(dir));
   } catch (const ProfileError& e) {
     problems->push_back("cannot load the GPU profiles (" + e.file() +
-                        (e.field().empty() ? "" : ", field '" + e.field() + "'") + "): " +
-                        e.what() + "; no predictions will be made");
+                        (e.field().empty() ? "" : ", field '" + e.field() + "'") +
+                        "): " + e.what() + "; no predictions will be made");
     return;
   } catch (const std::exception& e) {
     problems->push_back("cannot load the GPU profiles from " + dir.string() + ": " + e.what() +

@@ -7,10 +7,9 @@ namespace pm2lat::shim {
 namespace notes {
 
 std::vector<std::string> names(std::uint32_t bits) {
-  static const char* const kNames[] = {"first_launch", "unmeasured",   "unhooked",
-                                       "runtime_only", "graph_replay", "launch_dropped",
-                                       "events_timing", "predict_only", "timing_lost",
-                                       "cooperative"};
+  static const char* const kNames[] = {
+      "first_launch",   "unmeasured",    "unhooked",     "runtime_only", "graph_replay",
+      "launch_dropped", "events_timing", "predict_only", "timing_lost",  "cooperative"};
   std::vector<std::string> out;
   for (std::size_t i = 0; i < sizeof(kNames) / sizeof(kNames[0]); ++i) {
     if (bits & (1u << i)) out.emplace_back(kNames[i]);

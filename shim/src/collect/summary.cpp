@@ -84,7 +84,8 @@ std::string Summary::to_json(const std::string& mode, const std::vector<std::str
   ks.reserve(kernels_.size());
   for (const auto& kv : kernels_) ks.push_back(&kv);
   std::sort(ks.begin(), ks.end(), [](const auto* a, const auto* b) {
-    if (a->second.measured_ns != b->second.measured_ns) return a->second.measured_ns > b->second.measured_ns;
+    if (a->second.measured_ns != b->second.measured_ns)
+      return a->second.measured_ns > b->second.measured_ns;
     if (a->second.count != b->second.count) return a->second.count > b->second.count;
     return a->first < b->first;
   });
@@ -103,9 +104,9 @@ std::string Summary::to_json(const std::string& mode, const std::vector<std::str
 }
 
 std::string Summary::to_text(const std::vector<std::string>& targets) const {
-  std::string out = fmt::format("pm2lat: {} kernel records ({} measured, {} unhooked, {} dropped)\n",
-                                counters_.records, counters_.measured, counters_.unhooked,
-                                counters_.dropped);
+  std::string out =
+      fmt::format("pm2lat: {} kernel records ({} measured, {} unhooked, {} dropped)\n",
+                  counters_.records, counters_.measured, counters_.unhooked, counters_.dropped);
   std::string head = fmt::format("pm2lat: {:<18} {:>9} {:>12}", "family", "kernels", "measured ms");
   for (const auto& t : targets) head += fmt::format(" {:>14}", t.substr(0, 14));
   if (!source_.empty()) head += fmt::format(" {:>10}", "error");
@@ -119,8 +120,9 @@ std::string Summary::to_text(const std::vector<std::string>& targets) const {
     }
     if (!source_.empty()) {
       line += f.compared_measured_ms > 0
-                  ? fmt::format(" {:>+9.1f}%", 100.0 * (f.compared_predicted_ms - f.compared_measured_ms) /
-                                                 f.compared_measured_ms)
+                  ? fmt::format(" {:>+9.1f}%",
+                                100.0 * (f.compared_predicted_ms - f.compared_measured_ms) /
+                                    f.compared_measured_ms)
                   : fmt::format(" {:>10}", "-");
     }
     out += line + "\n";

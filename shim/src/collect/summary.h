@@ -15,11 +15,11 @@
 namespace pm2lat::shim {
 
 struct ShimCounters {
-  std::uint64_t launches = 0;         // kernel launches recorded (captured ones included)
-  std::uint64_t records = 0;          // kernel records emitted
+  std::uint64_t launches = 0;  // kernel launches recorded (captured ones included)
+  std::uint64_t records = 0;   // kernel records emitted
   std::uint64_t measured = 0;
   std::uint64_t unmeasured = 0;
-  std::uint64_t unhooked = 0;         // CUPTI saw it, no hook did (coverage gap)
+  std::uint64_t unhooked = 0;  // CUPTI saw it, no hook did (coverage gap)
   std::uint64_t runtime_only = 0;
   std::uint64_t captured = 0;         // launches recorded into graphs
   std::uint64_t graph_replays = 0;    // kernels emitted from graph launches
@@ -65,7 +65,8 @@ class Summary {
 
   // The summary as one JSON document ("schema":"pm2lat.summary","version":1).
   std::string to_json(const std::string& mode, const std::vector<std::string>& targets,
-                      const std::vector<std::string>& warnings, std::size_t top_kernels = 200) const;
+                      const std::vector<std::string>& warnings,
+                      std::size_t top_kernels = 200) const;
   // A few lines for a terminal.
   std::string to_text(const std::vector<std::string>& targets) const;
 

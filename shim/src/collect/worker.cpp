@@ -10,12 +10,12 @@
 #include <cstring>
 #include <tuple>
 
-#include "launch_path/clock.h"
 #include "diagnostics.h"
+#include "interpose/library_context.h"
+#include "launch_path/clock.h"
 #include "launch_path/event_timer.h"
 #include "launch_path/handle_cache.h"
 #include "launch_path/launch_recorder.h"
-#include "interpose/library_context.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"
@@ -36,8 +36,8 @@ constexpr std::size_t kMaxPending = std::size_t(1) << 19;
 constexpr std::size_t kRingBudget = 2048;  // slots per ring per pass
 constexpr std::size_t kMaxExternal = std::size_t(1) << 20;
 constexpr std::size_t kMaxPredictionMemo = std::size_t(1) << 16;
-constexpr std::size_t kMaxCalls = std::size_t(1) << 16;  // recent library calls kept
-constexpr std::size_t kMaxDeferred = std::size_t(1) << 17;  // records waiting for profiles
+constexpr std::size_t kMaxCalls = std::size_t(1) << 16;       // recent library calls kept
+constexpr std::size_t kMaxDeferred = std::size_t(1) << 17;    // records waiting for profiles
 constexpr std::uint64_t kSeqKeyBit = std::uint64_t(1) << 63;  // tells by_seq_ keys apart
 constexpr std::uint64_t kDroppedLaunch = ~std::uint64_t{0};
 
@@ -165,8 +165,8 @@ void Worker::open_records_file() {
   if (setup_.records_path.empty()) return;
   records_ = std::fopen(setup_.records_path.c_str(), "we");
   if (records_ == nullptr) {
-    Diagnostics::instance().warn_once("records-open", "cannot write " + setup_.records_path + ": " +
-                                                          std::strerror(errno));
+    Diagnostics::instance().warn_once(
+        "records-open", "cannot write " + setup_.records_path + ": " + std::strerror(errno));
     return;
   }
   std::setvbuf(records_, nullptr, _IOFBF, std::size_t(1) << 20);
@@ -217,8 +217,9 @@ void Worker::finalise() {
     // predictions. The loader is left to the signal that is about to end the process.
     if (loader_.joinable()) loader_.detach();
     Diagnostics::instance().warn_once(
-        "profiles-late", "the program was stopped by a signal before the profiles loaded: "
-                         "records are written without predictions");
+        "profiles-late",
+        "the program was stopped by a signal before the profiles loaded: "
+        "records are written without predictions");
     for (const auto& msg : setup_.startup_problems) Diagnostics::instance().warn_once(msg, msg);
     open_records_file();
     while (!deferred_.empty()) {
@@ -233,7 +234,8 @@ void Worker::finalise() {
   for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
     summary_.counters().dropped += r->dropped();
   }
-  if (setup_.cupti_activity) summary_.counters().cupti_dropped += CuptiActivity::instance().records_dropped();
+  if (setup_.cupti_activity)
+    summary_.counters().cupti_dropped += CuptiActivity::instance().records_dropped();
   write_summary();
   if (records_ != nullptr) {
     std::fclose(records_);
@@ -329,21 +331,13 @@ bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
       }
       handle_kernel_slot(s);
       return true;
-    case SlotKind::kGraphLaunch:
-      handle_graph_launch(s);
-      return true;
-    case SlotKind::kGraphInstantiate:
-      graphs_.instantiate(s.graph, s.graph_exec);
-      return true;
+    case SlotKind::kGraphLaunch: handle_graph_launch(s); return true;
+    case SlotKind::kGraphInstantiate: graphs_.instantiate(s.graph, s.graph_exec); return true;
     case SlotKind::kGraphExecDestroy:
       graphs_.destroy_exec(s.graph_exec, monotonic_ns());
       return true;
-    case SlotKind::kGraphDestroy:
-      graphs_.destroy_graph(s.graph);
-      return true;
-    case SlotKind::kGraphNodeCloned:
-      graphs_.clone(s.graph_node, s.graph_exec);
-      return true;
+    case SlotKind::kGraphDestroy: graphs_.destroy_graph(s.graph); return true;
+    case SlotKind::kGraphNodeCloned: graphs_.clone(s.graph_node, s.graph_exec); return true;
     case SlotKind::kGraphNodeDestroyed:
       graphs_.remove_node(s.graph_node, monotonic_ns());
       return true;
@@ -439,7 +433,8 @@ bool Worker::join_timing(const KernelTiming& t) {
   if (t.graph_node_id != 0) {
     const LaunchSlot* launch = nullptr;
     if (callbacks) {
-      if (auto it = graph_by_correlation_.find(t.correlation_id); it != graph_by_correlation_.end()) {
+      if (auto it = graph_by_correlation_.find(t.correlation_id);
+          it != graph_by_correlation_.end()) {
         launch = &it->second;
       }
     } else if (auto e = external_.find(t.correlation_id); e != external_.end()) {
@@ -508,7 +503,8 @@ void Worker::process_orphans(bool final) {
     // (a starved CPU): it waits until the rings are drained past it. The grace period covers
     // a launch still between its reservation and its publication. Old or too many orphans
     // are settled regardless, so that a stuck ring cannot hold memory.
-    const bool settled_anyway = now - o.arrived_ns > kTimingTimeoutNs || orphans_.size() > kMaxPending;
+    const bool settled_anyway =
+        now - o.arrived_ns > kTimingTimeoutNs || orphans_.size() > kMaxPending;
     const bool may_still_come = o.seq_bound > waiting_seq || iterations_ - o.iteration < 2 ||
                                 now - o.arrived_ns < kOrphanGraceNs;
     if (!final && !settled_anyway && may_still_come) break;
@@ -534,7 +530,8 @@ void Worker::process_orphans(bool final) {
     // put down to drops first (their count is known), the rest to the coverage oracle: CUPTI
     // ran a kernel no hook saw.
     std::uint64_t dropped = summary_.counters().dropped;
-    for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) dropped += r->dropped();
+    for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next)
+      dropped += r->dropped();
     if (orphans_from_drops_ < dropped) {
       ++orphans_from_drops_;
       emit(nullptr, &t, nullptr, us, ns, notes::kLaunchDropped);
@@ -571,7 +568,8 @@ void Worker::expire_pending(bool final) {
     emit(&s, nullptr, call_context(s), std::nullopt, 0,
          notes::kRuntimeOnly | notes::kUnmeasured | notes::kTimingLost);
   }
-  while (!graph_order_.empty() && (final || now - graph_order_.front().second > kGraphLaunchKeepNs)) {
+  while (!graph_order_.empty() &&
+         (final || now - graph_order_.front().second > kGraphLaunchKeepNs)) {
     const std::uint64_t key = graph_order_.front().first;
     if (key & kSeqKeyBit) {
       graph_by_seq_.erase(key & ~kSeqKeyBit);
@@ -590,8 +588,8 @@ const KernelClass& Worker::classify(std::uint32_t name_id) {
 }
 
 const std::vector<std::pair<std::string, Prediction>>& Worker::predict(const KernelRecord& r,
-                                                                      std::uint32_t name_id,
-                                                                      const KernelClass& cls) {
+                                                                       std::uint32_t name_id,
+                                                                       const KernelClass& cls) {
   static const std::vector<std::pair<std::string, Prediction>> kNone;
   if (predictor_ == nullptr || !predictor_->available()) return kNone;
   // Training loops repeat the same launches: predict each distinct one once.
@@ -617,7 +615,8 @@ void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing, const OpPo
   std::uint32_t name_id = slot ? slot->name_id : 0;
   if (name_id == StringTable::kUnknown && timing != nullptr && timing->name != nullptr) {
     auto it = cupti_names_.find(timing->name);
-    if (it == cupti_names_.end()) it = cupti_names_.emplace(timing->name, names.intern(timing->name)).first;
+    if (it == cupti_names_.end())
+      it = cupti_names_.emplace(timing->name, names.intern(timing->name)).first;
     name_id = it->second;
   }
 
@@ -635,7 +634,8 @@ void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing, const OpPo
   r.launch.block = Dim3{block[0], block[1], block[2]};
   r.launch.cluster = Dim3{cluster[0], cluster[1], cluster[2]};
   r.launch.shared_mem_bytes = slot ? slot->smem : timing->smem;
-  r.launch.registers_per_thread = (slot && slot->regs) ? slot->regs : (timing ? timing->registers : 0);
+  r.launch.registers_per_thread =
+      (slot && slot->regs) ? slot->regs : (timing ? timing->registers : 0);
   if (timing != nullptr && timing->graph_node_id != 0) {
     r.graph_id = timing->graph_id;
     r.graph_node_id = timing->graph_node_id;
@@ -676,7 +676,8 @@ void Worker::emit(const LaunchSlot* slot, const KernelTiming* timing, const OpPo
   const std::uint64_t geometry =
       slot ? geometry_digest(slot->name_id, slot->grid, slot->block, slot->smem) : 0;
   if (predictor_ == nullptr && deferred_.size() < kMaxDeferred) {
-    deferred_.push_back(Deferred{std::move(pr), std::move(n), name_id, measured_ns, handle, geometry});
+    deferred_.push_back(
+        Deferred{std::move(pr), std::move(n), name_id, measured_ns, handle, geometry});
     return;
   }
   finish(pr, n, name_id, measured_ns, handle, geometry);
@@ -711,7 +712,8 @@ void Worker::finish(PredictedRecord& pr, const RecordNotes& n, std::uint32_t nam
   summary_.add(pr, measured_ns);
   if (r.measured_us && !pr.gpu.empty()) {
     if (const Prediction* own = pr.prediction_for(pr.gpu)) {
-      if (auto warning = accuracy_.add(std::string(to_string(pr.family)), own->us, *r.measured_us)) {
+      if (auto warning =
+              accuracy_.add(std::string(to_string(pr.family)), own->us, *r.measured_us)) {
         Diagnostics::instance().warn_once("drift:" + std::string(to_string(pr.family)), *warning);
       }
     }

@@ -18,16 +18,16 @@
 
 #include "collect/accuracy_monitor.h"
 
-#include "cupti/cupti_activity_collector.h"
 #include "collect/graph_registry.h"
-#include "launch_path/launch_path_state.h"
-#include "launch_path/launch_slot.h"
 #include "collect/pending_launches.h"
-#include "pm2lat/kernel_class.h"
-#include "pm2lat/record_jsonl.h"
 #include "collect/predictor_adapter.h"
 #include "collect/record_notes.h"
 #include "collect/summary.h"
+#include "cupti/cupti_activity_collector.h"
+#include "launch_path/launch_path_state.h"
+#include "launch_path/launch_slot.h"
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/record_jsonl.h"
 
 namespace pm2lat::shim {
 
@@ -143,7 +143,7 @@ class Worker {
   std::atomic<bool> stop_{false};
   std::atomic<bool> finished_{false};
   std::uint64_t iterations_ = 0;
-  std::uint64_t pass_ns_ = 0;  // monotonic time at the start of the current drain pass
+  std::uint64_t pass_ns_ = 0;    // monotonic time at the start of the current drain pass
   std::uint64_t work_done_ = 0;  // slots and timings handled: tells busy from idle
   std::uint64_t orphans_from_drops_ = 0;
   std::uint64_t last_flush_ns_ = 0;

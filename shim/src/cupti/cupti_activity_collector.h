@@ -67,8 +67,7 @@ class CuptiActivity {
   void reset_after_fork() noexcept;
 
  private:
-  static void buffer_requested(std::uint8_t** buffer, std::size_t* size,
-                               std::size_t* max_records);
+  static void buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
   static void buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
                                std::size_t size, std::size_t valid);
   void release(std::uint8_t* buffer);

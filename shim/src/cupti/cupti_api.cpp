@@ -55,7 +55,8 @@ bool CuptiApi::load(const std::string& explicit_path, std::string* reason) {
   library = open_cupti(explicit_path, &path);
   if (library == nullptr) {
     const char* err = dlerror();
-    *reason = explicit_path.empty() ? "libcupti.so not found" : (err ? err : "cannot load " + explicit_path);
+    *reason = explicit_path.empty() ? "libcupti.so not found"
+                                    : (err ? err : "cannot load " + explicit_path);
     return false;
   }
   std::string missing;
@@ -66,7 +67,8 @@ bool CuptiApi::load(const std::string& explicit_path, std::string* reason) {
   ok &= bind(library, "cuptiSubscribe_v2", subscribe_v2, false, &missing);
   ok &= bind(library, "cuptiUnsubscribe", unsubscribe, true, &missing);
   ok &= bind(library, "cuptiEnableCallback", enable_callback, true, &missing);
-  ok &= bind(library, "cuptiActivityRegisterCallbacks", activity_register_callbacks, true, &missing);
+  ok &=
+      bind(library, "cuptiActivityRegisterCallbacks", activity_register_callbacks, true, &missing);
   ok &= bind(library, "cuptiActivityEnable", activity_enable, true, &missing);
   ok &= bind(library, "cuptiActivityDisable", activity_disable, true, &missing);
   ok &= bind(library, "cuptiActivityFlushAll", activity_flush_all, true, &missing);

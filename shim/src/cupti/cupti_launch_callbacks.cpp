@@ -1,6 +1,5 @@
 #include "cupti/cupti_launch_callbacks.h"  // cupti.h brings generated_cuda_meta.h (no include guard)
 
-
 #include <cstring>
 
 #include "launch_path/launch_path_state.h"
@@ -83,9 +82,9 @@ LaunchSlot* begin_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
                        LaunchApi::kCuLaunchKernelExPtsz, cb->symbolName),
           corr, flags);
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel: {
-      LaunchCall c = call_from_params(
-          static_cast<const cuLaunchCooperativeKernel_params*>(cb->functionParams),
-          LaunchApi::kCuLaunchCooperativeKernel, cb->symbolName);
+      LaunchCall c =
+          call_from_params(static_cast<const cuLaunchCooperativeKernel_params*>(cb->functionParams),
+                           LaunchApi::kCuLaunchCooperativeKernel, cb->symbolName);
       c.cooperative = true;
       return begin_kernel_slot(c, corr, flags);
     }
@@ -115,8 +114,7 @@ LaunchSlot* begin_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
       s->flags = flags;
       return s;
     }
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 
@@ -141,7 +139,8 @@ void on_resource(const CuptiApi* api, CUpti_CallbackId cbid, const CUpti_Resourc
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED: {
       // Fired inside the launch that stream capture turned into this node.
       LaunchSlot* s = top_in_flight();
-      if (s == nullptr || s->kind != SlotKind::kKernel || g->nodeType != CU_GRAPH_NODE_TYPE_KERNEL) {
+      if (s == nullptr || s->kind != SlotKind::kKernel ||
+          g->nodeType != CU_GRAPH_NODE_TYPE_KERNEL) {
         return;
       }
       std::uint32_t graph_id = 0;
@@ -175,8 +174,7 @@ void on_resource(const CuptiApi* api, CUpti_CallbackId cbid, const CUpti_Resourc
       commit_slot(s, 0);
       return;
     }
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -239,9 +237,9 @@ SubscribeResult CuptiCallbacks::subscribe(const CuptiApi* api, std::string* hold
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz}) {
     api->enable_callback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
   }
-  for (CUpti_CallbackId cbid : {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED,
-                                CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
-                                CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING}) {
+  for (CUpti_CallbackId cbid :
+       {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED,
+        CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING}) {
     api->enable_callback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, cbid);
   }
   return SubscribeResult::kSubscribed;

@@ -18,7 +18,8 @@ std::atomic<void*> g_get_math_mode{nullptr};
 bool tf32_allowed(cublasHandle_t handle) noexcept {
   auto get = next_definition<decltype(&cublasGetMathMode)>(g_get_math_mode, "cublasGetMathMode");
   cublasMath_t mode = CUBLAS_DEFAULT_MATH;
-  if (get == nullptr || handle == nullptr || get(handle, &mode) != CUBLAS_STATUS_SUCCESS) return false;
+  if (get == nullptr || handle == nullptr || get(handle, &mode) != CUBLAS_STATUS_SUCCESS)
+    return false;
   return (mode & CUBLAS_TF32_TENSOR_OP_MATH) != 0;
 }
 
@@ -54,17 +55,14 @@ using GemmBatchedExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cu
                                            cudaDataType, int, const void* const[], cudaDataType,
                                            int, const void*, void* const[], cudaDataType, int, int,
                                            cublasComputeType_t, cublasGemmAlgo_t);
-using GemmStridedBatchedExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t,
-                                                  cublasOperation_t, int, int, int, const void*,
-                                                  const void*, cudaDataType, int, long long int,
-                                                  const void*, cudaDataType, int, long long int,
-                                                  const void*, void*, cudaDataType, int,
-                                                  long long int, int, cublasComputeType_t,
-                                                  cublasGemmAlgo_t);
+using GemmStridedBatchedExFn = cublasStatus_t (*)(
+    cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
+    cudaDataType, int, long long int, const void*, cudaDataType, int, long long int, const void*,
+    void*, cudaDataType, int, long long int, int, cublasComputeType_t, cublasGemmAlgo_t);
 
-#define PM2LAT_REAL_T(fn, type)                                            \
-  static std::atomic<void*> next_##fn{nullptr};                            \
-  auto real = next_definition<type>(next_##fn, #fn);                       \
+#define PM2LAT_REAL_T(fn, type)                      \
+  static std::atomic<void*> next_##fn{nullptr};      \
+  auto real = next_definition<type>(next_##fn, #fn); \
   if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED
 #define PM2LAT_REAL(fn) PM2LAT_REAL_T(fn, decltype(&fn))
 
@@ -120,14 +118,11 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation
               ldc, computeType, algo);
 }
 
-PM2LAT_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                                             cublasOperation_t transb, int64_t m, int64_t n,
-                                             int64_t k, const void* alpha, const void* A,
-                                             cudaDataType Atype, int64_t lda, const void* B,
-                                             cudaDataType Btype, int64_t ldb, const void* beta,
-                                             void* C, cudaDataType Ctype, int64_t ldc,
-                                             cublasComputeType_t computeType,
-                                             cublasGemmAlgo_t algo) {
+PM2LAT_EXPORT cublasStatus_t cublasGemmEx_64(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const void* alpha, const void* A, cudaDataType Atype, int64_t lda, const void* B,
+    cudaDataType Btype, int64_t ldb, const void* beta, void* C, cudaDataType Ctype, int64_t ldc,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL(cublasGemmEx_64);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmEx64, OpKind::kGemm);
   describe_ex(scope, handle, transa, transb, m, n, k, 1, Atype, Btype, Ctype, computeType);
@@ -135,31 +130,28 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperat
               ldc, computeType, algo);
 }
 
-PM2LAT_EXPORT cublasStatus_t cublasGemmBatchedEx(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void* alpha, const void* const Aarray[], cudaDataType Atype, int lda,
-    const void* const Barray[], cudaDataType Btype, int ldb, const void* beta,
-    void* const Carray[], cudaDataType Ctype, int ldc, int batchCount,
-    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+PM2LAT_EXPORT cublasStatus_t
+cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                    int m, int n, int k, const void* alpha, const void* const Aarray[],
+                    cudaDataType Atype, int lda, const void* const Barray[], cudaDataType Btype,
+                    int ldb, const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
+                    int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL_T(cublasGemmBatchedEx, GemmBatchedExFn);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmBatchedEx, OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype,
-              computeType);
+  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
               Carray, Ctype, ldc, batchCount, computeType, algo);
 }
 
 PM2LAT_EXPORT cublasStatus_t cublasGemmBatchedEx_64(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
-    int64_t n, int64_t k, const void* alpha, const void* const Aarray[], cudaDataType Atype,
-    int64_t lda, const void* const Barray[], cudaDataType Btype, int64_t ldb, const void* beta,
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const void* alpha, const void* const Aarray[], cudaDataType Atype, int64_t lda,
+    const void* const Barray[], cudaDataType Btype, int64_t ldb, const void* beta,
     void* const Carray[], cudaDataType Ctype, int64_t ldc, int64_t batchCount,
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL(cublasGemmBatchedEx_64);
-  LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmBatchedEx64,
-                         OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype,
-              computeType);
+  LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmBatchedEx64, OpKind::kGemm);
+  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
               Carray, Ctype, ldc, batchCount, computeType, algo);
 }
@@ -173,23 +165,21 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
   PM2LAT_REAL_T(cublasGemmStridedBatchedEx, GemmStridedBatchedExFn);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmStridedBatchedEx,
                          OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype,
-              computeType);
+  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
               strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
 
 PM2LAT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
-    int64_t n, int64_t k, const void* alpha, const void* A, cudaDataType Atype, int64_t lda,
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const void* alpha, const void* A, cudaDataType Atype, int64_t lda,
     long long int strideA, const void* B, cudaDataType Btype, int64_t ldb, long long int strideB,
     const void* beta, void* C, cudaDataType Ctype, int64_t ldc, long long int strideC,
     int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL(cublasGemmStridedBatchedEx_64);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmStridedBatchedEx64,
                          OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype,
-              computeType);
+  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
               strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }

@@ -37,7 +37,8 @@ ConvShape legacy_shape(cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
       g_get_groups, "cudnnGetConvolutionGroupCount");
   cudnnDataType_t type = CUDNN_DATA_FLOAT;
   int n = 0, c = 0, h = 0, wd = 0, ns = 0, cs = 0, hs = 0, ws = 0;
-  if (get_tensor && get_tensor(x, &type, &n, &c, &h, &wd, &ns, &cs, &hs, &ws) == CUDNN_STATUS_SUCCESS) {
+  if (get_tensor &&
+      get_tensor(x, &type, &n, &c, &h, &wd, &ns, &cs, &hs, &ws) == CUDNN_STATUS_SUCCESS) {
     s.batch = n;
     s.in_channels = c;
     s.in_h = h;
@@ -54,7 +55,8 @@ ConvShape legacy_shape(cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
   int ph = 0, pw = 0, u = 1, v = 1, dh = 1, dw = 1;
   cudnnConvolutionMode_t mode{};
   cudnnDataType_t compute{};
-  if (get_conv && get_conv(conv, &ph, &pw, &u, &v, &dh, &dw, &mode, &compute) == CUDNN_STATUS_SUCCESS) {
+  if (get_conv &&
+      get_conv(conv, &ph, &pw, &u, &v, &dh, &dw, &mode, &compute) == CUDNN_STATUS_SUCCESS) {
     s.pad_h = ph;
     s.pad_w = pw;
     s.stride_h = u;
@@ -104,7 +106,8 @@ class Walk {
       return out;
     }
     for (int64_t i = 0; i < n; ++i) out.push_back(make(type));
-    if (b_.get(parent, a, CUDNN_TYPE_BACKEND_DESCRIPTOR, n, &n, out.data()) != CUDNN_STATUS_SUCCESS) {
+    if (b_.get(parent, a, CUDNN_TYPE_BACKEND_DESCRIPTOR, n, &n, out.data()) !=
+        CUDNN_STATUS_SUCCESS) {
       out.clear();  // not all of that type
     }
     return out;
@@ -112,7 +115,8 @@ class Walk {
   std::vector<int64_t> ints(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t a) {
     int64_t values[8] = {};
     int64_t n = 0;
-    if (d == nullptr || b_.get(d, a, CUDNN_TYPE_INT64, 8, &n, values) != CUDNN_STATUS_SUCCESS) return {};
+    if (d == nullptr || b_.get(d, a, CUDNN_TYPE_INT64, 8, &n, values) != CUDNN_STATUS_SUCCESS)
+      return {};
     return std::vector<int64_t>(values, values + (n < 8 ? n : 8));
   }
   cudnnDataType_t data_type(cudnnBackendDescriptor_t d) {
@@ -137,22 +141,25 @@ class Walk {
 // whose operations are not all convolutions (fused graphs the shim does not decode yet).
 OpPod describe_plan(cudnnBackendDescriptor_t plan) {
   OpPod op;
-  Backend b{next_definition<decltype(&cudnnBackendCreateDescriptor)>(g_create,
-                                                                     "cudnnBackendCreateDescriptor"),
-            next_definition<decltype(&cudnnBackendGetAttribute)>(g_get_attr,
-                                                                 "cudnnBackendGetAttribute"),
-            next_definition<decltype(&cudnnBackendDestroyDescriptor)>(
-                g_destroy, "cudnnBackendDestroyDescriptor")};
+  Backend b{
+      next_definition<decltype(&cudnnBackendCreateDescriptor)>(g_create,
+                                                               "cudnnBackendCreateDescriptor"),
+      next_definition<decltype(&cudnnBackendGetAttribute)>(g_get_attr, "cudnnBackendGetAttribute"),
+      next_definition<decltype(&cudnnBackendDestroyDescriptor)>(g_destroy,
+                                                                "cudnnBackendDestroyDescriptor")};
   if (!b.create || !b.get || !b.destroy) return op;
   Walk walk(b);
-  auto cfg = walk.child(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+  auto cfg =
+      walk.child(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
   auto engine = walk.child(cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
   auto graph = walk.child(engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH,
                           CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
   for (auto conv_op : walk.children(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS,
                                     CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR)) {
-    auto x = walk.child(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-    auto w = walk.child(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    auto x = walk.child(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+                        CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+    auto w = walk.child(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                        CUDNN_BACKEND_TENSOR_DESCRIPTOR);
     auto conv = walk.child(conv_op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
                            CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
     const auto xd = walk.ints(x, CUDNN_ATTR_TENSOR_DIMENSIONS);
@@ -211,7 +218,8 @@ PM2LAT_EXPORT cudnnStatus_t cudnnConvolutionForward(
   static std::atomic<void*> next{nullptr};
   auto real = next_definition<decltype(&cudnnConvolutionForward)>(next, "cudnnConvolutionForward");
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
-  LibraryCallScope scope(LibrarySource::kCudnn, LibraryApi::kCudnnConvolutionForward, OpKind::kConv);
+  LibraryCallScope scope(LibrarySource::kCudnn, LibraryApi::kCudnnConvolutionForward,
+                         OpKind::kConv);
   if (scope.outermost()) {
     scope.op().conv = legacy_shape(xDesc, wDesc, convDesc);
     scope.publish();

@@ -26,20 +26,33 @@ namespace {
 // Runtime and library functions libpm2lat.so interposes by name. A handle-specific dlsym of
 // one returns our interposer, provided it forwards to the very function the handle holds.
 const char* const kInterposedNames[] = {
-    "cudaLaunchKernel",          "cudaLaunchKernel_ptsz",        "cudaLaunchKernelExC",
-    "cudaLaunchKernelExC_ptsz",  "__cudaLaunchKernel",           "__cudaLaunchKernel_ptsz",
-    "cublasLtMatmul",            "cublasGemmEx",                 "cublasGemmEx_64",
-    "cublasGemmStridedBatchedEx", "cublasGemmStridedBatchedEx_64", "cublasGemmBatchedEx",
-    "cublasGemmBatchedEx_64",    "cublasSgemm_v2",               "cublasHgemm",
-    "cublasSgemmStridedBatched", "cudnnConvolutionForward",      "cudnnBackendExecute",
+    "cudaLaunchKernel",
+    "cudaLaunchKernel_ptsz",
+    "cudaLaunchKernelExC",
+    "cudaLaunchKernelExC_ptsz",
+    "__cudaLaunchKernel",
+    "__cudaLaunchKernel_ptsz",
+    "cublasLtMatmul",
+    "cublasGemmEx",
+    "cublasGemmEx_64",
+    "cublasGemmStridedBatchedEx",
+    "cublasGemmStridedBatchedEx_64",
+    "cublasGemmBatchedEx",
+    "cublasGemmBatchedEx_64",
+    "cublasSgemm_v2",
+    "cublasHgemm",
+    "cublasSgemmStridedBatched",
+    "cudnnConvolutionForward",
+    "cudnnBackendExecute",
     "cudnnBackendDestroyDescriptor",
 };
 
 void* own_definition(const char* name) noexcept {
   static void* self = [] {
     Dl_info info{};
-    return dladdr(reinterpret_cast<void*>(&own_definition), &info) ? dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)
-                                                                    : nullptr;
+    return dladdr(reinterpret_cast<void*>(&own_definition), &info)
+               ? dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+               : nullptr;
   }();
   return self ? pm2lat::shim::real_dlsym(self, name) : nullptr;
 }
@@ -66,8 +79,9 @@ void* substitute(const char* name, void* found) noexcept {
 
 // Not instrumented up to the point where it may substitute: sanitizer runtimes call dlsym
 // before they are initialised (see real_dl.cpp).
-extern "C" __attribute__((visibility("hidden"), no_sanitize("address", "undefined", "thread")))
-void* pm2lat_dlsym_impl(void* handle, const char* name) {
+extern "C"
+    __attribute__((visibility("hidden"), no_sanitize("address", "undefined", "thread"))) void*
+    pm2lat_dlsym_impl(void* handle, const char* name) {
   void* found = pm2lat::shim::real_dlsym(handle, name);
   // RTLD_DEFAULT already finds our exported interposers first.
   if (found == nullptr || name == nullptr || handle == RTLD_DEFAULT) return found;

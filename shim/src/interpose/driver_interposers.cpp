@@ -3,11 +3,11 @@
 // driver's) through the same hook body as the wrappers cuGetProcAddress hands out.
 #include <atomic>
 
-#include "launch_path/driver_hooks.h"
 #include "interpose/entry_points.h"
 #include "interpose/export.h"
-#include "pm2lat/shim/cuda_exported_variants.h"
 #include "interpose/real_dl.h"
+#include "launch_path/driver_hooks.h"
+#include "pm2lat/shim/cuda_exported_variants.h"
 
 using namespace pm2lat::shim;
 
@@ -74,30 +74,28 @@ PM2LAT_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned in
 
 PM2LAT_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
                                            unsigned int gz, unsigned int bx, unsigned int by,
-                                           unsigned int bz, unsigned int smem, CUstream s,
-                                           void** p, void** e) {
+                                           unsigned int bz, unsigned int smem, CUstream s, void** p,
+                                           void** e) {
   return hooks::launch_kernel(next<PFN_cuLaunchKernel_v4000>(EntryPoint::kLaunchKernelPtsz),
-                              LaunchApi::kCuLaunchKernelPtsz, f, gx, gy, gz, bx, by, bz, smem, s,
-                              p, e);
+                              LaunchApi::kCuLaunchKernelPtsz, f, gx, gy, gz, bx, by, bz, smem, s, p,
+                              e);
 }
 
-PM2LAT_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** p,
-                                        void** e) {
+PM2LAT_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** p, void** e) {
   return hooks::launch_kernel_ex(next<PFN_cuLaunchKernelEx_v11060>(EntryPoint::kLaunchKernelEx),
                                  LaunchApi::kCuLaunchKernelEx, c, f, p, e);
 }
 
 PM2LAT_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* c, CUfunction f, void** p,
                                              void** e) {
-  return hooks::launch_kernel_ex(
-      next<PFN_cuLaunchKernelEx_v11060>(EntryPoint::kLaunchKernelExPtsz),
-      LaunchApi::kCuLaunchKernelExPtsz, c, f, p, e);
+  return hooks::launch_kernel_ex(next<PFN_cuLaunchKernelEx_v11060>(EntryPoint::kLaunchKernelExPtsz),
+                                 LaunchApi::kCuLaunchKernelExPtsz, c, f, p, e);
 }
 
 PM2LAT_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
-                                                 unsigned int gz, unsigned int bx,
-                                                 unsigned int by, unsigned int bz,
-                                                 unsigned int smem, CUstream s, void** p) {
+                                                 unsigned int gz, unsigned int bx, unsigned int by,
+                                                 unsigned int bz, unsigned int smem, CUstream s,
+                                                 void** p) {
   return hooks::launch_cooperative(
       next<PFN_cuLaunchCooperativeKernel_v9000>(EntryPoint::kLaunchCooperativeKernel),
       LaunchApi::kCuLaunchCooperativeKernel, f, gx, gy, gz, bx, by, bz, smem, s, p);
@@ -126,7 +124,8 @@ PM2LAT_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) {
 PM2LAT_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec* e, CUgraph g,
                                                    unsigned long long f) {
   return hooks::graph_instantiate_with_flags(
-      next<PFN_cuGraphInstantiateWithFlags_v11040>(EntryPoint::kGraphInstantiateWithFlags), e, g, f);
+      next<PFN_cuGraphInstantiateWithFlags_v11040>(EntryPoint::kGraphInstantiateWithFlags), e, g,
+      f);
 }
 
 PM2LAT_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec* e, CUgraph g,
@@ -139,13 +138,13 @@ PM2LAT_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec* e, CUgraph g,
 PM2LAT_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec* e, CUgraph g,
                                                          CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
   return hooks::graph_instantiate_with_params(
-      next<PFN_cuGraphInstantiateWithParams_v12000>(EntryPoint::kGraphInstantiateWithParamsPtsz),
-      e, g, p);
+      next<PFN_cuGraphInstantiateWithParams_v12000>(EntryPoint::kGraphInstantiateWithParamsPtsz), e,
+      g, p);
 }
 
 PM2LAT_EXPORT CUresult cuGraphExecDestroy(CUgraphExec e) {
-  return hooks::graph_exec_destroy(next<PFN_cuGraphExecDestroy_v10000>(EntryPoint::kGraphExecDestroy),
-                                   e);
+  return hooks::graph_exec_destroy(
+      next<PFN_cuGraphExecDestroy_v10000>(EntryPoint::kGraphExecDestroy), e);
 }
 
 PM2LAT_EXPORT CUresult cuGraphDestroy(CUgraph g) {
@@ -153,8 +152,8 @@ PM2LAT_EXPORT CUresult cuGraphDestroy(CUgraph g) {
 }
 
 PM2LAT_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) {
-  return hooks::begin_capture(next<PFN_cuStreamBeginCapture_v10010>(EntryPoint::kStreamBeginCaptureV2),
-                              s, m);
+  return hooks::begin_capture(
+      next<PFN_cuStreamBeginCapture_v10010>(EntryPoint::kStreamBeginCaptureV2), s, m);
 }
 
 PM2LAT_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode m) {
@@ -166,12 +165,11 @@ PM2LAT_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const 
                                                    const CUgraphEdgeData* e, size_t n,
                                                    CUstreamCaptureMode m) {
   return hooks::begin_capture_to_graph(
-      next<PFN_cuStreamBeginCaptureToGraph_v12030>(EntryPoint::kStreamBeginCaptureToGraph), s, g,
-      d, e, n, m);
+      next<PFN_cuStreamBeginCaptureToGraph_v12030>(EntryPoint::kStreamBeginCaptureToGraph), s, g, d,
+      e, n, m);
 }
 
-PM2LAT_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g,
-                                                        const CUgraphNode* d,
+PM2LAT_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode* d,
                                                         const CUgraphEdgeData* e, size_t n,
                                                         CUstreamCaptureMode m) {
   return hooks::begin_capture_to_graph(
@@ -180,7 +178,8 @@ PM2LAT_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g,
 }
 
 PM2LAT_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph* g) {
-  return hooks::end_capture(next<PFN_cuStreamEndCapture_v10000>(EntryPoint::kStreamEndCapture), s, g);
+  return hooks::end_capture(next<PFN_cuStreamEndCapture_v10000>(EntryPoint::kStreamEndCapture), s,
+                            g);
 }
 
 PM2LAT_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph* g) {

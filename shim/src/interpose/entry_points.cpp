@@ -7,9 +7,9 @@
 #include <mutex>
 
 #include "diagnostics.h"
+#include "interpose/real_dl.h"
 #include "launch_path/driver_hooks.h"
 #include "pm2lat/shim/cuda_exported_variants.h"
-#include "interpose/real_dl.h"
 
 namespace pm2lat::shim {
 
@@ -53,7 +53,9 @@ T real(EntryPoint e) noexcept {
 
 // ---- wrappers: one per entry point, each bound to the real pointer recorded for it ------
 
-CUresult w_init(unsigned int flags) { return hooks::init(real<PFN_cuInit_v2000>(EntryPoint::kInit), flags); }
+CUresult w_init(unsigned int flags) {
+  return hooks::init(real<PFN_cuInit_v2000>(EntryPoint::kInit), flags);
+}
 
 CUresult w_get_proc_address(const char* symbol, void** pfn, int version, cuuint64_t flags) {
   auto r = real<PFN_cuGetProcAddress_v11030>(EntryPoint::kGetProcAddress);
@@ -77,8 +79,7 @@ CUresult w_get_proc_address_v2(const char* symbol, void** pfn, int version, cuui
 }
 
 CUresult w_launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                         unsigned by, unsigned bz, unsigned smem, CUstream s, void** p,
-                         void** e) {
+                         unsigned by, unsigned bz, unsigned smem, CUstream s, void** p, void** e) {
   return hooks::launch_kernel(real<PFN_cuLaunchKernel_v4000>(EntryPoint::kLaunchKernel),
                               LaunchApi::kCuLaunchKernel, f, gx, gy, gz, bx, by, bz, smem, s, p, e);
 }
@@ -87,8 +88,8 @@ CUresult w_launch_kernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned g
                               unsigned by, unsigned bz, unsigned smem, CUstream s, void** p,
                               void** e) {
   return hooks::launch_kernel(real<PFN_cuLaunchKernel_v4000>(EntryPoint::kLaunchKernelPtsz),
-                              LaunchApi::kCuLaunchKernelPtsz, f, gx, gy, gz, bx, by, bz, smem, s,
-                              p, e);
+                              LaunchApi::kCuLaunchKernelPtsz, f, gx, gy, gz, bx, by, bz, smem, s, p,
+                              e);
 }
 
 CUresult w_launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** p, void** e) {
@@ -97,9 +98,8 @@ CUresult w_launch_kernel_ex(const CUlaunchConfig* c, CUfunction f, void** p, voi
 }
 
 CUresult w_launch_kernel_ex_ptsz(const CUlaunchConfig* c, CUfunction f, void** p, void** e) {
-  return hooks::launch_kernel_ex(
-      real<PFN_cuLaunchKernelEx_v11060>(EntryPoint::kLaunchKernelExPtsz),
-      LaunchApi::kCuLaunchKernelExPtsz, c, f, p, e);
+  return hooks::launch_kernel_ex(real<PFN_cuLaunchKernelEx_v11060>(EntryPoint::kLaunchKernelExPtsz),
+                                 LaunchApi::kCuLaunchKernelExPtsz, c, f, p, e);
 }
 
 CUresult w_launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -109,9 +109,8 @@ CUresult w_launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned g
       LaunchApi::kCuLaunchCooperativeKernel, f, gx, gy, gz, bx, by, bz, smem, s, p);
 }
 
-CUresult w_launch_cooperative_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
-                                   unsigned bx, unsigned by, unsigned bz, unsigned smem,
-                                   CUstream s, void** p) {
+CUresult w_launch_cooperative_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned smem, CUstream s, void** p) {
   return hooks::launch_cooperative(
       real<PFN_cuLaunchCooperativeKernel_v9000>(EntryPoint::kLaunchCooperativeKernelPtsz),
       LaunchApi::kCuLaunchCooperativeKernelPtsz, f, gx, gy, gz, bx, by, bz, smem, s, p);
@@ -129,7 +128,8 @@ CUresult w_graph_launch_ptsz(CUgraphExec g, CUstream s) {
 
 CUresult w_instantiate_with_flags(CUgraphExec* e, CUgraph g, unsigned long long f) {
   return hooks::graph_instantiate_with_flags(
-      real<PFN_cuGraphInstantiateWithFlags_v11040>(EntryPoint::kGraphInstantiateWithFlags), e, g, f);
+      real<PFN_cuGraphInstantiateWithFlags_v11040>(EntryPoint::kGraphInstantiateWithFlags), e, g,
+      f);
 }
 
 CUresult w_instantiate_with_params(CUgraphExec* e, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
@@ -141,12 +141,13 @@ CUresult w_instantiate_with_params(CUgraphExec* e, CUgraph g, CUDA_GRAPH_INSTANT
 CUresult w_instantiate_with_params_ptsz(CUgraphExec* e, CUgraph g,
                                         CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
   return hooks::graph_instantiate_with_params(
-      real<PFN_cuGraphInstantiateWithParams_v12000>(EntryPoint::kGraphInstantiateWithParamsPtsz),
-      e, g, p);
+      real<PFN_cuGraphInstantiateWithParams_v12000>(EntryPoint::kGraphInstantiateWithParamsPtsz), e,
+      g, p);
 }
 
 CUresult w_graph_exec_destroy(CUgraphExec e) {
-  return hooks::graph_exec_destroy(real<PFN_cuGraphExecDestroy_v10000>(EntryPoint::kGraphExecDestroy), e);
+  return hooks::graph_exec_destroy(
+      real<PFN_cuGraphExecDestroy_v10000>(EntryPoint::kGraphExecDestroy), e);
 }
 
 CUresult w_graph_destroy(CUgraph g) {
@@ -154,7 +155,8 @@ CUresult w_graph_destroy(CUgraph g) {
 }
 
 CUresult w_begin_capture(CUstream s, CUstreamCaptureMode m) {
-  return hooks::begin_capture(real<PFN_cuStreamBeginCapture_v10010>(EntryPoint::kStreamBeginCaptureV2), s, m);
+  return hooks::begin_capture(
+      real<PFN_cuStreamBeginCapture_v10010>(EntryPoint::kStreamBeginCaptureV2), s, m);
 }
 
 CUresult w_begin_capture_ptsz(CUstream s, CUstreamCaptureMode m) {
@@ -165,20 +167,20 @@ CUresult w_begin_capture_ptsz(CUstream s, CUstreamCaptureMode m) {
 CUresult w_begin_capture_to_graph(CUstream s, CUgraph g, const CUgraphNode* d,
                                   const CUgraphEdgeData* e, size_t n, CUstreamCaptureMode m) {
   return hooks::begin_capture_to_graph(
-      real<PFN_cuStreamBeginCaptureToGraph_v12030>(EntryPoint::kStreamBeginCaptureToGraph), s, g,
-      d, e, n, m);
+      real<PFN_cuStreamBeginCaptureToGraph_v12030>(EntryPoint::kStreamBeginCaptureToGraph), s, g, d,
+      e, n, m);
 }
 
 CUresult w_begin_capture_to_graph_ptsz(CUstream s, CUgraph g, const CUgraphNode* d,
-                                       const CUgraphEdgeData* e, size_t n,
-                                       CUstreamCaptureMode m) {
+                                       const CUgraphEdgeData* e, size_t n, CUstreamCaptureMode m) {
   return hooks::begin_capture_to_graph(
       real<PFN_cuStreamBeginCaptureToGraph_v12030>(EntryPoint::kStreamBeginCaptureToGraphPtsz), s,
       g, d, e, n, m);
 }
 
 CUresult w_end_capture(CUstream s, CUgraph* g) {
-  return hooks::end_capture(real<PFN_cuStreamEndCapture_v10000>(EntryPoint::kStreamEndCapture), s, g);
+  return hooks::end_capture(real<PFN_cuStreamEndCapture_v10000>(EntryPoint::kStreamEndCapture), s,
+                            g);
 }
 
 CUresult w_end_capture_ptsz(CUstream s, CUgraph* g) {
@@ -203,22 +205,23 @@ static_assert(std::is_same_v<decltype(&w_launch_kernel_ptsz), PFN_cuLaunchKernel
 static_assert(std::is_same_v<decltype(&w_launch_kernel_ex), PFN_cuLaunchKernelEx_v11060>);
 static_assert(std::is_same_v<decltype(&w_launch_kernel_ex_ptsz), PFN_cuLaunchKernelEx_v11060_ptsz>);
 static_assert(std::is_same_v<decltype(&w_launch_cooperative), PFN_cuLaunchCooperativeKernel_v9000>);
-static_assert(std::is_same_v<decltype(&w_launch_cooperative_ptsz),
-                             PFN_cuLaunchCooperativeKernel_v9000_ptsz>);
+static_assert(
+    std::is_same_v<decltype(&w_launch_cooperative_ptsz), PFN_cuLaunchCooperativeKernel_v9000_ptsz>);
 static_assert(std::is_same_v<decltype(&w_graph_launch), PFN_cuGraphLaunch_v10000>);
 static_assert(std::is_same_v<decltype(&w_graph_launch_ptsz), PFN_cuGraphLaunch_v10000_ptsz>);
-static_assert(std::is_same_v<decltype(&w_instantiate_with_flags),
-                             PFN_cuGraphInstantiateWithFlags_v11040>);
-static_assert(std::is_same_v<decltype(&w_instantiate_with_params),
-                             PFN_cuGraphInstantiateWithParams_v12000>);
+static_assert(
+    std::is_same_v<decltype(&w_instantiate_with_flags), PFN_cuGraphInstantiateWithFlags_v11040>);
+static_assert(
+    std::is_same_v<decltype(&w_instantiate_with_params), PFN_cuGraphInstantiateWithParams_v12000>);
 static_assert(std::is_same_v<decltype(&w_instantiate_with_params_ptsz),
                              PFN_cuGraphInstantiateWithParams_v12000_ptsz>);
 static_assert(std::is_same_v<decltype(&w_graph_exec_destroy), PFN_cuGraphExecDestroy_v10000>);
 static_assert(std::is_same_v<decltype(&w_graph_destroy), PFN_cuGraphDestroy_v10000>);
 static_assert(std::is_same_v<decltype(&w_begin_capture), PFN_cuStreamBeginCapture_v10010>);
-static_assert(std::is_same_v<decltype(&w_begin_capture_ptsz), PFN_cuStreamBeginCapture_v10010_ptsz>);
-static_assert(std::is_same_v<decltype(&w_begin_capture_to_graph),
-                             PFN_cuStreamBeginCaptureToGraph_v12030>);
+static_assert(
+    std::is_same_v<decltype(&w_begin_capture_ptsz), PFN_cuStreamBeginCapture_v10010_ptsz>);
+static_assert(
+    std::is_same_v<decltype(&w_begin_capture_to_graph), PFN_cuStreamBeginCaptureToGraph_v12030>);
 static_assert(std::is_same_v<decltype(&w_begin_capture_to_graph_ptsz),
                              PFN_cuStreamBeginCaptureToGraph_v12030_ptsz>);
 static_assert(std::is_same_v<decltype(&w_end_capture), PFN_cuStreamEndCapture_v10000>);
@@ -315,7 +318,7 @@ void* real_of(EntryPoint e) noexcept {
 void set_real(EntryPoint e, void* r) noexcept {
   void* expected = nullptr;
   g_real[static_cast<std::size_t>(e)].compare_exchange_strong(expected, r,
-                                                             std::memory_order_acq_rel);
+                                                              std::memory_order_acq_rel);
 }
 
 bool identify_entry_point(void* real, EntryPoint* out) noexcept {
@@ -343,9 +346,8 @@ void* wrap_entry_point(void* real, const char* symbol, int version) noexcept {
         g_unwrapped->push_back(what);
       }
       Diagnostics::instance().warn_once(
-          "unwrapped:" + what,
-          "cannot identify the driver entry point returned for " + what +
-              "; launches through it are only seen by CUPTI");
+          "unwrapped:" + what, "cannot identify the driver entry point returned for " + what +
+                                   "; launches through it are only seen by CUPTI");
     }
     return real;
   }

@@ -61,23 +61,17 @@ DType from_cublas_compute(cublasComputeType_t c, DType inputs, bool tf32_allowed
   switch (c) {
     case CUBLAS_COMPUTE_16F:
     case CUBLAS_COMPUTE_16F_PEDANTIC:
-    case CUBLAS_COMPUTE_32F_FAST_16F:
-      return DType::kFp16;
-    case CUBLAS_COMPUTE_32F_FAST_16BF:
-      return DType::kBf16;
-    case CUBLAS_COMPUTE_32F_FAST_TF32:
-      return DType::kTf32;
+    case CUBLAS_COMPUTE_32F_FAST_16F: return DType::kFp16;
+    case CUBLAS_COMPUTE_32F_FAST_16BF: return DType::kBf16;
+    case CUBLAS_COMPUTE_32F_FAST_TF32: return DType::kTf32;
     case CUBLAS_COMPUTE_32F:
     case CUBLAS_COMPUTE_32F_PEDANTIC:
       return (inputs == DType::kFp32 && tf32_allowed) ? DType::kTf32 : DType::kFp32;
     case CUBLAS_COMPUTE_64F:
-    case CUBLAS_COMPUTE_64F_PEDANTIC:
-      return DType::kFp64;
+    case CUBLAS_COMPUTE_64F_PEDANTIC: return DType::kFp64;
     case CUBLAS_COMPUTE_32I:
-    case CUBLAS_COMPUTE_32I_PEDANTIC:
-      return DType::kInt32;
-    default:
-      return DType::kUnknown;
+    case CUBLAS_COMPUTE_32I_PEDANTIC: return DType::kInt32;
+    default: return DType::kUnknown;
   }
 }
 
@@ -123,8 +117,7 @@ bool cublaslt_tile(std::uint32_t tile_id, std::int32_t* m, std::int32_t* n) noex
     return true;
     PM2LAT_CUBLASLT_TILES(PM2LAT_TILE_CASE)
 #undef PM2LAT_TILE_CASE
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -137,8 +130,7 @@ bool cublaslt_stages(std::uint32_t stages_id, std::int32_t* k, std::int32_t* sta
     return true;
     PM2LAT_CUBLASLT_STAGES(PM2LAT_STAGES_CASE)
 #undef PM2LAT_STAGES_CASE
-    default:
-      return false;
+    default: return false;
   }
 }
 

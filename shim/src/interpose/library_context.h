@@ -12,11 +12,11 @@
 #include <atomic>
 #include <cstdint>
 
+#include "interpose/real_dl.h"
 #include "launch_path/launch_slot.h"
+#include "launch_path/thread_state.h"
 #include "pm2lat/dtype.h"
 #include "pm2lat/op_context.h"
-#include "interpose/real_dl.h"
-#include "launch_path/thread_state.h"
 
 namespace pm2lat::shim {
 

@@ -6,9 +6,9 @@
 #include <cuda_runtime_api.h>
 
 #include "interpose/export.h"
+#include "interpose/library_context.h"
 #include "launch_path/launch_path_state.h"
 #include "launch_path/launch_recorder.h"
-#include "interpose/library_context.h"
 #include "launch_path/thread_state.h"
 
 using namespace pm2lat;
@@ -19,8 +19,8 @@ using namespace pm2lat::shim;
 extern "C" {
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                size_t sharedMem, cudaStream_t stream);
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
-                                    void** args, size_t sharedMem, cudaStream_t stream);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                    size_t sharedMem, cudaStream_t stream);
 extern decltype(cudaLaunchKernel) cudaLaunchKernel_ptsz;
 extern decltype(cudaLaunchKernelExC) cudaLaunchKernelExC_ptsz;
 }
@@ -31,7 +31,8 @@ std::atomic<void*> g_func_get_name{nullptr};
 
 // The device function's name for a host stub, from the runtime (first launch only).
 const char* host_stub_name(const void* func) noexcept {
-  if (HandleCache::instance().find(reinterpret_cast<std::uint64_t>(func)) != nullptr) return nullptr;
+  if (HandleCache::instance().find(reinterpret_cast<std::uint64_t>(func)) != nullptr)
+    return nullptr;
   auto get = next_definition<decltype(&cudaFuncGetName)>(g_func_get_name, "cudaFuncGetName");
   const char* name = nullptr;
   if (get == nullptr || get(&name, func) != cudaSuccess) return nullptr;
@@ -97,9 +98,9 @@ LaunchCall make_ex_call(LaunchApi api, const cudaLaunchConfig_t* config, const v
   return c;
 }
 
-#define PM2LAT_REAL(fn)                                           \
-  static std::atomic<void*> next_##fn{nullptr};                   \
-  auto real = next_definition<decltype(&fn)>(next_##fn, #fn);     \
+#define PM2LAT_REAL(fn)                                       \
+  static std::atomic<void*> next_##fn{nullptr};               \
+  auto real = next_definition<decltype(&fn)>(next_##fn, #fn); \
   if (real == nullptr) return cudaErrorInitializationError
 
 }  // namespace
@@ -133,8 +134,8 @@ PM2LAT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, 
 PM2LAT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config,
                                                    const void* func, void** args) {
   PM2LAT_REAL(cudaLaunchKernelExC_ptsz);
-  return runtime_launch(make_ex_call(LaunchApi::kCudaLaunchKernelExCPtsz, config, func, args),
-                        true, func, [&] { return real(config, func, args); });
+  return runtime_launch(make_ex_call(LaunchApi::kCudaLaunchKernelExCPtsz, config, func, args), true,
+                        func, [&] { return real(config, func, args); });
 }
 
 PM2LAT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
@@ -146,8 +147,8 @@ PM2LAT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, 
                         [&] { return real(kernel, gridDim, blockDim, args, sharedMem, stream); });
 }
 
-PM2LAT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
-                                                  dim3 blockDim, void** args, size_t sharedMem,
+PM2LAT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
+                                                  void** args, size_t sharedMem,
                                                   cudaStream_t stream) {
   PM2LAT_REAL(__cudaLaunchKernel_ptsz);
   return runtime_launch(make_call(LaunchApi::kCudaLaunchKernelInternalPtsz, kernel, gridDim,

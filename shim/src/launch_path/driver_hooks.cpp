@@ -1,15 +1,15 @@
 #include "launch_path/driver_hooks.h"
 
 #include "cupti/cupti_api.h"
+#include "cupti/nvtx_emitter.h"
 #include "driver_api.h"
 #include "launch_path/event_timer.h"
 #include "launch_path/handle_cache.h"
 #include "launch_path/launch_path_state.h"
 #include "launch_path/launch_recorder.h"
-#include "cupti/nvtx_emitter.h"
-#include "runtime.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"
+#include "runtime.h"
 
 namespace pm2lat::shim::hooks {
 
@@ -154,13 +154,14 @@ CUresult init(PFN_cuInit_v2000 real, unsigned int flags) noexcept {
   return r;
 }
 
-CUresult launch_kernel(PFN_cuLaunchKernel_v4000 real, LaunchApi api, CUfunction f,
-                       unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                       unsigned int by, unsigned int bz, unsigned int smem, CUstream stream,
-                       void** params, void** extra) noexcept {
+CUresult launch_kernel(PFN_cuLaunchKernel_v4000 real, LaunchApi api, CUfunction f, unsigned int gx,
+                       unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+                       unsigned int bz, unsigned int smem, CUstream stream, void** params,
+                       void** extra) noexcept {
   if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-  return record_launch(make_call(api, f, gx, gy, gz, bx, by, bz, smem, stream, params, extra),
-                       [&] { return real(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra); });
+  return record_launch(make_call(api, f, gx, gy, gz, bx, by, bz, smem, stream, params, extra), [&] {
+    return real(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra);
+  });
 }
 
 CUresult launch_kernel_ex(PFN_cuLaunchKernelEx_v11060 real, LaunchApi api,
@@ -176,10 +177,10 @@ CUresult launch_kernel_ex(PFN_cuLaunchKernelEx_v11060 real, LaunchApi api,
   return record_launch(c, [&] { return real(config, f, params, extra); });
 }
 
-CUresult launch_cooperative(PFN_cuLaunchCooperativeKernel_v9000 real, LaunchApi api,
-                            CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                            unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                            CUstream stream, void** params) noexcept {
+CUresult launch_cooperative(PFN_cuLaunchCooperativeKernel_v9000 real, LaunchApi api, CUfunction f,
+                            unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                            unsigned int by, unsigned int bz, unsigned int smem, CUstream stream,
+                            void** params) noexcept {
   if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   LaunchCall c = make_call(api, f, gx, gy, gz, bx, by, bz, smem, stream, params, nullptr);
   c.cooperative = true;
@@ -258,7 +259,8 @@ CUresult begin_capture(PFN_cuStreamBeginCapture_v10010 real, CUstream stream,
                        CUstreamCaptureMode mode) noexcept {
   if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   const CUresult r = real(stream, mode);
-  if (r == CUDA_SUCCESS) launch_path_state().captures_active.fetch_add(1, std::memory_order_relaxed);
+  if (r == CUDA_SUCCESS)
+    launch_path_state().captures_active.fetch_add(1, std::memory_order_relaxed);
   return r;
 }
 
@@ -268,12 +270,12 @@ CUresult begin_capture_to_graph(PFN_cuStreamBeginCaptureToGraph_v12030 real, CUs
                                 CUstreamCaptureMode mode) noexcept {
   if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   const CUresult r = real(stream, graph, deps, edges, n, mode);
-  if (r == CUDA_SUCCESS) launch_path_state().captures_active.fetch_add(1, std::memory_order_relaxed);
+  if (r == CUDA_SUCCESS)
+    launch_path_state().captures_active.fetch_add(1, std::memory_order_relaxed);
   return r;
 }
 
-CUresult end_capture(PFN_cuStreamEndCapture_v10000 real, CUstream stream,
-                     CUgraph* graph) noexcept {
+CUresult end_capture(PFN_cuStreamEndCapture_v10000 real, CUstream stream, CUgraph* graph) noexcept {
   if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   const CUresult r = real(stream, graph);
   // These results end the capture too (the graph is discarded).
@@ -281,8 +283,7 @@ CUresult end_capture(PFN_cuStreamEndCapture_v10000 real, CUstream stream,
       r == CUDA_ERROR_STREAM_CAPTURE_UNJOINED || r == CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) {
     std::atomic<std::int32_t>& n = launch_path_state().captures_active;
     std::int32_t cur = n.load(std::memory_order_relaxed);
-    while (cur > 0 && !n.compare_exchange_weak(cur, cur - 1, std::memory_order_relaxed)) {
-    }
+    while (cur > 0 && !n.compare_exchange_weak(cur, cur - 1, std::memory_order_relaxed)) {}
   }
   return r;
 }

@@ -12,17 +12,17 @@ namespace pm2lat::shim::hooks {
 
 CUresult init(PFN_cuInit_v2000 real, unsigned int flags) noexcept;
 
-CUresult launch_kernel(PFN_cuLaunchKernel_v4000 real, LaunchApi api, CUfunction f,
-                       unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
-                       unsigned int by, unsigned int bz, unsigned int smem, CUstream stream,
-                       void** params, void** extra) noexcept;
+CUresult launch_kernel(PFN_cuLaunchKernel_v4000 real, LaunchApi api, CUfunction f, unsigned int gx,
+                       unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+                       unsigned int bz, unsigned int smem, CUstream stream, void** params,
+                       void** extra) noexcept;
 CUresult launch_kernel_ex(PFN_cuLaunchKernelEx_v11060 real, LaunchApi api,
                           const CUlaunchConfig* config, CUfunction f, void** params,
                           void** extra) noexcept;
-CUresult launch_cooperative(PFN_cuLaunchCooperativeKernel_v9000 real, LaunchApi api,
-                            CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                            unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
-                            CUstream stream, void** params) noexcept;
+CUresult launch_cooperative(PFN_cuLaunchCooperativeKernel_v9000 real, LaunchApi api, CUfunction f,
+                            unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                            unsigned int by, unsigned int bz, unsigned int smem, CUstream stream,
+                            void** params) noexcept;
 CUresult graph_launch(PFN_cuGraphLaunch_v10000 real, LaunchApi api, CUgraphExec exec,
                       CUstream stream) noexcept;
 
@@ -41,8 +41,7 @@ CUresult begin_capture_to_graph(PFN_cuStreamBeginCaptureToGraph_v12030 real, CUs
                                 CUgraph graph, const CUgraphNode* deps,
                                 const CUgraphEdgeData* edges, size_t n,
                                 CUstreamCaptureMode mode) noexcept;
-CUresult end_capture(PFN_cuStreamEndCapture_v10000 real, CUstream stream,
-                     CUgraph* graph) noexcept;
+CUresult end_capture(PFN_cuStreamEndCapture_v10000 real, CUstream stream, CUgraph* graph) noexcept;
 
 CUresult module_unload(PFN_cuModuleUnload_v2000 real, CUmodule module) noexcept;
 CUresult library_unload(PFN_cuLibraryUnload_v12000 real, CUlibrary library) noexcept;

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "launch_path/clock.h"
 #include "driver_api.h"
+#include "launch_path/clock.h"
 #include "launch_path/launch_path_state.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
@@ -47,8 +47,8 @@ KernelFacts resolve(std::uint64_t handle, const char* name_hint, bool host_stub)
       if (api->func_get_attribute(&value, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS) {
         info.static_smem = static_cast<std::uint32_t>(value);
       }
-    } else if (is_kernel && api->kernel_get_attribute != nullptr && api->ctx_get_device != nullptr &&
-               api->ctx_get_device(&dev) == CUDA_SUCCESS) {
+    } else if (is_kernel && api->kernel_get_attribute != nullptr &&
+               api->ctx_get_device != nullptr && api->ctx_get_device(&dev) == CUDA_SUCCESS) {
       if (api->kernel_get_attribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, k, dev) == CUDA_SUCCESS) {
         info.registers = static_cast<std::uint32_t>(value);
       }
@@ -87,7 +87,8 @@ void copy_args(const KernelFacts& info, const LaunchCall& c, LaunchSlot* s) noex
     if (c.extra == nullptr) return;
     // extra = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, END}
     for (int i = 0; i < 8 && c.extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-      if (c.extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = static_cast<const char*>(c.extra[i + 1]);
+      if (c.extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        buffer = static_cast<const char*>(c.extra[i + 1]);
     }
     if (buffer == nullptr) return;
   }

@@ -26,7 +26,7 @@ struct LaunchCall {
   void** extra = nullptr;
   bool cooperative = false;
   const char* name_hint = nullptr;  // the kernel's name when the caller already has it
-  bool host_stub = false;  // `handle` is a runtime host stub, not a driver handle
+  bool host_stub = false;           // `handle` is a runtime host stub, not a driver handle
 };
 
 // Fills `call` from cuLaunchKernelEx's config (grid, block, stream, cluster, cooperative).

@@ -31,10 +31,8 @@ bool is_per_thread_stream(LaunchApi api) noexcept {
     case LaunchApi::kCuGraphLaunchPtsz:
     case LaunchApi::kCudaLaunchKernelPtsz:
     case LaunchApi::kCudaLaunchKernelExCPtsz:
-    case LaunchApi::kCudaLaunchKernelInternalPtsz:
-      return true;
-    default:
-      return false;
+    case LaunchApi::kCudaLaunchKernelInternalPtsz: return true;
+    default: return false;
   }
 }
 

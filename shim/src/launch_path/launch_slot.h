@@ -13,13 +13,13 @@ namespace pm2lat::shim {
 
 enum class SlotKind : std::uint8_t {
   kKernel = 0,
-  kGraphLaunch,        // graph_exec + stream
-  kGraphInstantiate,   // graph -> graph_exec
-  kGraphExecDestroy,   // graph_exec
-  kGraphDestroy,       // graph
-  kGraphNodeCloned,    // graph_node (original) -> graph_exec (used as the clone id)
-  kGraphNodeDestroyed, // graph_node
-  kLibraryCall,        // op: a library call's context, before the kernels it launches
+  kGraphLaunch,         // graph_exec + stream
+  kGraphInstantiate,    // graph -> graph_exec
+  kGraphExecDestroy,    // graph_exec
+  kGraphDestroy,        // graph
+  kGraphNodeCloned,     // graph_node (original) -> graph_exec (used as the clone id)
+  kGraphNodeDestroyed,  // graph_node
+  kLibraryCall,         // op: a library call's context, before the kernels it launches
 };
 
 // The API a launch came through: the driver entry point, and, when a runtime call led to it,
@@ -78,12 +78,12 @@ struct OpPod {
 static_assert(std::is_trivially_copyable_v<OpPod>);
 
 namespace slot_flags {
-inline constexpr std::uint16_t kCaptured = 1u << 0;          // recorded into a graph, not run
-inline constexpr std::uint16_t kRuntimeOnly = 1u << 1;       // seen by a runtime hook only
-inline constexpr std::uint16_t kFirstLaunch = 1u << 2;       // first launch of this handle
-inline constexpr std::uint16_t kEventsTimed = 1u << 3;       // events recorded around it
+inline constexpr std::uint16_t kCaptured = 1u << 0;     // recorded into a graph, not run
+inline constexpr std::uint16_t kRuntimeOnly = 1u << 1;  // seen by a runtime hook only
+inline constexpr std::uint16_t kFirstLaunch = 1u << 2;  // first launch of this handle
+inline constexpr std::uint16_t kEventsTimed = 1u << 3;  // events recorded around it
 inline constexpr std::uint16_t kCooperative = 1u << 4;
-inline constexpr std::uint16_t kFromCallback = 1u << 5;      // recorded by the CUPTI callback
+inline constexpr std::uint16_t kFromCallback = 1u << 5;         // recorded by the CUPTI callback
 inline constexpr std::uint16_t kExternalCorrelation = 1u << 6;  // seq pushed to CUPTI
 }  // namespace slot_flags
 
@@ -92,7 +92,7 @@ inline constexpr int kMaxSlotArgs = 8;
 struct LaunchSlot {
   std::uint64_t seq;
   std::uint64_t host_ts_ns;
-  std::uint64_t handle;      // CUfunction / CUkernel / host stub, as launched
+  std::uint64_t handle;  // CUfunction / CUkernel / host stub, as launched
   std::uint64_t stream;
   std::uint64_t graph;       // CUgraph, or the CUPTI graph id
   std::uint64_t graph_node;  // CUgraphNode, or the CUPTI node id (kFromCallback)

@@ -45,7 +45,7 @@ class ThreadRing {
   ThreadRing* next = nullptr;        // registry link
   std::uint32_t epoch = 0;           // process generation it belongs to (see fork)
   pid_t tid = 0;
-  EventPairs* events = nullptr;      // owned by the event timer
+  EventPairs* events = nullptr;  // owned by the event timer
 
  private:
   ThreadRing() = default;
@@ -77,9 +77,7 @@ class RingRegistry {
   std::uint32_t epoch() const noexcept { return epoch_.load(std::memory_order_relaxed); }
   void bump_epoch() noexcept { epoch_.fetch_add(1, std::memory_order_relaxed); }
 
-  std::uint32_t ring_capacity() const noexcept {
-    return capacity_.load(std::memory_order_relaxed);
-  }
+  std::uint32_t ring_capacity() const noexcept { return capacity_.load(std::memory_order_relaxed); }
   void set_ring_capacity(std::uint32_t c) noexcept {
     capacity_.store(c, std::memory_order_relaxed);
   }

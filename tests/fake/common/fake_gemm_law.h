@@ -36,7 +36,7 @@ inline double gemm_math_peak_tflops(GemmMath math) {
 
 struct GemmWork {
   std::uint64_t magic = kGemmWorkMagic;
-  std::int64_t m = 0, n = 0, k = 0, batch = 1;  // the library's (column-major) problem
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;       // the library's (column-major) problem
   std::uint32_t tile_m = 0, tile_n = 0, tile_k = 0;  // the kernel's CTA tile
   std::uint32_t split_k = 1;
   std::uint32_t element_bytes = 4;  // A and B
@@ -85,16 +85,16 @@ inline std::uint64_t gemm_duration_ns(std::string_view name, const std::uint32_t
   const double blocks = double(grid[0]) * double(grid[1]) * double(grid[2]);
   const double slots = sms * double(t.blocks_per_sm);
   const double waves = double(std::uint64_t((blocks + slots - 1) / slots));
-  const std::int64_t k_split = (w.k + std::int64_t(w.split_k ? w.split_k : 1) - 1) /
-                               std::int64_t(w.split_k ? w.split_k : 1);
+  const std::int64_t k_split =
+      (w.k + std::int64_t(w.split_k ? w.split_k : 1) - 1) / std::int64_t(w.split_k ? w.split_k : 1);
   const double k_iters = double((k_split + w.tile_k - 1) / w.tile_k);
   const double flop_step = 2.0 * double(w.tile_m) * double(w.tile_n) * double(w.tile_k);
   const double sm_flop_per_ns = gemm_math_peak_tflops(w.math) * 1e3 / sms;
   const double step_block = flop_step / (sm_flop_per_ns * t.efficiency);
   const double step_wave = step_block / 3.0;
-  const double bytes = double(w.element_bytes) * double(w.batch) *
-                       (double(w.m) * double(w.k) + double(w.k) * double(w.n) +
-                        double(w.m) * double(w.n));
+  const double bytes =
+      double(w.element_bytes) * double(w.batch) *
+      (double(w.m) * double(w.k) + double(w.k) * double(w.n) + double(w.m) * double(w.n));
   constexpr double kBytesPerNs = 3350.0;  // H100 HBM3
   const double ns = waves * k_iters * step_wave + blocks / sms * k_iters * step_block +
                     waves * t.wave_ns + 0.4 * bytes / kBytesPerNs;

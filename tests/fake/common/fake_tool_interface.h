@@ -33,7 +33,7 @@ struct FakeApiEvent {
   int site;  // 0 = enter, 1 = exit
   int cbid;  // CUpti_driver_api_trace_cbid
   const char* function_name;
-  const void* params;     // the generated_cuda_meta.h params struct of the call
+  const void* params;       // the generated_cuda_meta.h params struct of the call
   const char* symbol_name;  // kernel name for launches, else null
   CUcontext context;
   std::uint32_t context_uid;

@@ -107,17 +107,15 @@ cublasStatus_t fp32_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation
   CUresult r = driver().launch(name, fake_lib::ceil_div(m, tm), fake_lib::ceil_div(n, tn),
                                unsigned(batch) * split, 256, s);
   if (r == CUDA_SUCCESS && split > 1) {
-    r = driver().launch(kSplitKReduce, fake_lib::ceil_div(m * n, 256), 1, unsigned(batch), 256,
-                        s);
+    r = driver().launch(kSplitKReduce, fake_lib::ceil_div(m * n, 256), 1, unsigned(batch), 256, s);
   }
   return status(r);
 }
 
 // 16-bit GEMMs: through cublasLtMatmul, as NVIDIA's cuBLAS does on Hopper.
-cublasStatus_t lt_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                       std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
-                       cudaDataType atype, cudaDataType btype, cudaDataType ctype,
-                       cublasComputeType_t compute) {
+cublasStatus_t lt_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m,
+                       std::int64_t n, std::int64_t k, std::int64_t batch, cudaDataType atype,
+                       cudaDataType btype, cudaDataType ctype, cublasComputeType_t compute) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
   cublasLtMatmulDesc_t desc = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
@@ -136,8 +134,8 @@ cublasStatus_t lt_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t
                                      sizeof(batch32));
   }
   const float alpha = 1.0f, beta = 0.0f;
-  cublasStatus_t st = cublasLtMatmul(h->lt, desc, &alpha, nullptr, a, nullptr, b, &beta, nullptr,
-                                     c, nullptr, c, nullptr, nullptr, 0, h->stream);
+  cublasStatus_t st = cublasLtMatmul(h->lt, desc, &alpha, nullptr, a, nullptr, b, &beta, nullptr, c,
+                                     nullptr, c, nullptr, nullptr, 0, h->stream);
   cublasLtMatrixLayoutDestroy(a);
   cublasLtMatrixLayoutDestroy(b);
   cublasLtMatrixLayoutDestroy(c);
@@ -145,10 +143,9 @@ cublasStatus_t lt_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t
   return st;
 }
 
-cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                       std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
-                       cudaDataType atype, cudaDataType btype, cudaDataType ctype,
-                       cublasComputeType_t compute) {
+cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m,
+                       std::int64_t n, std::int64_t k, std::int64_t batch, cudaDataType atype,
+                       cudaDataType btype, cudaDataType ctype, cublasComputeType_t compute) {
   if (is_16bit(atype) || is_16bit(btype)) {
     return lt_gemm(h, ta, tb, m, n, k, batch, atype, btype, ctype, compute);
   }
@@ -228,19 +225,18 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
-                            cublasOperation_t transb, int m, int n, int k, const void*,
-                            const void*, cudaDataType Atype, int, const void*, cudaDataType Btype,
-                            int, const void*, void*, cudaDataType Ctype, int,
+                            cublasOperation_t transb, int m, int n, int k, const void*, const void*,
+                            cudaDataType Atype, int, const void*, cudaDataType Btype, int,
+                            const void*, void*, cudaDataType Ctype, int,
                             cublasComputeType_t computeType, cublasGemmAlgo_t) {
   return gemm_ex(handle, transa, transb, m, n, k, 1, Atype, Btype, Ctype, computeType);
 }
 
 cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa,
                                cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                               const void*, const void*, cudaDataType Atype, int64_t,
-                               const void*, cudaDataType Btype, int64_t, const void*, void*,
-                               cudaDataType Ctype, int64_t, cublasComputeType_t computeType,
-                               cublasGemmAlgo_t) {
+                               const void*, const void*, cudaDataType Atype, int64_t, const void*,
+                               cudaDataType Btype, int64_t, const void*, void*, cudaDataType Ctype,
+                               int64_t, cublasComputeType_t computeType, cublasGemmAlgo_t) {
   return gemm_ex(handle, transa, transb, m, n, k, 1, Atype, Btype, Ctype, computeType);
 }
 
@@ -255,9 +251,9 @@ cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t tran
 
 cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
                                       cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
-                                      const void*, const void* const[], cudaDataType Atype,
-                                      int64_t, const void* const[], cudaDataType Btype, int64_t,
-                                      const void*, void* const[], cudaDataType Ctype, int64_t,
+                                      const void*, const void* const[], cudaDataType Atype, int64_t,
+                                      const void* const[], cudaDataType Btype, int64_t, const void*,
+                                      void* const[], cudaDataType Ctype, int64_t,
                                       int64_t batchCount, cublasComputeType_t computeType,
                                       cublasGemmAlgo_t) {
   return gemm_ex(handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
@@ -273,15 +269,11 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
   return gemm_ex(handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
 }
 
-cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
-                                             cublasOperation_t transb, int64_t m, int64_t n,
-                                             int64_t k, const void*, const void*,
-                                             cudaDataType Atype, int64_t, long long int,
-                                             const void*, cudaDataType Btype, int64_t,
-                                             long long int, const void*, void*,
-                                             cudaDataType Ctype, int64_t, long long int,
-                                             int64_t batchCount, cublasComputeType_t computeType,
-                                             cublasGemmAlgo_t) {
+cublasStatus_t cublasGemmStridedBatchedEx_64(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
+    int64_t k, const void*, const void*, cudaDataType Atype, int64_t, long long int, const void*,
+    cudaDataType Btype, int64_t, long long int, const void*, void*, cudaDataType Ctype, int64_t,
+    long long int, int64_t batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t) {
   return gemm_ex(handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
 }
 

@@ -136,10 +136,12 @@ int candidates(const Problem& p, cublasLtMatmulAlgo_t* out, int max) {
     set_algo(&all.back(), id, tile, stages, split);
   };
   if (p.simt()) {
-    for (int split : {1, 2, 4}) add(5, CUBLASLT_MATMUL_TILE_128x64, CUBLASLT_MATMUL_STAGES_8x3, split);
+    for (int split : {1, 2, 4})
+      add(5, CUBLASLT_MATMUL_TILE_128x64, CUBLASLT_MATMUL_STAGES_8x3, split);
   } else {
     add(66, CUBLASLT_MATMUL_TILE_128x256, CUBLASLT_MATMUL_STAGES_64x4, 1);
-    for (int split : {1, 2, 4}) add(21, CUBLASLT_MATMUL_TILE_128x128, CUBLASLT_MATMUL_STAGES_64x3, split);
+    for (int split : {1, 2, 4})
+      add(21, CUBLASLT_MATMUL_TILE_128x128, CUBLASLT_MATMUL_STAGES_64x3, split);
   }
   const int n = std::min<int>(max, int(all.size()));
   for (int i = 0; i < n; ++i) out[i] = all[std::size_t(i)];
@@ -224,8 +226,7 @@ cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t l,
 }
 
 cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* matmulDesc,
-                                        cublasComputeType_t computeType,
-                                        cudaDataType_t scaleType) {
+                                        cublasComputeType_t computeType, cudaDataType_t scaleType) {
   if (matmulDesc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   auto* d = new cublasLtMatmulDescOpaque_t{};
   d->data[kCompute] = std::uint64_t(computeType);
@@ -243,8 +244,8 @@ cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
 }
 
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
-                                              cublasLtMatmulDescAttributes_t attr,
-                                              const void* buf, size_t size) {
+                                              cublasLtMatmulDescAttributes_t attr, const void* buf,
+                                              size_t size) {
   if (d == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   switch (attr) {
     case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE:
@@ -296,9 +297,8 @@ cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p
 }
 
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t desc,
-                                              cublasLtMatrixLayout_t Adesc,
-                                              cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-                                              cublasLtMatrixLayout_t Ddesc,
+                                              cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t,
+                                              cublasLtMatrixLayout_t, cublasLtMatrixLayout_t Ddesc,
                                               cublasLtMatmulPreference_t, int requestedAlgoCount,
                                               cublasLtMatmulHeuristicResult_t results[],
                                               int* returnAlgoCount) {
@@ -360,7 +360,8 @@ cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t* algo,
                                                     const void* buf, size_t size) {
   if (algo == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   switch (attr) {
-    case CUBLASLT_ALGO_CONFIG_TILE_ID: return set_field<std::uint32_t>(algo->data, kTile, buf, size);
+    case CUBLASLT_ALGO_CONFIG_TILE_ID:
+      return set_field<std::uint32_t>(algo->data, kTile, buf, size);
     case CUBLASLT_ALGO_CONFIG_SPLITK_NUM:
       return set_field<std::int32_t>(algo->data, kSplitK, buf, size);
     case CUBLASLT_ALGO_CONFIG_STAGES_ID:
@@ -410,7 +411,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
                                 &work, sizeof(work));
   } else {
     const bool simt = chosen.data[kTile] == CUBLASLT_MATMUL_TILE_128x64;
-    const std::string& name = simt                        ? kSimtFp32
+    const std::string& name = simt                      ? kSimtFp32
                               : p.a_type == CUDA_R_16BF ? kXmmaBf16
                               : p.a_type == CUDA_R_16F  ? kXmmaF16
                               : fp8                     ? kXmmaFp8

@@ -6,8 +6,8 @@
 // __cudaPopCallConfiguration / __cudaGetKernel / __cudaLaunchKernel) and the handful of
 // runtime calls the test programs make. Host memory stands in for device memory.
 #include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -34,8 +34,8 @@ cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sh
 cudaError_t __cudaGetKernel(cudaKernel_t*, const void*);
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                size_t sharedMem, cudaStream_t stream);
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
-                                    void** args, size_t sharedMem, cudaStream_t stream);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                    size_t sharedMem, cudaStream_t stream);
 extern decltype(cudaLaunchKernel) cudaLaunchKernel_ptsz;
 extern decltype(cudaLaunchKernelExC) cudaLaunchKernelExC_ptsz;
 }
@@ -103,7 +103,8 @@ template <typename T>
 void resolve(PFN_cuGetProcAddress_v12000 gpa, const char* name, T& out, cuuint64_t flags = 0) {
   void* p = nullptr;
   CUdriverProcAddressQueryResult status{};
-  if (gpa(name, &p, 13000, flags, &status) == CUDA_SUCCESS && status == CU_GET_PROC_ADDRESS_SUCCESS) {
+  if (gpa(name, &p, 13000, flags, &status) == CUDA_SUCCESS &&
+      status == CU_GET_PROC_ADDRESS_SUCCESS) {
     out = reinterpret_cast<T>(p);
   }
 }
@@ -123,7 +124,8 @@ Driver& driver() {
     resolve(gpa, "cuLaunchKernel", d.launch);
     resolve(gpa, "cuLaunchKernel", d.launch_ptsz, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
     resolve(gpa, "cuLaunchKernelEx", d.launch_ex);
-    resolve(gpa, "cuLaunchKernelEx", d.launch_ex_ptsz, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    resolve(gpa, "cuLaunchKernelEx", d.launch_ex_ptsz,
+            CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
     resolve(gpa, "cuMemAlloc", d.mem_alloc);
     resolve(gpa, "cuMemFree", d.mem_free);
     resolve(gpa, "cuCtxSynchronize", d.ctx_sync);
@@ -136,7 +138,8 @@ Driver& driver() {
     resolve(gpa, "cuGraphExecDestroy", d.graph_exec_destroy);
     resolve(gpa, "cuGraphDestroy", d.graph_destroy);
     resolve(gpa, "cuKernelGetName", d.kernel_get_name);
-    d.private_launch = reinterpret_cast<PFN_cuLaunchKernel_v4000>(dlsym(h, "fakecuda_private_launch"));
+    d.private_launch =
+        reinterpret_cast<PFN_cuLaunchKernel_v4000>(dlsym(h, "fakecuda_private_launch"));
     d.ok = d.init && d.retain && d.set_current && d.library_load && d.library_get_kernel &&
            d.launch && d.init(0) == CUDA_SUCCESS && d.retain(&d.context, 0) == CUDA_SUCCESS;
     return d;
@@ -170,9 +173,8 @@ CUkernel kernel_for(const void* host_fun) {
   Registration* reg = fit->second.first;
   Driver& d = driver();
   if (!d.ok) return nullptr;
-  if (reg->library == nullptr &&
-      d.library_load(&reg->library, reg->image, nullptr, nullptr, 0, nullptr, nullptr, 0) !=
-          CUDA_SUCCESS) {
+  if (reg->library == nullptr && d.library_load(&reg->library, reg->image, nullptr, nullptr, 0,
+                                                nullptr, nullptr, 0) != CUDA_SUCCESS) {
     return nullptr;
   }
   CUkernel k = nullptr;
@@ -183,8 +185,8 @@ CUkernel kernel_for(const void* host_fun) {
   return k;
 }
 
-cudaError_t launch(CUkernel k, dim3 grid, dim3 block, void** args, size_t smem,
-                   cudaStream_t stream, bool per_thread) {
+cudaError_t launch(CUkernel k, dim3 grid, dim3 block, void** args, size_t smem, cudaStream_t stream,
+                   bool per_thread) {
   Driver& d = driver();
   if (!d.ok) return fail(cudaErrorInitializationError);
   if (k == nullptr) return fail(cudaErrorInvalidDeviceFunction);
@@ -195,8 +197,8 @@ cudaError_t launch(CUkernel k, dim3 grid, dim3 block, void** args, size_t smem,
                                  unsigned(smem), s, args, nullptr));
   }
   auto real = (per_thread && d.launch_ptsz) ? d.launch_ptsz : d.launch;
-  return from(real(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(smem), s,
-                   args, nullptr));
+  return from(real(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, unsigned(smem), s, args,
+                   nullptr));
 }
 
 cudaError_t launch_ex(const cudaLaunchConfig_t* config, const void* func, void** args,
@@ -296,8 +298,8 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                 false);
 }
 
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
-                                    void** args, size_t sharedMem, cudaStream_t stream) {
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                    size_t sharedMem, cudaStream_t stream) {
   return launch(reinterpret_cast<CUkernel>(kernel), gridDim, blockDim, args, sharedMem, stream,
                 true);
 }
@@ -424,8 +426,8 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   Driver& d = driver();
   if (!d.ok || d.graph_launch == nullptr) return fail(cudaErrorInitializationError);
-  return from(d.graph_launch(reinterpret_cast<CUgraphExec>(graphExec),
-                             reinterpret_cast<CUstream>(stream)));
+  return from(
+      d.graph_launch(reinterpret_cast<CUgraphExec>(graphExec), reinterpret_cast<CUstream>(stream)));
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {

@@ -73,10 +73,8 @@ bool is_launch_cbid(int cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-      return true;
-    default:
-      return false;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz: return true;
+    default: return false;
   }
 }
 
@@ -215,7 +213,7 @@ void on_graph_event(const FakeGraphEvent* e) {
     cb = s.subscriber->callback;
     userdata = s.subscriber->userdata;
   }
-  CUpti_GraphData graph{e->graph,     e->original_graph, e->node, e->original_node,
+  CUpti_GraphData graph{e->graph,     e->original_graph, e->node,      e->original_node,
                         e->node_type, nullptr,           e->graph_exec};
   CUpti_ResourceData data{};
   data.context = e->context;
@@ -260,8 +258,9 @@ void flusher_loop() {
         st().flusher_running = false;
         return;
       }
-      period_elapsed = !st().flusher_cv.wait_for(lock, std::chrono::milliseconds(period),
-                                                 [] { return !st().completed.empty() || st().flush_period_ms == 0; });
+      period_elapsed = !st().flusher_cv.wait_for(lock, std::chrono::milliseconds(period), [] {
+        return !st().completed.empty() || st().flush_period_ms == 0;
+      });
     }
     deliver_completed(period_elapsed);
   }
@@ -408,14 +407,11 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t validBufferSizeBy
     std::size_t size = 0;
     switch ((*record)->kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-        size = sizeof(CUpti_ActivityKernel10);
-        break;
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: size = sizeof(CUpti_ActivityKernel10); break;
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
         size = sizeof(CUpti_ActivityExternalCorrelation);
         break;
-      default:
-        return CUPTI_ERROR_INVALID_KIND;
+      default: return CUPTI_ERROR_INVALID_KIND;
     }
     offset = std::size_t(current - buffer) + (size + 7) / 8 * 8;
   }

@@ -44,8 +44,7 @@ bool dims_valid(const LaunchSpec& s) {
 }
 
 template <typename Params>
-CUresult launch_with_callbacks(int cbid, const char* fname, const Params& params,
-                               LaunchSpec spec) {
+CUresult launch_with_callbacks(int cbid, const char* fname, const Params& params, LaunchSpec spec) {
   if (check_init() != CUDA_SUCCESS) return CUDA_ERROR_NOT_INITIALIZED;
   spec.function = launchable(reinterpret_cast<CUfunction>(spec.function));
   if (spec.function == nullptr) return CUDA_ERROR_INVALID_HANDLE;
@@ -120,7 +119,7 @@ CUresult is_capturing(CUstream hStream, CUstreamCaptureStatus* status) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   Stream* st = resolve_stream(hStream);
-  *status = !st->capturing ? CU_STREAM_CAPTURE_STATUS_NONE
+  *status = !st->capturing            ? CU_STREAM_CAPTURE_STATUS_NONE
             : st->capture_invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
                                       : CU_STREAM_CAPTURE_STATUS_ACTIVE;
   return CUDA_SUCCESS;
@@ -132,7 +131,8 @@ CUresult capture_info(CUstream hStream, CUstreamCaptureStatus* status, cuuint64_
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   Stream* st = resolve_stream(hStream);
-  if (status) *status = st->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  if (status)
+    *status = st->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
   if (!st->capturing) return CUDA_SUCCESS;
   if (id) *id = st->capture_id;
   if (graph) *graph = reinterpret_cast<CUgraph>(st->capture_graph);
@@ -308,8 +308,7 @@ CUresult cuCtxSynchronize(void) {
     std::lock_guard<std::mutex> lock(state().mu);
     ready = state().device_ready_ns;
   }
-  while (now_ns() < ready) {
-  }
+  while (now_ns() < ready) {}
   return CUDA_SUCCESS;
 }
 
@@ -534,19 +533,17 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                             unsigned int bx, unsigned int by, unsigned int bz,
-                             unsigned int smem, CUstream hStream, void** kernelParams,
-                             void** extra) {
+                             unsigned int bx, unsigned int by, unsigned int bz, unsigned int smem,
+                             CUstream hStream, void** kernelParams, void** extra) {
   LaunchSpec spec;
   spec.function = reinterpret_cast<Function*>(f);
   fill_dims(spec, gx, gy, gz, bx, by, bz);
   spec.smem = smem;
   spec.stream = hStream;
   spec.kernel_params = kernelParams;
-  cuLaunchKernel_ptsz_params params{f, gx, gy, gz, bx, by, bz, smem, hStream, kernelParams,
-                                    extra};
-  return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-                               "cuLaunchKernel_ptsz", params, spec);
+  cuLaunchKernel_ptsz_params params{f, gx, gy, gz, bx, by, bz, smem, hStream, kernelParams, extra};
+  return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz",
+                               params, spec);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams,
@@ -557,14 +554,13 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** ker
 
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f, void** kernelParams,
                                void** extra) {
-  return launch_ex(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz",
-                   config, f, kernelParams, extra);
+  return launch_ex(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz, "cuLaunchKernelEx_ptsz", config,
+                   f, kernelParams, extra);
 }
 
-CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
-                                   unsigned int gz, unsigned int bx, unsigned int by,
-                                   unsigned int bz, unsigned int smem, CUstream hStream,
-                                   void** kernelParams) {
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                   unsigned int bx, unsigned int by, unsigned int bz,
+                                   unsigned int smem, CUstream hStream, void** kernelParams) {
   LaunchSpec spec;
   spec.function = reinterpret_cast<Function*>(f);
   fill_dims(spec, gx, gy, gz, bx, by, bz);
@@ -588,8 +584,8 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned 
   spec.stream = hStream;
   spec.kernel_params = kernelParams;
   spec.cooperative = true;
-  cuLaunchCooperativeKernel_ptsz_params params{f,  gx,   gy,      gz,     bx,
-                                               by, bz,   smem,    hStream, kernelParams};
+  cuLaunchCooperativeKernel_ptsz_params params{f,  gx, gy,   gz,      bx,
+                                               by, bz, smem, hStream, kernelParams};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
                                "cuLaunchCooperativeKernel_ptsz", params, spec);
 }
@@ -645,8 +641,7 @@ CUresult cuStreamSynchronize(CUstream hStream) {
     std::lock_guard<std::mutex> lock(state().mu);
     ready = resolve_stream(hStream)->ready_ns;
   }
-  while (now_ns() < ready) {
-  }
+  while (now_ns() < ready) {}
   return CUDA_SUCCESS;
 }
 
@@ -676,8 +671,7 @@ CUresult cuEventQuery(CUevent hEvent) {
 }
 
 CUresult cuEventSynchronize(CUevent hEvent) {
-  while (cuEventQuery(hEvent) == CUDA_ERROR_NOT_READY) {
-  }
+  while (cuEventQuery(hEvent) == CUDA_ERROR_NOT_READY) {}
   return CUDA_SUCCESS;
 }
 
@@ -718,29 +712,28 @@ CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus* statu
   return is_capturing(hStream, status);
 }
 
-CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus* status,
-                                   cuuint64_t* id, CUgraph* graph, const CUgraphNode** deps,
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus* status, cuuint64_t* id,
+                                   CUgraph* graph, const CUgraphNode** deps,
                                    const CUgraphEdgeData** edges, size_t* num) {
   return capture_info(hStream, status, id, graph, deps, edges, num);
 }
 
 CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus* status,
-                                        cuuint64_t* id, CUgraph* graph,
-                                        const CUgraphNode** deps, const CUgraphEdgeData** edges,
-                                        size_t* num) {
+                                        cuuint64_t* id, CUgraph* graph, const CUgraphNode** deps,
+                                        const CUgraphEdgeData** edges, size_t* num) {
   return capture_info(hStream, status, id, graph, deps, edges, num);
 }
 
-CUresult cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
-                                     unsigned long long) {
+CUresult cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long) {
   return instantiate(phGraphExec, hGraph);
 }
 
 CUresult cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph hGraph,
                                       CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
   CUresult r = instantiate(phGraphExec, hGraph);
-  if (params) params->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS
-                                                     : CUDA_GRAPH_INSTANTIATE_ERROR;
+  if (params)
+    params->result_out =
+        r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
   return r;
 }
 
@@ -796,8 +789,7 @@ CUresult cuGraphDestroy(CUgraph hGraph) {
     std::lock_guard<std::mutex> lock(state().mu);
     for (Node* n : g->nodes) {
       events.push_back(FakeGraphEvent{14 /*GRAPHNODE_DESTROY_STARTING*/, nullptr, hGraph, nullptr,
-                                      reinterpret_cast<CUgraphNode>(n), nullptr, n->type,
-                                      nullptr});
+                                      reinterpret_cast<CUgraphNode>(n), nullptr, n->type, nullptr});
     }
   }
   for (const auto& e : events) notify_graph_event(e);

@@ -37,9 +37,7 @@ State& state() {
   return *g_state;
 }
 
-const char* intern(const std::string& name) {
-  return state().names.insert(name).first->c_str();
-}
+const char* intern(const std::string& name) { return state().names.insert(name).first->c_str(); }
 
 std::uint64_t now_ns() {
   timespec ts{};
@@ -69,7 +67,8 @@ std::vector<KernelDecl> parse_module_image(const void* image) {
     d.name = line.substr(0, colon);
     while (colon != std::string::npos) {
       std::size_t next = line.find(':', colon + 1);
-      std::string field = line.substr(colon + 1, next == std::string::npos ? next : next - colon - 1);
+      std::string field =
+          line.substr(colon + 1, next == std::string::npos ? next : next - colon - 1);
       if (field.rfind("regs=", 0) == 0) {
         d.registers = std::atoi(field.c_str() + 5);
       } else if (field.rfind("smem=", 0) == 0) {
@@ -132,8 +131,8 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
                                    const std::uint32_t grid[3], const std::uint32_t block[3],
                                    const std::uint32_t cluster[3], std::uint32_t smem,
                                    int registers, int static_smem, std::uint32_t correlation,
-                                   std::uint64_t node_id, std::uint32_t graph_id,
-                                   bool cooperative, const fake_sim::GemmWork* gemm) {
+                                   std::uint64_t node_id, std::uint32_t graph_id, bool cooperative,
+                                   const fake_sim::GemmWork* gemm) {
   const std::uint64_t dur =
       gemm != nullptr
           ? fake_sim::gemm_duration_ns(name, grid, *gemm, fake_sim::device_model().sm_count)
@@ -153,8 +152,8 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
   if (s.log_kernels) {
     std::ostringstream line;
     line << "exec " << correlation << ' ' << name << ' ' << grid[0] << ' ' << grid[1] << ' '
-         << grid[2] << ' ' << block[0] << ' ' << block[1] << ' ' << block[2] << ' ' << start
-         << ' ' << end << ' ' << node_id;
+         << grid[2] << ' ' << block[0] << ' ' << block[1] << ' ' << block[2] << ' ' << start << ' '
+         << end << ' ' << node_id;
     s.exec_log.push_back(line.str());
   }
   FakeKernelExecution e{};
@@ -257,10 +256,9 @@ CUresult replay(GraphExec* exec, CUstream stream_handle, std::uint32_t correlati
     Stream* stream = resolve_stream(stream_handle);
     if (stream->capturing) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     for (Node* n : exec->nodes) {
-      done.push_back(execute_locked(s, stream, n->name, n->grid, n->block, n->cluster, n->smem,
-                                    n->registers, n->static_smem, correlation, n->id,
-                                    exec->graph_id, false,
-                                    n->has_gemm_work ? &n->gemm_work : nullptr));
+      done.push_back(execute_locked(
+          s, stream, n->name, n->grid, n->block, n->cluster, n->smem, n->registers, n->static_smem,
+          correlation, n->id, exec->graph_id, false, n->has_gemm_work ? &n->gemm_work : nullptr));
     }
     ready = s.device_ready_ns;
   }

@@ -87,7 +87,8 @@ extern "C" __attribute__((visibility("default"))) int fake_nvtx_payload_pushes(c
   return n;
 }
 
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table) {
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t get_table) {
   const auto* callbacks =
       static_cast<const NvtxExportTableCallbacks*>(get_table(NVTX_ETID_CALLBACKS));
   if (callbacks == nullptr || callbacks->GetModuleFunctionTable == nullptr) return 0;
@@ -96,11 +97,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(N
   if (!callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &table, &size) || table == nullptr) {
     return 0;
   }
-  set(table, size, NVTX_CBID_CORE2_DomainCreateA, reinterpret_cast<NvtxFunctionPointer>(domain_create));
+  set(table, size, NVTX_CBID_CORE2_DomainCreateA,
+      reinterpret_cast<NvtxFunctionPointer>(domain_create));
   set(table, size, NVTX_CBID_CORE2_DomainRegisterStringA,
       reinterpret_cast<NvtxFunctionPointer>(register_string));
-  set(table, size, NVTX_CBID_CORE2_DomainRangePushEx, reinterpret_cast<NvtxFunctionPointer>(range_push));
-  set(table, size, NVTX_CBID_CORE2_DomainRangePop, reinterpret_cast<NvtxFunctionPointer>(range_pop));
+  set(table, size, NVTX_CBID_CORE2_DomainRangePushEx,
+      reinterpret_cast<NvtxFunctionPointer>(range_push));
+  set(table, size, NVTX_CBID_CORE2_DomainRangePop,
+      reinterpret_cast<NvtxFunctionPointer>(range_pop));
   std::atexit(write_log);
   return 1;
 }

@@ -21,7 +21,8 @@ struct AttentionBuildReport {
 };
 
 // Appends the attention section built from `rows` (all of one GPU) to `profile`.
-void build_attention_section(const std::vector<const AttentionMeasurement*>& rows, const DeviceSpec& spec,
-                             Profile& profile, AttentionBuildReport* report = nullptr);
+void build_attention_section(const std::vector<const AttentionMeasurement*>& rows,
+                             const DeviceSpec& spec, Profile& profile,
+                             AttentionBuildReport* report = nullptr);
 
 }  // namespace pm2lat::calibrate

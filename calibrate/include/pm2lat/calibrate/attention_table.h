@@ -21,7 +21,7 @@ struct AttentionMeasurement {
   std::string backend;  // kernel_source ("vllm_flash_attn_fa3", ...)
   std::string op;       // context_attention, generation_attention, encoder_attention
   AttentionVariant variant = AttentionVariant::kUnknown;
-  KernelRecord record;  // launch name, attention shape, measured_us (kernel basis)
+  KernelRecord record;    // launch name, attention shape, measured_us (kernel basis)
   std::string shape_key;  // the same for the same shape on every system and backend
 };
 
@@ -37,6 +37,7 @@ struct AttentionReadStats {
 };
 
 // Throws TableError when a required column is missing.
-std::vector<AttentionMeasurement> read_attention_table(const CsvTable& table, AttentionReadStats* stats = nullptr);
+std::vector<AttentionMeasurement> read_attention_table(const CsvTable& table,
+                                                       AttentionReadStats* stats = nullptr);
 
 }  // namespace pm2lat::calibrate

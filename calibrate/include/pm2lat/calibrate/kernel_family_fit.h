@@ -29,13 +29,15 @@ using SpecRecord = std::pair<const KernelRecord*, const DeviceSpec*>;
 // Appends the family section for `records` (all of one GPU, with measured_us). Family-wide
 // fits pool `pooled` (kernels of every GPU, features normalised by each one's spec) when
 // given, so a family measured on one GPU serves the others; configuration fits use `records`.
-void build_family_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec, Profile& profile,
-                          FamilyBuildReport* report = nullptr, const std::vector<SpecRecord>* pooled = nullptr);
+void build_family_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec,
+                          Profile& profile, FamilyBuildReport* report = nullptr,
+                          const std::vector<SpecRecord>* pooled = nullptr);
 
 // Appends the conv section. `call` non-null: the records time whole calls; their dispatch
 // overhead is subtracted before fitting and recorded in profile.call_overhead["conv"].
-void build_conv_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec, Profile& profile,
-                        const CallOverhead* call = nullptr, FamilyBuildReport* report = nullptr);
+void build_conv_section(const std::vector<const KernelRecord*>& records, const DeviceSpec& spec,
+                        Profile& profile, const CallOverhead* call = nullptr,
+                        FamilyBuildReport* report = nullptr);
 
 // Minimum kernels of one configuration for a fit of its own.
 inline constexpr std::size_t kMinConfigKernels = 4;

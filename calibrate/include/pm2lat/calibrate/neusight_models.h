@@ -23,7 +23,7 @@ struct ModelOpRow {
   std::int64_t repeat = 1;
   std::vector<std::optional<TensorDims>> inputs;  // nullopt = not a tensor (scalar / value)
   std::optional<TensorDims> output;
-  std::string dtype;     // output dtype ("fp32", "int64", "bool", "" = not a tensor)
+  std::string dtype;  // output dtype ("fp32", "int64", "bool", "" = not a tensor)
   // NeuSight's GEMM (N = reduction) and vector shapes, when the row has them.
   std::int64_t B = 0, M = 0, N = 0, K = 0, H = 0;
   // NeuSight's decomposition of the gradient accumulation ("MEM:30522x1024"): the only
@@ -38,7 +38,7 @@ struct ModelRun {
   std::int64_t seqlen = 0, batch = 0, num_layer = 0;
   double measured_e2e_ms = 0;
   std::optional<double> neusight_pred_ms, neusight_err_pct;
-  std::string ops_file;  // relative to the index; empty when the run has none
+  std::string ops_file;         // relative to the index; empty when the run has none
   std::vector<ModelOpRow> ops;  // filled by load_model_runs when the file exists
   bool training() const { return mode == "train"; }
 };
@@ -49,7 +49,8 @@ struct ModelRunsReadStats {
 
 // Reads DIR/index.csv and every per-operator file it names that exists under DIR.
 // Throws TableError for a missing/garbled index or a garbled operator file.
-std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir, ModelRunsReadStats* stats = nullptr);
+std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir,
+                                      ModelRunsReadStats* stats = nullptr);
 
 // "2x512x1024" -> {2, 512, 1024}; "1" -> nullopt (a Python value); "" -> nullopt.
 std::optional<TensorDims> parse_dims_text(const std::string& text);

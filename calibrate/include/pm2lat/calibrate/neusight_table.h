@@ -16,10 +16,10 @@
 namespace pm2lat::calibrate {
 
 struct MeasuredCall {
-  std::string device;  // as the table names it ("H100-SXM-80GB", "T4", ...)
-  std::string op;      // "bmm", "linear", "add", "ln", "softmax", "conv", ...
-  std::string split;   // the table's own split column ("train", "test"), may be empty
-  KernelRecord record; // launch + op context + measured_us (TimeBasis::kCall)
+  std::string device;   // as the table names it ("H100-SXM-80GB", "T4", ...)
+  std::string op;       // "bmm", "linear", "add", "ln", "softmax", "conv", ...
+  std::string split;    // the table's own split column ("train", "test"), may be empty
+  KernelRecord record;  // launch + op context + measured_us (TimeBasis::kCall)
   std::vector<std::string> extra_kernels;
   std::string shape_key;  // op and shape, identical for the same shape on every GPU
   // Set when the table does not name the kernel: the nominal configuration that stands for

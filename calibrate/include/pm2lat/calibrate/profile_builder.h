@@ -27,8 +27,8 @@ Profile build_profile(const std::vector<const MeasuredCall*>& calls, const Devic
 
 // Appends GEMM configurations and points for the GEMM kernels among `calls` to `profile`
 // (its basis must be set); used for kernel records of real runs (replayed traces).
-void append_gemm_section(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec, Profile& profile,
-                         BuildReport* report = nullptr);
+void append_gemm_section(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec,
+                         Profile& profile, BuildReport* report = nullptr);
 
 // Pieces exposed for tests.
 // Lowest typical latency of a set of calls: the `q` quantile (host-dispatch floor).

@@ -43,16 +43,24 @@ __device__ float block_reduce(float v, float* shared) {
 template <typename T>
 __device__ __forceinline__ float load(const T* p, int i);
 template <>
-__device__ __forceinline__ float load<float>(const float* p, int i) { return p[i]; }
+__device__ __forceinline__ float load<float>(const float* p, int i) {
+  return p[i];
+}
 template <>
-__device__ __forceinline__ float load<__nv_bfloat16>(const __nv_bfloat16* p, int i) { return __bfloat162float(p[i]); }
+__device__ __forceinline__ float load<__nv_bfloat16>(const __nv_bfloat16* p, int i) {
+  return __bfloat162float(p[i]);
+}
 
 template <typename T>
 __device__ __forceinline__ void store(T* p, int i, float v);
 template <>
-__device__ __forceinline__ void store<float>(float* p, int i, float v) { p[i] = v; }
+__device__ __forceinline__ void store<float>(float* p, int i, float v) {
+  p[i] = v;
+}
 template <>
-__device__ __forceinline__ void store<__nv_bfloat16>(__nv_bfloat16* p, int i, float v) { p[i] = __float2bfloat16(v); }
+__device__ __forceinline__ void store<__nv_bfloat16>(__nv_bfloat16* p, int i, float v) {
+  p[i] = __float2bfloat16(v);
+}
 
 // One block per row: max, sum of exponentials, normalised output.
 template <typename T>
@@ -67,7 +75,8 @@ __device__ void softmax_row(const T* in, T* out, int cols) {
   for (int i = threadIdx.x; i < cols; i += blockDim.x) s += __expf(load(row, i) - m);
   s = block_reduce<false>(s, shared);
   const float inv = 1.0f / s;
-  for (int i = threadIdx.x; i < cols; i += blockDim.x) store(dst, i, __expf(load(row, i) - m) * inv);
+  for (int i = threadIdx.x; i < cols; i += blockDim.x)
+    store(dst, i, __expf(load(row, i) - m) * inv);
 }
 
 }  // namespace
@@ -79,8 +88,7 @@ __global__ void pm2lat_calibrate_empty_kernel() {}
 __global__ void pm2lat_calibrate_busy_kernel(unsigned long long ns_per_block) {
   if (threadIdx.x == 0) {
     const unsigned long long t0 = global_ns();
-    while (global_ns() - t0 < ns_per_block) {
-    }
+    while (global_ns() - t0 < ns_per_block) {}
   }
 }
 
@@ -100,21 +108,27 @@ __global__ void pm2lat_calibrate_clock_probe(unsigned long long* out, unsigned l
 
 __global__ void pm2lat_calibrate_scrub_kernel(uint4* buf, unsigned long long n, unsigned int salt) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride) {
     const unsigned int v = static_cast<unsigned int>(i) ^ salt;
     buf[i] = make_uint4(v, v + 1, v + 2, v + 3);
   }
 }
 
-__global__ void pm2lat_copy_kernel_vec4(const uint4* __restrict__ in, uint4* __restrict__ out, unsigned long long n) {
-  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+__global__ void pm2lat_copy_kernel_vec4(const uint4* __restrict__ in, uint4* __restrict__ out,
+                                        unsigned long long n) {
+  const unsigned long long i =
+      static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) out[i] = in[i];
 }
 
-__global__ void pm2lat_vectorized_elementwise_add_f32(const float4* __restrict__ a, const float4* __restrict__ b,
-                                                      float4* __restrict__ out, unsigned long long n) {
-  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+__global__ void pm2lat_vectorized_elementwise_add_f32(const float4* __restrict__ a,
+                                                      const float4* __restrict__ b,
+                                                      float4* __restrict__ out,
+                                                      unsigned long long n) {
+  const unsigned long long i =
+      static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) {
     const float4 x = a[i], y = b[i];
     out[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
@@ -122,9 +136,12 @@ __global__ void pm2lat_vectorized_elementwise_add_f32(const float4* __restrict__
 }
 
 // Eight bf16 per 16-byte vector.
-__global__ void pm2lat_vectorized_elementwise_add_bf16(const uint4* __restrict__ a, const uint4* __restrict__ b,
-                                                       uint4* __restrict__ out, unsigned long long n) {
-  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+__global__ void pm2lat_vectorized_elementwise_add_bf16(const uint4* __restrict__ a,
+                                                       const uint4* __restrict__ b,
+                                                       uint4* __restrict__ out,
+                                                       unsigned long long n) {
+  const unsigned long long i =
+      static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) {
     uint4 x = a[i];
     const uint4 y = b[i];
@@ -135,12 +152,13 @@ __global__ void pm2lat_vectorized_elementwise_add_bf16(const uint4* __restrict__
   }
 }
 
-__global__ void pm2lat_softmax_rows_f32(const float* __restrict__ in, float* __restrict__ out, int cols) {
+__global__ void pm2lat_softmax_rows_f32(const float* __restrict__ in, float* __restrict__ out,
+                                        int cols) {
   softmax_row(in, out, cols);
 }
 
-__global__ void pm2lat_softmax_rows_bf16(const __nv_bfloat16* __restrict__ in, __nv_bfloat16* __restrict__ out,
-                                         int cols) {
+__global__ void pm2lat_softmax_rows_bf16(const __nv_bfloat16* __restrict__ in,
+                                         __nv_bfloat16* __restrict__ out, int cols) {
   softmax_row(in, out, cols);
 }
 

@@ -28,10 +28,12 @@ bool calibration_kernels_available() { return kCalibrationKernelsPtx_size > 0; }
 
 CalibrationModule::CalibrationModule(const CudaDriverApi& api) : api_(api) {
   if (!calibration_kernels_available()) {
-    throw BackendError("this build of pm2lat-calibrate has no calibration kernels (nvcc was not found when it was "
-                       "built); rebuild with the CUDA toolkit's nvcc on the PATH or in PM2LAT_CUDA_ROOT");
+    throw BackendError(
+        "this build of pm2lat-calibrate has no calibration kernels (nvcc was not found when it was "
+        "built); rebuild with the CUDA toolkit's nvcc on the PATH or in PM2LAT_CUDA_ROOT");
   }
-  api_.check(api_.module_load_data(&module_, kCalibrationKernelsPtx), "loading the calibration kernels (PTX JIT)");
+  api_.check(api_.module_load_data(&module_, kCalibrationKernelsPtx),
+             "loading the calibration kernels (PTX JIT)");
   empty_ = get("pm2lat_calibrate_empty_kernel");
   busy_ = get("pm2lat_calibrate_busy_kernel");
   clock_ = get("pm2lat_calibrate_clock_probe");
@@ -53,7 +55,8 @@ CUfunction CalibrationModule::get(const char* name) {
   return f;
 }
 
-void CalibrationModule::launch(CUstream s, CUfunction f, unsigned grid, unsigned block, void** args) const {
+void CalibrationModule::launch(CUstream s, CUfunction f, unsigned grid, unsigned block,
+                               void** args) const {
   api_.check(api_.launch_kernel(f, grid, 1, 1, block, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
 }
 
@@ -63,7 +66,8 @@ void CalibrationModule::busy(CUstream s, double us, int sm_count) const {
   // Blocks in proportion to the time asked for, each waiting about 2 us once resident (up
   // to 16 blocks of 128 threads share an SM): the kernel spans the whole device throughout.
   const double sms = std::max(1, sm_count);
-  const double blocks = std::clamp(std::ceil(us / 50.0 * kBusyBlocksPerSm) * sms, sms, 2147483647.0);
+  const double blocks =
+      std::clamp(std::ceil(us / 50.0 * kBusyBlocksPerSm) * sms, sms, 2147483647.0);
   const double waves = std::ceil(blocks / (16.0 * sms));
   unsigned long long ns = static_cast<unsigned long long>(std::max(1.0, us * 1e3 / waves));
   void* args[] = {&ns};
@@ -87,17 +91,21 @@ std::string CalibrationModule::memory_kernel_name(const MemoryProblem& p) const 
   switch (p.pattern) {
     case MemoryPattern::kCopy: return "pm2lat_copy_kernel_vec4";
     case MemoryPattern::kAdd:
-      return half ? "pm2lat_vectorized_elementwise_add_bf16" : "pm2lat_vectorized_elementwise_add_f32";
-    case MemoryPattern::kSoftmaxRows: return half ? "pm2lat_softmax_rows_bf16" : "pm2lat_softmax_rows_f32";
+      return half ? "pm2lat_vectorized_elementwise_add_bf16"
+                  : "pm2lat_vectorized_elementwise_add_f32";
+    case MemoryPattern::kSoftmaxRows:
+      return half ? "pm2lat_softmax_rows_bf16" : "pm2lat_softmax_rows_f32";
   }
   return "";
 }
 
-std::string CalibrationModule::memory(CUstream s, const MemoryProblem& p, CUdeviceptr in_a, CUdeviceptr in_b,
-                                      CUdeviceptr out) const {
+std::string CalibrationModule::memory(CUstream s, const MemoryProblem& p, CUdeviceptr in_a,
+                                      CUdeviceptr in_b, CUdeviceptr out) const {
   const bool half = p.dtype != DType::kFp32;
-  const std::uint64_t elems = static_cast<std::uint64_t>(p.rows) * static_cast<std::uint64_t>(p.cols);
-  unsigned long long vectors = elems * static_cast<std::uint64_t>(dtype_bytes(p.dtype)) / kVectorBytes;
+  const std::uint64_t elems =
+      static_cast<std::uint64_t>(p.rows) * static_cast<std::uint64_t>(p.cols);
+  unsigned long long vectors =
+      elems * static_cast<std::uint64_t>(dtype_bytes(p.dtype)) / kVectorBytes;
   switch (p.pattern) {
     case MemoryPattern::kCopy: {
       void* args[] = {&in_a, &out, &vectors};

@@ -32,7 +32,8 @@ class CalibrationModule {
   void clock_probe(CUstream s, CUdeviceptr out, double us) const;
   void scrub(CUstream s, CUdeviceptr buf, std::size_t bytes, unsigned salt) const;
   // A memory-bound pattern over `in` (one or two inputs of the problem's size) into `out`.
-  std::string memory(CUstream s, const MemoryProblem& p, CUdeviceptr in_a, CUdeviceptr in_b, CUdeviceptr out) const;
+  std::string memory(CUstream s, const MemoryProblem& p, CUdeviceptr in_a, CUdeviceptr in_b,
+                     CUdeviceptr out) const;
   std::string memory_kernel_name(const MemoryProblem& p) const;
   const char* empty_name() const { return "pm2lat_calibrate_empty_kernel"; }
 
@@ -43,7 +44,8 @@ class CalibrationModule {
   const CudaDriverApi& api_;
   CUmodule module_ = nullptr;
   CUfunction empty_ = nullptr, busy_ = nullptr, clock_ = nullptr, scrub_ = nullptr, copy_ = nullptr;
-  CUfunction add_f32_ = nullptr, add_bf16_ = nullptr, softmax_f32_ = nullptr, softmax_bf16_ = nullptr;
+  CUfunction add_f32_ = nullptr, add_bf16_ = nullptr, softmax_f32_ = nullptr,
+             softmax_bf16_ = nullptr;
 };
 
 }  // namespace pm2lat::calibrate::run::driver

@@ -14,7 +14,8 @@ CublasLtApi CublasLtApi::load(const std::string& library) {
   api.library = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (api.library == nullptr) {
     const char* err = dlerror();
-    throw BackendError(fmt::format("cannot load cuBLASLt ({}): {}", library, err ? err : "unknown error"));
+    throw BackendError(
+        fmt::format("cannot load cuBLASLt ({}): {}", library, err ? err : "unknown error"));
   }
   std::string missing;
   auto need = [&](auto& fn, const char* name) {

@@ -27,12 +27,15 @@ CudaDriverApi CudaDriverApi::load(const std::string& library) {
   api.library = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (api.library == nullptr) {
     const char* err = dlerror();
-    throw BackendError(fmt::format("cannot load the CUDA driver ({}): {}. Is an NVIDIA driver installed?", library,
-                                   err ? err : "unknown error"));
+    throw BackendError(
+        fmt::format("cannot load the CUDA driver ({}): {}. Is an NVIDIA driver installed?", library,
+                    err ? err : "unknown error"));
   }
-  auto gpa = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(api.library, "cuGetProcAddress_v2"));
+  auto gpa =
+      reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(api.library, "cuGetProcAddress_v2"));
   if (gpa == nullptr) {
-    throw BackendError(fmt::format("{} has no cuGetProcAddress_v2: the driver is older than CUDA 12", library));
+    throw BackendError(
+        fmt::format("{} has no cuGetProcAddress_v2: the driver is older than CUDA 12", library));
   }
   std::string missing;
   auto need = [&](bool ok, const char* name) {
@@ -43,10 +46,13 @@ CudaDriverApi CudaDriverApi::load(const std::string& library) {
   need(resolve(gpa, "cuDeviceGet", 2000, api.device_get), "cuDeviceGet");
   need(resolve(gpa, "cuDeviceGetCount", 2000, api.device_get_count), "cuDeviceGetCount");
   need(resolve(gpa, "cuDeviceGetName", 2000, api.device_get_name), "cuDeviceGetName");
-  need(resolve(gpa, "cuDeviceGetAttribute", 2000, api.device_get_attribute), "cuDeviceGetAttribute");
+  need(resolve(gpa, "cuDeviceGetAttribute", 2000, api.device_get_attribute),
+       "cuDeviceGetAttribute");
   need(resolve(gpa, "cuDeviceTotalMem", 3020, api.device_total_mem), "cuDeviceTotalMem");
-  need(resolve(gpa, "cuDevicePrimaryCtxRetain", 7000, api.primary_ctx_retain), "cuDevicePrimaryCtxRetain");
-  need(resolve(gpa, "cuDevicePrimaryCtxRelease", 11000, api.primary_ctx_release), "cuDevicePrimaryCtxRelease");
+  need(resolve(gpa, "cuDevicePrimaryCtxRetain", 7000, api.primary_ctx_retain),
+       "cuDevicePrimaryCtxRetain");
+  need(resolve(gpa, "cuDevicePrimaryCtxRelease", 11000, api.primary_ctx_release),
+       "cuDevicePrimaryCtxRelease");
   need(resolve(gpa, "cuCtxSetCurrent", 4000, api.ctx_set_current), "cuCtxSetCurrent");
   need(resolve(gpa, "cuCtxSynchronize", 2000, api.ctx_synchronize), "cuCtxSynchronize");
   need(resolve(gpa, "cuGetErrorName", 6000, api.get_error_name), "cuGetErrorName");
@@ -69,21 +75,25 @@ CudaDriverApi CudaDriverApi::load(const std::string& library) {
   need(resolve(gpa, "cuEventSynchronize", 2000, api.event_synchronize), "cuEventSynchronize");
   need(resolve(gpa, "cuEventQuery", 2000, api.event_query), "cuEventQuery");
   need(resolve(gpa, "cuEventElapsedTime", 12080, api.event_elapsed_time), "cuEventElapsedTime");
-  need(resolve(gpa, "cuStreamBeginCapture", 10010, api.stream_begin_capture), "cuStreamBeginCapture");
+  need(resolve(gpa, "cuStreamBeginCapture", 10010, api.stream_begin_capture),
+       "cuStreamBeginCapture");
   need(resolve(gpa, "cuStreamEndCapture", 10000, api.stream_end_capture), "cuStreamEndCapture");
-  need(resolve(gpa, "cuGraphInstantiateWithFlags", 11040, api.graph_instantiate), "cuGraphInstantiateWithFlags");
+  need(resolve(gpa, "cuGraphInstantiateWithFlags", 11040, api.graph_instantiate),
+       "cuGraphInstantiateWithFlags");
   need(resolve(gpa, "cuGraphLaunch", 10000, api.graph_launch), "cuGraphLaunch");
   need(resolve(gpa, "cuGraphExecDestroy", 10000, api.graph_exec_destroy), "cuGraphExecDestroy");
   need(resolve(gpa, "cuGraphDestroy", 10000, api.graph_destroy), "cuGraphDestroy");
   if (!missing.empty()) {
-    throw BackendError(fmt::format("the CUDA driver ({}) lacks entry points the calibrator needs:{}", library, missing));
+    throw BackendError(fmt::format(
+        "the CUDA driver ({}) lacks entry points the calibrator needs:{}", library, missing));
   }
   return api;
 }
 
 std::string CudaDriverApi::error_name(CUresult r) const {
   const char* name = nullptr;
-  if (get_error_name != nullptr && get_error_name(r, &name) == CUDA_SUCCESS && name != nullptr) return name;
+  if (get_error_name != nullptr && get_error_name(r, &name) == CUDA_SUCCESS && name != nullptr)
+    return name;
   return fmt::format("CUresult {}", static_cast<int>(r));
 }
 

@@ -53,7 +53,9 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   std::lock_guard<std::mutex> lock(c.mu);
   CUpti_Activity* record = nullptr;
   while (c.api != nullptr && c.api->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
+    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
+        record->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+      continue;
     // libcupti.so.13 writes the CUDA 13 record; older records are prefixes of it.
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     KernelObservation o;
@@ -62,7 +64,8 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
                   static_cast<std::uint32_t>(k->gridZ)};
     o.block = Dim3{static_cast<std::uint32_t>(k->blockX), static_cast<std::uint32_t>(k->blockY),
                    static_cast<std::uint32_t>(k->blockZ)};
-    o.cluster = Dim3{std::max(1u, k->clusterX), std::max(1u, k->clusterY), std::max(1u, k->clusterZ)};
+    o.cluster =
+        Dim3{std::max(1u, k->clusterX), std::max(1u, k->clusterY), std::max(1u, k->clusterZ)};
     o.duration_us = k->end > k->start ? static_cast<double>(k->end - k->start) * 1e-3 : 0.0;
     c.kernels.emplace_back(k->start, std::move(o));
   }
@@ -77,7 +80,8 @@ std::unique_ptr<CuptiKernelTrace> CuptiKernelTrace::open(const std::string& libr
   if (api->library == nullptr) {
     const char* err = dlerror();
     throw BackendError(fmt::format(
-        "cannot load CUPTI ({}): {}. The calibrator needs it to name the kernels cuBLASLt runs; add "
+        "cannot load CUPTI ({}): {}. The calibrator needs it to name the kernels cuBLASLt runs; "
+        "add "
         "$CUDA_HOME/extras/CUPTI/lib64 (or the CUDA lib64 directory) to LD_LIBRARY_PATH",
         library, err ? err : "unknown error"));
   }
@@ -102,7 +106,8 @@ std::unique_ptr<CuptiKernelTrace> CuptiKernelTrace::open(const std::string& libr
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     api->result_string(r, &s);
-    throw BackendError(fmt::format("CUPTI refused its activity buffers ({}): is a profiler attached?", s ? s : "?"));
+    throw BackendError(fmt::format(
+        "CUPTI refused its activity buffers ({}): is a profiler attached?", s ? s : "?"));
   }
   std::unique_ptr<CuptiKernelTrace> t(new CuptiKernelTrace());
   t->api_ = std::move(api);
@@ -145,7 +150,8 @@ std::vector<KernelObservation> CuptiKernelTrace::stop() {
     std::lock_guard<std::mutex> lock(collected().mu);
     got.swap(collected().kernels);
   }
-  std::stable_sort(got.begin(), got.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(got.begin(), got.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<KernelObservation> out;
   for (auto& [t, k] : got) out.push_back(std::move(k));
   return out;

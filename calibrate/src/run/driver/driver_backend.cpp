@@ -31,13 +31,16 @@ constexpr double kClockProbeUs = 20000;
 
 class DriverBackend final : public MeasurementBackend {
  public:
-  explicit DriverBackend(const DriverBackendOptions& o) : options_(o), cu_(CudaDriverApi::load(o.driver_library)) {
+  explicit DriverBackend(const DriverBackendOptions& o)
+      : options_(o), cu_(CudaDriverApi::load(o.driver_library)) {
     cu_.check(cu_.init(0), "cuInit");
     int count = 0;
     cu_.check(cu_.device_get_count(&count), "cuDeviceGetCount");
     if (count <= o.device) {
-      throw BackendError(count == 0 ? std::string("no CUDA GPU is visible (check CUDA_VISIBLE_DEVICES and the driver)")
-                                    : fmt::format("GPU {} requested, {} visible", o.device, count));
+      throw BackendError(
+          count == 0
+              ? std::string("no CUDA GPU is visible (check CUDA_VISIBLE_DEVICES and the driver)")
+              : fmt::format("GPU {} requested, {} visible", o.device, count));
     }
     cu_.check(cu_.device_get(&device_, o.device), "cuDeviceGet");
     cu_.check(cu_.primary_ctx_retain(&context_, device_), "cuDevicePrimaryCtxRetain");
@@ -77,18 +80,22 @@ class DriverBackend final : public MeasurementBackend {
     Environment e;
     e["device"] = name_;
     int v = 0;
-    if (cu_.driver_get_version(&v) == CUDA_SUCCESS) e["driver_version"] = fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+    if (cu_.driver_get_version(&v) == CUDA_SUCCESS)
+      e["driver_version"] = fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
     e["cublaslt_version"] = std::to_string(lt_->get_version());
     e["cupti_version"] = trace_->version();
-    e["compute_capability"] = fmt::format("{}.{}", attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                                          attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+    e["compute_capability"] =
+        fmt::format("{}.{}", attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                    attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
     e["sm_count"] = std::to_string(sm_count_);
     e["max_sm_clock_mhz"] = std::to_string(attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000);
-    e["max_memory_clock_mhz"] = std::to_string(attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000);
+    e["max_memory_clock_mhz"] =
+        std::to_string(attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000);
     e["memory_bus_bits"] = std::to_string(attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH));
     e["l2_bytes"] = std::to_string(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
     std::size_t total = 0;
-    if (cu_.device_total_mem(&total, device_) == CUDA_SUCCESS) e["memory_bytes"] = std::to_string(total);
+    if (cu_.device_total_mem(&total, device_) == CUDA_SUCCESS)
+      e["memory_bytes"] = std::to_string(total);
     if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES")) e["cuda_visible_devices"] = vis;
     e["sm_clock_mhz_measured"] = measured_clock();
     if (!clock_at_start_.empty()) e["sm_clock_mhz_measured_at_start"] = clock_at_start_;
@@ -97,12 +104,14 @@ class DriverBackend final : public MeasurementBackend {
 
   void prepare(const CalibrationPlan& plan) override {
     // L2 scrub buffer: twice the larger of what the device and the spec say.
-    const double l2 = std::max<double>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE), plan.spec.l2_mb * 1024 * 1024);
+    const double l2 = std::max<double>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
+                                       plan.spec.l2_mb * 1024 * 1024);
     scrub_bytes_ = aligned(static_cast<std::size_t>(2 * l2));
     cu_.check(cu_.mem_alloc(&scrub_, scrub_bytes_), "allocating the L2 scrub buffer");
     timer_->set_scrub(scrub_, scrub_bytes_);
     // Working clocks: the GPU ramps its clock under load.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.warmup_s);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.warmup_s);
     while (std::chrono::steady_clock::now() < until) {
       for (int i = 0; i < 20; ++i) kernels_->busy(stream_, 1000, sm_count_);
       cu_.check(cu_.stream_synchronize(stream_), "warm-up");
@@ -121,9 +130,12 @@ class DriverBackend final : public MeasurementBackend {
         case TaskKind::kGemm:
         case TaskKind::kGemmCandidates:
         case TaskKind::kGemmFill: {
-          GemmBenchContext ctx{cu_, *lt_, handle_, stream_, *pool_, workspace_, options_.workspace_bytes, *trace_, *timer_};
+          GemmBenchContext ctx{
+              cu_,     *lt_,   handle_, stream_, *pool_, workspace_, options_.workspace_bytes,
+              *trace_, *timer_};
           r.gemm = measure_gemm(ctx, task, forced);
-          if (!r.gemm.empty() && r.gemm.size() == 1 && !r.gemm[0].error.empty() && r.gemm[0].kernels.empty()) {
+          if (!r.gemm.empty() && r.gemm.size() == 1 && !r.gemm[0].error.empty() &&
+              r.gemm[0].kernels.empty()) {
             r.error = r.gemm[0].error;
           }
           break;
@@ -151,7 +163,8 @@ class DriverBackend final : public MeasurementBackend {
     cu_.check(cu_.stream_synchronize(stream_), "clock probe");
     cu_.check(cu_.memcpy_dtoh(got, probe_, sizeof(got)), "cuMemcpyDtoH");
     if (got[1] <= got[0] || got[3] <= got[2]) return "unavailable";
-    return fmt::format("{:.0f}", static_cast<double>(got[3] - got[2]) / static_cast<double>(got[1] - got[0]) * 1e3);
+    return fmt::format("{:.0f}", static_cast<double>(got[3] - got[2]) /
+                                     static_cast<double>(got[1] - got[0]) * 1e3);
   }
 
   LaunchOverhead measure_launch() {
@@ -172,7 +185,10 @@ class DriverBackend final : public MeasurementBackend {
     graph.launches = kEmptyGraphLaunches;
     graph.warmup = 2;
     graph.reps = 20;
-    l.graph_per_launch_us = timer_->time(graph, [&](int) { kernels_->empty(stream_); }, false).median_us;
+    l.graph_per_launch_us = timer_
+                                ->time(
+                                    graph, [&](int) { kernels_->empty(stream_); }, false)
+                                .median_us;
     l.single_call_us = timer_->single_call_us(kSingleCalls, [&] { kernels_->empty(stream_); });
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < kHostLaunches; ++i) kernels_->empty(stream_);

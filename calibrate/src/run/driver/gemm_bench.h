@@ -30,6 +30,7 @@ struct GemmBenchContext {
 
 // kGemm: the heuristic's pick (rank 0); kGemmCandidates: its ranks 1.. up to task.candidates;
 // kGemmFill: `forced` (rank -1). Errors of one algorithm are reported in its run.
-std::vector<GemmRun> measure_gemm(GemmBenchContext& ctx, const MeasurementTask& task, const GemmAlgo* forced);
+std::vector<GemmRun> measure_gemm(GemmBenchContext& ctx, const MeasurementTask& task,
+                                  const GemmAlgo* forced);
 
 }  // namespace pm2lat::calibrate::run::driver

@@ -14,7 +14,8 @@ constexpr double kMaxBusyUs = 20000;
 
 }  // namespace
 
-GraphTimer::GraphTimer(const CudaDriverApi& api, CUstream stream, const CalibrationModule& kernels, int sm_count)
+GraphTimer::GraphTimer(const CudaDriverApi& api, CUstream stream, const CalibrationModule& kernels,
+                       int sm_count)
     : api_(api), stream_(stream), kernels_(kernels), sm_count_(sm_count), busy_us_(kBusyUs) {
   api_.check(api_.event_create(&start_, CU_EVENT_DEFAULT), "cuEventCreate");
   api_.check(api_.event_create(&end_, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -32,11 +33,13 @@ double GraphTimer::elapsed_us() {
   return static_cast<double>(ms) * 1e3;
 }
 
-TimingSample GraphTimer::time(const TimingPolicy& policy, const std::function<void(int)>& enqueue, bool scrub) {
+TimingSample GraphTimer::time(const TimingPolicy& policy, const std::function<void(int)>& enqueue,
+                              bool scrub) {
   const int launches = std::max(1, policy.launches);
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
-  api_.check(api_.stream_begin_capture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+  api_.check(api_.stream_begin_capture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+             "cuStreamBeginCapture");
   try {
     for (int i = 0; i < launches; ++i) enqueue(i);
   } catch (...) {

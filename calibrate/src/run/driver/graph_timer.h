@@ -20,7 +20,8 @@ namespace pm2lat::calibrate::run::driver {
 
 class GraphTimer {
  public:
-  GraphTimer(const CudaDriverApi& api, CUstream stream, const CalibrationModule& kernels, int sm_count);
+  GraphTimer(const CudaDriverApi& api, CUstream stream, const CalibrationModule& kernels,
+             int sm_count);
   ~GraphTimer();
   GraphTimer(const GraphTimer&) = delete;
   GraphTimer& operator=(const GraphTimer&) = delete;
@@ -32,7 +33,8 @@ class GraphTimer {
   }
 
   // enqueue(i) issues launch i (0 <= i < policy.launches) on the stream.
-  TimingSample time(const TimingPolicy& policy, const std::function<void(int)>& enqueue, bool scrub);
+  TimingSample time(const TimingPolicy& policy, const std::function<void(int)>& enqueue,
+                    bool scrub);
 
   // Events around one call each, no busy kernel: what a program timing a single call sees.
   double single_call_us(int reps, const std::function<void()>& enqueue);

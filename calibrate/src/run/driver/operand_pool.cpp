@@ -12,7 +12,7 @@ namespace pm2lat::calibrate::run::driver {
 namespace {
 
 constexpr std::size_t kPatternBytes = std::size_t{16} << 20;  // copied over the area
-constexpr double kGrowth = 1.25;                               // fewer reallocations
+constexpr double kGrowth = 1.25;                              // fewer reallocations
 
 // Types whose random values can stand for one another's storage.
 DType value_class(DType t) { return t == DType::kTf32 ? DType::kFp32 : t; }
@@ -30,11 +30,13 @@ void OperandPool::require(std::size_t in_bytes, std::size_t out_bytes, DType val
     if (p != 0) api_.mem_free(p);
     p = 0;
     have = 0;
-    const std::size_t bytes = aligned(static_cast<std::size_t>(static_cast<double>(want) * kGrowth));
+    const std::size_t bytes =
+        aligned(static_cast<std::size_t>(static_cast<double>(want) * kGrowth));
     const CUresult r = api_.mem_alloc(&p, bytes);
     if (r != CUDA_SUCCESS) {
       throw BackendError(fmt::format("cannot allocate {:.1f} GiB for the {} operands: {}",
-                                     static_cast<double>(bytes) / (1 << 30), what, api_.error_name(r)));
+                                     static_cast<double>(bytes) / (1 << 30), what,
+                                     api_.error_name(r)));
     }
     have = bytes;
     return true;

@@ -48,7 +48,7 @@ struct AttentionKernel {
   std::int32_t tile_n = 0;    // keys per main-loop step
   std::int32_t head_dim = 0;  // the kernel's (maximum) head dimension
   std::int32_t warps = 0;
-  bool split_kv = false;      // split-KV kernel (partial results combined by a helper)
+  bool split_kv = false;  // split-KV kernel (partial results combined by a helper)
   // Template flags where the name states them (FlashAttention 2/3).
   bool causal_known = false;
   bool causal = false;

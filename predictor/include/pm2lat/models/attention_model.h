@@ -2,7 +2,8 @@
 // (batch, head) and walks the key/value blocks its mask lets it see, one main-loop
 // iteration per block. Per kernel configuration and GPU, five calibrated coefficients:
 //
-//   kernel_us = c0 + c_iter * makespan + c_cta * waves + c_qo * qo_bytes / bw + c_kv * kv_bytes / bw
+//   kernel_us = c0 + c_iter * makespan + c_cta * waves + c_qo * qo_bytes / bw + c_kv * kv_bytes /
+//   bw
 //
 //   makespan = max(iterations / slots, longest CTA's iterations)   (the SMs' busiest share)
 //   waves    = ceil(ctas / slots),  slots = sm_count * ctas_per_sm
@@ -26,9 +27,9 @@ namespace pm2lat {
 
 // How query heads sharing a KV head are laid out over CTAs.
 enum class GqaPacking : std::int32_t {
-  kNone = 0,        // one CTA row block per query head
-  kAlways = 1,      // the group's heads share a CTA's rows
-  kSingleQuery = 2, // packed only for one-token queries (decode-style swap)
+  kNone = 0,         // one CTA row block per query head
+  kAlways = 1,       // the group's heads share a CTA's rows
+  kSingleQuery = 2,  // packed only for one-token queries (decode-style swap)
 };
 
 // The CTA tile an implementation uses for a head dimension on a GPU when the kernel name
@@ -37,7 +38,8 @@ struct AttentionTile {
   std::int32_t m = 128;
   std::int32_t n = 64;
 };
-AttentionTile default_attention_tile(AttentionVariant variant, std::int32_t head_dim, int compute_capability) noexcept;
+AttentionTile default_attention_tile(AttentionVariant variant, std::int32_t head_dim,
+                                     int compute_capability) noexcept;
 
 // The work of one forward launch as the model counts it. Backward kernels walk the same
 // blocks transposed (a CTA per key block); the model counts them with the roles swapped.

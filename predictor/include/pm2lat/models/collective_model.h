@@ -19,7 +19,16 @@
 
 namespace pm2lat {
 
-enum class Collective : std::uint8_t { kUnknown = 0, kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kSendRecv, kAllToAll };
+enum class Collective : std::uint8_t {
+  kUnknown = 0,
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kSendRecv,
+  kAllToAll
+};
 enum class CollectiveAlgorithm : std::uint8_t { kUnknown = 0, kRing, kTree, kCollNet, kNvls, kPat };
 enum class CollectiveProtocol : std::uint8_t { kUnknown = 0, kLL, kLL128, kSimple };
 

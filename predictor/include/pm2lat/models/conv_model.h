@@ -47,8 +47,8 @@ GemmConfigFit conv_kernel_config(const KernelClass& cls, DType dtype) noexcept;
 // kernels, whose grid is smaller than the output tiles, count the tiles. Bytes are the three
 // tensors every pass touches (input, filter, output), not the implicit GEMM's operands,
 // which are never materialised.
-GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass pass, const Dim3& grid,
-                   double element_bytes) noexcept;
+GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass pass,
+                   const Dim3& grid, double element_bytes) noexcept;
 
 // The math path a conv kernel runs on ("fp32" SIMT, "tf32", "bf16", "fp16").
 DType conv_math_type(const KernelClass& cls, DType dtype) noexcept;

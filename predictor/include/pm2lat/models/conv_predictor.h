@@ -39,8 +39,8 @@ class ConvPredictor {
  private:
   // The target's own configuration for a shape seen on another GPU, or nullptr when the
   // target runs the record's kernel itself or has no calibrated convolution to choose from.
-  const KernelClass* choose_own_config(const KernelRecord& record, const KernelClass& cls, DType dtype,
-                                       std::size_t target) const noexcept;
+  const KernelClass* choose_own_config(const KernelRecord& record, const KernelClass& cls,
+                                       DType dtype, std::size_t target) const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

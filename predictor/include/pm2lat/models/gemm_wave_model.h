@@ -40,8 +40,8 @@ struct GemmWork {
 struct GemmWaveFeatures {
   double wave_k = 0;   // waves * k_iters
   double block_k = 0;  // blocks / sm_count * k_iters
-  double wave = 0;    // waves
-  double mem = 0;     // bytes / bandwidth, in µs
+  double wave = 0;     // waves
+  double mem = 0;      // bytes / bandwidth, in µs
 };
 
 // Split-K factor implied by an observed grid: grid.z beyond the batch.

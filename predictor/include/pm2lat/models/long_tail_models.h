@@ -36,8 +36,9 @@ class LongTailModels {
   // The prediction when the kernel belongs to a family these models serve, nullopt when
   // another model should take it. `observed_on_target`: the record was measured on the
   // target GPU itself (its kernels are ones the target runs).
-  std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
-                                    const PredictOptions& options, bool observed_on_target = true) const noexcept;
+  std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls,
+                                    std::size_t target, const PredictOptions& options,
+                                    bool observed_on_target = true) const noexcept;
 
  private:
   struct Impl;

@@ -51,7 +51,8 @@ class MemoryFamilyPredictor {
   void add_target(const DeviceSpec& spec);
 
   // nullopt when no GPU has a fit for the kernel's family.
-  std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls, std::size_t target) const noexcept;
+  std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls,
+                                    std::size_t target) const noexcept;
 
   // The same from the target's own fits only: nullopt when the target measured none of
   // this family (or, for a kernel with no shape, none of its geometry).
@@ -59,8 +60,8 @@ class MemoryFamilyPredictor {
                                         std::size_t target) const noexcept;
 
  private:
-  std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls, std::size_t target,
-                                         bool own_only) const noexcept;
+  std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls,
+                                         std::size_t target, bool own_only) const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

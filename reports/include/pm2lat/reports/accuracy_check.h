@@ -20,15 +20,16 @@ struct FamilyAccuracy {
 };
 
 struct CheckResult {
-  std::size_t kernels = 0;        // kernels compared
+  std::size_t kernels = 0;  // kernels compared
   double mape_pct = 0;
-  double total_error_pct = 0;     // error of the summed kernel time
+  double total_error_pct = 0;            // error of the summed kernel time
   std::vector<FamilyAccuracy> families;  // by kernels compared, descending
   bool passed = false;
 };
 
 // `family`: compare only kernels of this family (nullopt: all). Throws InputError when no
 // kernel was both measured and predicted on its own GPU (nothing to check).
-CheckResult check_accuracy(const RunTable& table, double max_mape_pct, std::optional<KernelFamily> family);
+CheckResult check_accuracy(const RunTable& table, double max_mape_pct,
+                           std::optional<KernelFamily> family);
 
 }  // namespace pm2lat::reports

@@ -13,10 +13,10 @@
 namespace pm2lat::reports {
 
 struct Timeline {
-  std::vector<double> start_us;     // per row, µs from the run's first kernel
-  std::vector<double> duration_us;  // per row
-  std::vector<double> rank_span_us; // per rank: first start to last end
-  double span_us = 0;               // the slowest rank's span (ranks run side by side)
+  std::vector<double> start_us;      // per row, µs from the run's first kernel
+  std::vector<double> duration_us;   // per row
+  std::vector<double> rank_span_us;  // per rank: first start to last end
+  double span_us = 0;                // the slowest rank's span (ranks run side by side)
 };
 
 // An idle stream gap longer than this means the kernel waited for the host.
@@ -28,7 +28,8 @@ std::vector<std::size_t> timeline_order(const RunTable& table);
 // `target` = RunTable::npos lays out the measured run itself. Rows without a prediction for
 // the target keep their measured duration (0 when not measured either). `order` is
 // timeline_order(table), computed once when laying out several targets.
-Timeline layout_timeline(const RunTable& table, std::size_t target, const std::vector<std::size_t>& order);
+Timeline layout_timeline(const RunTable& table, std::size_t target,
+                         const std::vector<std::size_t>& order);
 Timeline layout_timeline(const RunTable& table, std::size_t target);
 
 }  // namespace pm2lat::reports

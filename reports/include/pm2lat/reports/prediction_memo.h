@@ -24,7 +24,8 @@ class PredictionMemo {
 
   // The predictions stored for `key` (one per target), or nullptr.
   const std::vector<Prediction>* find(const std::string& key) const;
-  const std::vector<Prediction>& insert(const std::string& key, std::vector<Prediction> predictions);
+  const std::vector<Prediction>& insert(const std::string& key,
+                                        std::vector<Prediction> predictions);
 
   std::size_t size() const noexcept { return memo_.size(); }
   std::size_t hits() const noexcept { return hits_; }

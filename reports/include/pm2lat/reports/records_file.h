@@ -30,7 +30,8 @@ struct RunInput {
 // targets (replacing recorded predictions for the same GPU). InputError names file and line
 // for a malformed record; a cut-off last line (a process killed mid-write) is skipped with a
 // note. InputError when no file holds any kernel record.
-RunInput read_run(const std::vector<std::filesystem::path>& files, const RunPredictor* predictor = nullptr);
+RunInput read_run(const std::vector<std::filesystem::path>& files,
+                  const RunPredictor* predictor = nullptr);
 
 // Writes header + records as JSONL.
 void write_records_file(const std::filesystem::path& file, const RecordsHeader& header,

@@ -8,9 +8,9 @@
 namespace pm2lat::reports {
 
 struct ReportHeading {
-  std::string title;                                        // "trace x.json.gz", "run ./out"
+  std::string title;                                       // "trace x.json.gz", "run ./out"
   std::vector<std::pair<std::string, std::string>> facts;  // "GPU" -> "H100-SXM", ...
-  std::vector<std::string> notes;                           // "note: ..."
+  std::vector<std::string> notes;                          // "note: ..."
 };
 
 }  // namespace pm2lat::reports

@@ -40,8 +40,8 @@ class RunPredictor {
   // Predicts `record` on every target into row `row` of `table`. `source` is the GPU the
   // record was observed on (nullptr = unknown).
   // Repeated (kernel, shape) pairs are predicted once (prediction_memo.h).
-  void predict(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source, RunTable& table,
-               std::size_t row) const;
+  void predict(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source,
+               RunTable& table, std::size_t row) const;
 
   const PredictionMemo& memo() const noexcept { return memo_; }
 

@@ -26,9 +26,9 @@ namespace pm2lat::reports {
 struct FamilySummary {
   KernelFamily family = KernelFamily::kUnknown;
   std::size_t kernels = 0;
-  double measured_us = 0;              // all measured kernels of the family
-  std::vector<double> predicted_us;    // per target
-  std::vector<std::size_t> fallback;   // per target: kernels predicted by the fallback
+  double measured_us = 0;             // all measured kernels of the family
+  std::vector<double> predicted_us;   // per target
+  std::vector<std::size_t> fallback;  // per target: kernels predicted by the fallback
   // On the run's own GPU (kernels both measured and predicted there):
   std::size_t compared = 0;
   double own_measured_us = 0;
@@ -45,8 +45,8 @@ struct TargetSummary {
   double span_us = 0;       // step time: the run laid out on this GPU (predicted_timeline.h)
   std::size_t missing = 0;  // kernels without a prediction for this target
   std::size_t fallback = 0;
-  double fallback_us = 0;   // predicted time of fallback kernels
-  bool spec_scaled = false; // every prediction for it was spec-scaled (no own profile)
+  double fallback_us = 0;    // predicted time of fallback kernels
+  bool spec_scaled = false;  // every prediction for it was spec-scaled (no own profile)
 };
 
 struct RankSummary {

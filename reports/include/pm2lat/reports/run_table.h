@@ -21,8 +21,8 @@ namespace pm2lat::reports {
 // One rank (process) of the run: where its kernels came from.
 struct RankInfo {
   std::int32_t rank = 0;
-  std::string gpu;      // canonical catalogue name of the GPU it ran on ("" = unknown)
-  std::string source;   // records file or trace
+  std::string gpu;     // canonical catalogue name of the GPU it ran on ("" = unknown)
+  std::string source;  // records file or trace
   std::string host;
   std::string command;
   bool spec_scaled = false;  // its own GPU has no profile: own-GPU predictions are scaled
@@ -45,8 +45,9 @@ class RunTable {
   std::size_t add_rank(RankInfo info);
 
   // Appends a kernel; its predictions are set with set_prediction().
-  std::size_t add_kernel(std::string_view name, KernelFamily family, std::size_t rank_index, std::uint64_t stream,
-                         std::uint64_t ts_ns, std::optional<double> measured_us);
+  std::size_t add_kernel(std::string_view name, KernelFamily family, std::size_t rank_index,
+                         std::uint64_t stream, std::uint64_t ts_ns,
+                         std::optional<double> measured_us);
   void set_prediction(std::size_t row, std::size_t target, const Prediction& p);
   // Adds a records-file record (its predictions matched to targets by name; unknown target
   // names become new columns).
@@ -89,7 +90,7 @@ class RunTable {
   std::vector<std::size_t> rank_own_target_;  // per rank
   StringTable names_;
   std::vector<KernelRow> kernels_;
-  std::size_t stride_ = 0;      // cells per row (grows by re-layout when targets are added)
+  std::size_t stride_ = 0;  // cells per row (grows by re-layout when targets are added)
   std::vector<Cell> cells_;
 };
 

@@ -10,8 +10,7 @@
 
 #include <type_traits>
 
-#define PM2LAT_DECLARE_DRIVER_VARIANT(name, pfn) \
-  extern "C" std::remove_pointer_t<pfn> name;
+#define PM2LAT_DECLARE_DRIVER_VARIANT(name, pfn) extern "C" std::remove_pointer_t<pfn> name;
 
 PM2LAT_DECLARE_DRIVER_VARIANT(cuLaunchKernel_ptsz, PFN_cuLaunchKernel_v7000_ptsz)
 PM2LAT_DECLARE_DRIVER_VARIANT(cuLaunchKernelEx_ptsz, PFN_cuLaunchKernelEx_v11060_ptsz)
@@ -33,8 +32,8 @@ PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetId_ptsz, PFN_cuStreamGetId_v12000_ptsz)
 // cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 by macro; the four-argument CUDA 11.3
 // entry point keeps the plain name in the driver's symbol table. This declares a function
 // with a local C++ name whose symbol is "cuGetProcAddress"; define it under the local name.
-#define PM2LAT_DECLARE_LEGACY_GET_PROC_ADDRESS(local_name)                                   \
-  extern "C" CUresult local_name(const char* symbol, void** pfn, int cudaVersion,            \
-                                 cuuint64_t flags) __asm__("cuGetProcAddress");               \
-  static_assert(std::is_same_v<decltype(&local_name), PFN_cuGetProcAddress_v11030>,           \
+#define PM2LAT_DECLARE_LEGACY_GET_PROC_ADDRESS(local_name)                          \
+  extern "C" CUresult local_name(const char* symbol, void** pfn, int cudaVersion,   \
+                                 cuuint64_t flags) __asm__("cuGetProcAddress");     \
+  static_assert(std::is_same_v<decltype(&local_name), PFN_cuGetProcAddress_v11030>, \
                 "legacy cuGetProcAddress must match cudaTypedefs.h");

@@ -32,7 +32,7 @@ struct FitReport {
   std::size_t gemm_configs = 0;
   std::size_t memory_rows = 0;
   std::size_t vector_fits = 0;
-  std::size_t skipped = 0;        // failed tasks and runs without a GEMM kernel of a known family
+  std::size_t skipped = 0;  // failed tasks and runs without a GEMM kernel of a known family
   double median_config_mape_pct = 0;
   double max_config_mape_pct = 0;
 };
@@ -52,17 +52,19 @@ struct CallSets {
   std::vector<MeasuredCall> memory;
   std::size_t skipped = 0;
 };
-CallSets measured_calls(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec, double gap_us);
+CallSets measured_calls(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec,
+                        double gap_us);
 
 // One profile per GEMM dtype: the predictor chooses a GPU's kernel for a shape among the
 // calibration points of the profile it takes for the record's dtype, so a profile must not
 // mix dtypes. Each carries the launch overhead and the memory-bound fits too.
 std::vector<DType> gemm_dtypes(const std::vector<MeasuredTask>& measurements);
-Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec, const Provenance& provenance,
-                    DType gemm_dtype, FitReport* report = nullptr);
+Profile fit_profile(const std::vector<MeasuredTask>& measurements, const DeviceSpec& spec,
+                    const Provenance& provenance, DType gemm_dtype, FitReport* report = nullptr);
 
 // Per shape, the heuristic's pick and each candidate: algorithm, kernel, time, and how much
 // slower than the pick. Returns the number of rows written.
-std::size_t write_candidates_csv(const std::filesystem::path& file, const std::vector<MeasuredTask>& measurements);
+std::size_t write_candidates_csv(const std::filesystem::path& file,
+                                 const std::vector<MeasuredTask>& measurements);
 
 }  // namespace pm2lat::calibrate::run

@@ -27,7 +27,8 @@ namespace pm2lat::calibrate::run {
 
 struct PlanOptions {
   std::vector<DType> dtypes{DType::kFp32, DType::kBf16};
-  std::vector<GemmLayout> layouts{GemmLayout::kLinear, GemmLayout::kMatmul, GemmLayout::kWeightGrad};
+  std::vector<GemmLayout> layouts{GemmLayout::kLinear, GemmLayout::kMatmul,
+                                  GemmLayout::kWeightGrad};
   double budget_s = 30 * 60;
   // Grid and repetitions; empty / 0 = the densest the budget allows. Tests give their own.
   std::vector<std::int64_t> dims;     // values M, N and K each take
@@ -47,8 +48,8 @@ struct PlanPart {
 
 struct CalibrationPlan {
   DeviceSpec spec;
-  PlanOptions options;   // resolved: dims, batches and reps filled in
-  std::string density;   // "fine", "medium", "coarse" or "custom"
+  PlanOptions options;                 // resolved: dims, batches and reps filled in
+  std::string density;                 // "fine", "medium", "coarse" or "custom"
   std::vector<MeasurementTask> tasks;  // everything but the fill
   // The fill depends on the kernels the survey finds; the estimate assumes this many
   // configurations per dtype and layout, each forced on options.fill_sizes sizes.

@@ -13,11 +13,11 @@
 namespace pm2lat::calibrate::run {
 
 enum class TaskKind : std::uint8_t {
-  kLaunch = 0,       // launch overhead: empty kernels, alone and back to back
-  kGemm,             // a GEMM shape with the algorithm cuBLASLt's heuristic picks
-  kGemmCandidates,   // the same shape with each of the heuristic's next candidates
-  kGemmFill,         // a kernel configuration found by kGemm, forced on more sizes
-  kMemory,           // a memory-bound kernel of ours over one size
+  kLaunch = 0,      // launch overhead: empty kernels, alone and back to back
+  kGemm,            // a GEMM shape with the algorithm cuBLASLt's heuristic picks
+  kGemmCandidates,  // the same shape with each of the heuristic's next candidates
+  kGemmFill,        // a kernel configuration found by kGemm, forced on more sizes
+  kMemory,          // a memory-bound kernel of ours over one size
 };
 
 std::string_view to_string(TaskKind k) noexcept;
@@ -25,9 +25,9 @@ std::optional<TaskKind> parse_task_kind(std::string_view s) noexcept;
 
 // Operand layout in the row-major (PyTorch) view, named after the operator that uses it.
 enum class GemmLayout : std::uint8_t {
-  kLinear = 0,   // y = x W^T: B stored transposed (nn.Linear forward)
-  kMatmul,       // C = A B, neither transposed (batched: bmm)
-  kWeightGrad,   // dW = dY^T X: A stored transposed (nn.Linear weight gradient)
+  kLinear = 0,  // y = x W^T: B stored transposed (nn.Linear forward)
+  kMatmul,      // C = A B, neither transposed (batched: bmm)
+  kWeightGrad,  // dW = dY^T X: A stored transposed (nn.Linear weight gradient)
 };
 
 std::string_view to_string(GemmLayout l) noexcept;
@@ -89,7 +89,7 @@ struct MeasurementTask {
   std::string config;
   std::int32_t candidates = 0;  // kGemmCandidates: how many heuristic results to request
   TimingPolicy timing;
-  double estimated_us = 0;      // wall time the task is expected to take
+  double estimated_us = 0;  // wall time the task is expected to take
 };
 
 // Ids, built the same way by the planner and by the fill planner.

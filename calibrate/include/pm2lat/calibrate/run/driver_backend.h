@@ -17,9 +17,9 @@ struct DriverBackendOptions {
   std::string driver_library = "libcuda.so.1";
   std::string cublaslt_library = "libcublasLt.so.13";
   std::string cupti_library = "libcupti.so.13";
-  int device = 0;                                 // ordinal among the visible GPUs
+  int device = 0;                                       // ordinal among the visible GPUs
   std::size_t workspace_bytes = std::size_t{32} << 20;  // cuBLASLt workspace (PyTorch's on Hopper)
-  double warmup_s = 1.0;                          // busy work before the first measurement
+  double warmup_s = 1.0;                                // busy work before the first measurement
 };
 
 // Throws BackendError with what is missing (driver, GPU, cuBLASLt, CUPTI, kernels).

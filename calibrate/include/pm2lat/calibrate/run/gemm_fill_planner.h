@@ -19,6 +19,7 @@ namespace pm2lat::calibrate::run {
 std::string gemm_run_config(const GemmRun& run);
 
 // `done` maps task ids to their results (survey and candidates; others are ignored).
-std::vector<MeasurementTask> plan_fill(const CalibrationPlan& plan, const std::map<std::string, const TaskResult*>& done);
+std::vector<MeasurementTask> plan_fill(const CalibrationPlan& plan,
+                                       const std::map<std::string, const TaskResult*>& done);
 
 }  // namespace pm2lat::calibrate::run

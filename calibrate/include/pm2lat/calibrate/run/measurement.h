@@ -35,12 +35,12 @@ struct TimingSample {
 struct GemmAlgo {
   std::array<std::uint64_t, 8> data{};
   std::int32_t id = -1;
-  std::int32_t tile = 0;       // cublasLtMatmulTile_t
-  std::int32_t stages = 0;     // cublasLtMatmulStages_t
+  std::int32_t tile = 0;    // cublasLtMatmulTile_t
+  std::int32_t stages = 0;  // cublasLtMatmulStages_t
   std::int32_t split_k = 0;
   std::int32_t swizzle = 0;
   std::int32_t custom = 0;
-  std::int32_t cluster = 0;    // cublasLtClusterShape_t
+  std::int32_t cluster = 0;  // cublasLtClusterShape_t
   std::uint64_t workspace_bytes = 0;
 };
 
@@ -54,22 +54,22 @@ struct GemmRun {
 };
 
 struct LaunchOverhead {
-  std::string kernel;             // the empty kernel's name
-  double kernel_us = 0;           // its device time (CUPTI)
-  double graph_per_launch_us = 0; // back to back in a graph: kernel + gap to the next
-  double single_call_us = 0;      // events around one launch: dispatch + kernel
-  double host_launch_us = 0;      // host time of one launch call
+  std::string kernel;              // the empty kernel's name
+  double kernel_us = 0;            // its device time (CUPTI)
+  double graph_per_launch_us = 0;  // back to back in a graph: kernel + gap to the next
+  double single_call_us = 0;       // events around one launch: dispatch + kernel
+  double host_launch_us = 0;       // host time of one launch call
 };
 
 struct TaskResult {
   std::string task_id;
   TaskKind kind = TaskKind::kGemm;
-  std::string error;              // non-empty: the task could not be measured
-  std::vector<GemmRun> gemm;      // GEMM kinds: the heuristic's pick first, or the forced run
+  std::string error;                // non-empty: the task could not be measured
+  std::vector<GemmRun> gemm;        // GEMM kinds: the heuristic's pick first, or the forced run
   KernelObservation memory_kernel;  // kMemory
   TimingSample memory_timing;
-  LaunchOverhead launch;          // kLaunch
-  double wall_s = 0;              // time the task took
+  LaunchOverhead launch;  // kLaunch
+  double wall_s = 0;      // time the task took
 };
 
 // What a backend reports about the machine, recorded in the profile's provenance.

@@ -15,14 +15,14 @@ namespace pm2lat::calibrate::run {
 struct CostConstants {
   double gemm_task_setup_us = 3000;
   double memory_task_setup_us = 1500;
-  double launch_task_us = 200000;     // the launch-overhead task as a whole
-  double rep_overhead_us = 80;        // busy kernel ahead of the start event, events, sync
-  double kernel_floor_us = 3;         // no kernel runs shorter
-  double rep_target_us = 500;         // device time one repetition aims at
-  double warmup_target_us = 2000;     // device time of the warm-up repetitions
+  double launch_task_us = 200000;  // the launch-overhead task as a whole
+  double rep_overhead_us = 80;     // busy kernel ahead of the start event, events, sync
+  double kernel_floor_us = 3;      // no kernel runs shorter
+  double rep_target_us = 500;      // device time one repetition aims at
+  double warmup_target_us = 2000;  // device time of the warm-up repetitions
   int max_launches = 64;
   int min_reps = 5;
-  double long_kernel_us = 1000;       // kernels longer than this get fewer repetitions
+  double long_kernel_us = 1000;  // kernels longer than this get fewer repetitions
 };
 
 inline constexpr CostConstants kCostConstants{};

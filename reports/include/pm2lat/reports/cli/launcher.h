@@ -37,7 +37,8 @@ std::filesystem::path executable_dir();
 std::filesystem::path default_out_dir(const std::filesystem::path& parent);
 
 // The child's environment: ours, with the runtime's variables set and LD_PRELOAD extended.
-std::vector<std::string> child_environment(const LaunchConfig& config, const char* const* parent_env);
+std::vector<std::string> child_environment(const LaunchConfig& config,
+                                           const char* const* parent_env);
 
 struct ChildStatus {
   bool signaled = false;  // killed by a signal

@@ -36,7 +36,8 @@ struct AttentionEvalResult {
   std::size_t unknown_devices = 0;
 };
 
-AttentionEvalResult eval_attention(Predictor& predictor, const std::vector<calibrate::AttentionMeasurement>& rows);
+AttentionEvalResult eval_attention(Predictor& predictor,
+                                   const std::vector<calibrate::AttentionMeasurement>& rows);
 void print_attention_eval(std::ostream& out, const AttentionEvalResult& r);
 // {"groups":[{"device","backend","n","mape_pct","median_ape_pct",...}], "overall":{...}}
 nlohmann::json attention_eval_json(const AttentionEvalResult& r);

@@ -38,7 +38,8 @@ struct KernelEvalResult {
 // ("legacy_cublas", "xmma", "cutlass2", ...), the kernel family otherwise.
 std::string family_label(const KernelClass& cls);
 
-KernelEvalResult eval_kernels(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls);
+KernelEvalResult eval_kernels(Predictor& predictor,
+                              const std::vector<calibrate::MeasuredCall>& calls);
 
 void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
 nlohmann::json kernel_eval_json(const KernelEvalResult& r);
@@ -59,14 +60,16 @@ struct CrossEvalResult {
   std::vector<CrossGroup> pairs;   // per (source, target, op)
   std::vector<CrossGroup> totals;  // per (source, target), op = "all"
   ErrorSummary overall;
-  ErrorSummary gemm;               // GEMM rows over all pairs
+  ErrorSummary gemm;  // GEMM rows over all pairs
 };
 
 // `source` / `target`: GPU names as in the table or the catalogue; "all" = every GPU in the
 // table (pairs of distinct GPUs). `graph_replay`: the table timed calls in replayed CUDA
 // graphs (AIConfigurator), and predictions are made in that timing.
-CrossEvalResult eval_kernels_cross(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
-                                   const std::string& source, const std::string& target, bool graph_replay = false);
+CrossEvalResult eval_kernels_cross(Predictor& predictor,
+                                   const std::vector<calibrate::MeasuredCall>& calls,
+                                   const std::string& source, const std::string& target,
+                                   bool graph_replay = false);
 
 void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
 nlohmann::json cross_eval_json(const CrossEvalResult& r);

@@ -31,8 +31,8 @@ struct ModelEvalRun {
   std::int64_t seqlen = 0, batch = 0;
   double measured_ms = 0, predicted_ms = 0, error_pct = 0;
   std::optional<double> neusight_error_pct;
-  bool spec_scaled = false;       // the GPU has no profile of its own
-  double scaled_kernel_ms = 0;    // predicted kernel time taken from another GPU's fits
+  bool spec_scaled = false;              // the GPU has no profile of its own
+  double scaled_kernel_ms = 0;           // predicted kernel time taken from another GPU's fits
   std::array<ClassTotals, 6> classes{};  // indexed by OpClass
 };
 

@@ -17,9 +17,9 @@ namespace pm2lat::reports {
 
 // What the host does for an operator: launch kernels, or dispatch without a kernel.
 enum class HostWork : std::uint8_t {
-  kLaunch,    // framework dispatch ending in a kernel launch
-  kView,      // framework dispatch without a kernel (view, permute, expand, ...)
-  kPython,    // a Python-level value (size, getitem of ints): almost free
+  kLaunch,  // framework dispatch ending in a kernel launch
+  kView,    // framework dispatch without a kernel (view, permute, expand, ...)
+  kPython,  // a Python-level value (size, getitem of ints): almost free
 };
 
 // Operator classes of the --by-class breakdown.
@@ -31,8 +31,8 @@ struct LoweredOp {
   OpClass op_class = OpClass::kOther;
   HostWork host = HostWork::kLaunch;
   bool has_kernel = false;
-  KernelRecord record;  // op context filled; no kernel name (the target's kernel is chosen)
-  KernelClass cls;      // family set from the operator
+  KernelRecord record;       // op context filled; no kernel name (the target's kernel is chosen)
+  KernelClass cls;           // family set from the operator
   std::string overhead_key;  // profile call-overhead key ("linear", "bmm", "add", ...)
 };
 

@@ -2,7 +2,7 @@
 // launch geometry and CUPTI durations, the runtime/driver calls that launched them, and the
 // CPU operators (with recorded input shapes) those calls ran inside.
 //
-// Accepted input: the Chrome-trace JSON Kineto writes ({"traceEvents": [...], 
+// Accepted input: the Chrome-trace JSON Kineto writes ({"traceEvents": [...],
 // "deviceProperties": [...], "distributedInfo": {...}}) or a bare event array, in every
 // spelling seen across PyTorch versions (category "kernel"/"Kernel", "cpu_op"/"Operator",
 // "cuda_runtime"/"Runtime", "Input Dims"/"Input dims", ...). Other events are dropped while
@@ -55,10 +55,10 @@ struct OpInput {
 
 // Collective parameters PyTorch attaches to record_param_comms ops and NCCL kernels.
 struct CollectiveArgs {
-  std::string name;            // "allreduce", "all_to_all", ...
+  std::string name;  // "allreduce", "all_to_all", ...
   std::int64_t in_elements = -1;
   std::int64_t out_elements = -1;
-  std::string dtype;           // "Float", "BFloat16", ...
+  std::string dtype;  // "Float", "BFloat16", ...
   std::int32_t group_size = 0;
 
   bool present() const noexcept { return in_elements >= 0 || out_elements >= 0; }
@@ -66,8 +66,8 @@ struct CollectiveArgs {
 
 // A CPU operator or user annotation (a time range on one thread).
 struct TraceOp {
-  std::uint32_t name = 0;  // into KinetoTrace::strings
-  bool annotation = false; // user_annotation (record_function, "nccl:all_reduce") vs operator
+  std::uint32_t name = 0;   // into KinetoTrace::strings
+  bool annotation = false;  // user_annotation (record_function, "nccl:all_reduce") vs operator
   std::int64_t pid = 0;
   std::int64_t tid = 0;
   double ts_us = 0;

@@ -18,7 +18,8 @@ namespace pm2lat::reports {
 
 // Requires link_kernels_to_ops(trace). `int_args` receives the integer scalar arguments of a
 // Triton kernel's launch (xnumel, rnumel) when the trace recorded them.
-OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel, const KernelClass& cls,
+OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel,
+                                const KernelClass& cls,
                                 std::vector<std::int64_t>* int_args = nullptr);
 
 }  // namespace pm2lat::reports

@@ -16,6 +16,7 @@ namespace pm2lat::reports {
 void link_kernels_to_ops(KinetoTrace& trace);
 
 // The chain of ops around a kernel, innermost first (at most `depth` ops).
-std::vector<const TraceOp*> op_chain(const KinetoTrace& trace, const TraceKernel& kernel, int depth = 6);
+std::vector<const TraceOp*> op_chain(const KinetoTrace& trace, const TraceKernel& kernel,
+                                     int depth = 6);
 
 }  // namespace pm2lat::reports

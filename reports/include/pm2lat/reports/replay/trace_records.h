@@ -15,14 +15,14 @@ namespace pm2lat::reports {
 
 struct TraceRecords {
   std::string source;
-  std::string gpu;      // the GPU the trace ran on, as the trace names it ("" = not recorded)
+  std::string gpu;  // the GPU the trace ran on, as the trace names it ("" = not recorded)
   std::int32_t rank = 0;
   std::vector<KernelRecord> records;
   std::vector<const KernelClass*> classes;  // parallel to records, owned by the cache
   // How much the trace said about its kernels.
-  std::size_t linked = 0;        // launch call found inside an operator
-  std::size_t with_shape = 0;    // operator shapes gave the kernel's work
-  std::size_t from_geometry = 0; // work estimated from the launch geometry
+  std::size_t linked = 0;         // launch call found inside an operator
+  std::size_t with_shape = 0;     // operator shapes gave the kernel's work
+  std::size_t from_geometry = 0;  // work estimated from the launch geometry
 };
 
 // Links kernels to operators (if not yet done) and builds the records. Timestamps become

@@ -47,14 +47,15 @@ class RunPredictor;
 // The prediction stage of replay, on its own for benchmarks: every record predicted on every
 // target of `predictor` into new rows of `table` (rank `rank_index`, columns already added).
 void predict_records(const RunPredictor& predictor, const std::vector<KernelRecord>& records,
-                     const std::vector<const KernelClass*>& classes, const DeviceSpec* source, std::size_t rank_index,
-                     RunTable& table, ProgressBar* progress = nullptr);
+                     const std::vector<const KernelClass*>& classes, const DeviceSpec* source,
+                     std::size_t rank_index, RunTable& table, ProgressBar* progress = nullptr);
 
 // The GPU a trace's kernels were built for, from architecture tokens in their names
 // ("sm90_xmma..." -> "H100"), or "" when the names do not say.
 std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names);
 
 // Throws InputError for an unreadable trace or an unknown target GPU.
-TraceReplay replay_trace(const std::filesystem::path& trace, Predictor& predictor, const ReplayOptions& options);
+TraceReplay replay_trace(const std::filesystem::path& trace, Predictor& predictor,
+                         const ReplayOptions& options);
 
 }  // namespace pm2lat::reports
