@@ -39,7 +39,8 @@ std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir, ModelRun
   const auto c_seq = index.column("seqlen"), c_batch = index.column("batch"),
              c_opt = index.column("option"), c_layers = index.column("num_layer"),
              c_file = index.column("ops_file"), c_npred = index.column("neusight_pred_ms"),
-             c_nerr = index.column("neusight_err_pct");
+             c_nerr = index.column("neusight_err_pct"), c_fw = index.column("measured_fw_ms"),
+             c_bw = index.column("measured_bw_ms");
   std::vector<ModelRun> runs;
   for (std::size_t i = 0; i < index.rows(); ++i) {
     const auto& r = index.row(i);
@@ -57,6 +58,8 @@ std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir, ModelRun
     if (c_npred) run.neusight_pred_ms = to_double(r[*c_npred]);
     if (c_nerr) run.neusight_err_pct = to_double(r[*c_nerr]);
     if (c_file) run.ops_file = r[*c_file];
+    if (c_fw) run.measured_fw_ms = to_double(r[*c_fw]);
+    if (c_bw) run.measured_bw_ms = to_double(r[*c_bw]);
     ++st.runs;
     if (!run.ops_file.empty() && std::filesystem::exists(dir / run.ops_file)) {
       const CsvTable ops = CsvTable::read(dir / run.ops_file);
@@ -65,8 +68,9 @@ std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir, ModelRun
       const auto o_idx = col("op_index"), o_name = col("name"), o_rep = col("repeat"),
                  o_in = col("input_shapes"), o_out = col("output_shape"), o_dtype = col("dtype"),
                  o_B = col("B"), o_M = col("M"), o_N = col("N"), o_K = col("K"), o_H = col("H"),
-                 o_acc_ops = col("neusight_acc_ops"), o_fw = col("fw_latency_us"),
-                 o_bw = col("bw_latency_us"), o_acc = col("acc_latency_us");
+                 o_bw_ops = col("neusight_bw_ops"), o_acc_ops = col("neusight_acc_ops"),
+                 o_fw = col("fw_latency_us"), o_bw = col("bw_latency_us"),
+                 o_acc = col("acc_latency_us");
       auto get = [](const std::vector<std::string>& row, std::optional<std::size_t> c) {
         return c ? row[*c] : std::string();
       };
@@ -90,6 +94,7 @@ std::vector<ModelRun> load_model_runs(const std::filesystem::path& dir, ModelRun
         row.N = to_int(get(o, o_N)).value_or(0);
         row.K = to_int(get(o, o_K)).value_or(0);
         row.H = to_int(get(o, o_H)).value_or(0);
+        row.neusight_bw_ops = get(o, o_bw_ops);
         row.neusight_acc_ops = get(o, o_acc_ops);
         row.fw_us = to_double(get(o, o_fw)).value_or(0);
         row.bw_us = to_double(get(o, o_bw)).value_or(0);

@@ -26,9 +26,10 @@ struct ModelOpRow {
   std::string dtype;  // output dtype ("fp32", "int64", "bool", "" = not a tensor)
   // NeuSight's GEMM (N = reduction) and vector shapes, when the row has them.
   std::int64_t B = 0, M = 0, N = 0, K = 0, H = 0;
-  // NeuSight's decomposition of the gradient accumulation ("MEM:30522x1024"): the only
-  // place a file states parameter shapes that are not operator inputs (embedding tables).
-  std::string neusight_acc_ops;
+  // NeuSight's decomposition of the backward and of the gradient accumulation
+  // ("MEM:30522x1024;...", "VECadd:1x31254528"): the only place a file states parameter
+  // shapes that are not operator inputs (embedding tables).
+  std::string neusight_bw_ops, neusight_acc_ops;
   // Measured latencies (diagnosis only: never inputs to predictions).
   double fw_us = 0, bw_us = 0, acc_us = 0;
 };
@@ -37,6 +38,8 @@ struct ModelRun {
   std::string device, model, mode, option;
   std::int64_t seqlen = 0, batch = 0, num_layer = 0;
   double measured_e2e_ms = 0;
+  // The benchmark times a training step's forward and backward separately (e2e = sum).
+  std::optional<double> measured_fw_ms, measured_bw_ms;
   std::optional<double> neusight_pred_ms, neusight_err_pct;
   std::string ops_file;         // relative to the index; empty when the run has none
   std::vector<ModelOpRow> ops;  // filled by load_model_runs when the file exists
