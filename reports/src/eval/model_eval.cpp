@@ -8,88 +8,73 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "pm2lat/reports/eval/model_replay.h"
+
 namespace pm2lat::reports {
 namespace {
 
 using calibrate::ModelOpRow;
 using calibrate::ModelRun;
 
-// Host cost of operators that launch no kernel, relative to the GPU's typical dispatch of a
-// kernel-launching operator: a view goes through the framework dispatcher without a
-// launch; a Python value (size, getitem of ints) barely touches it.
-constexpr double kViewDispatchShare = 0.5;
-constexpr double kPythonDispatchShare = 0.15;
-
-double median_dispatch(const Profile* p) {
-  if (p == nullptr || p->call_overhead.empty()) return 0;
-  std::vector<double> v;
-  for (const auto& [op, o] : p->call_overhead) v.push_back(o.pre_us);
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+std::string truth_key(OpGroup g, Pass p) {
+  return std::string(to_string(g)) + "." + std::string(to_string(p));
 }
 
-// The two-timeline replay of one step.
-class StepTimeline {
- public:
-  void dispatch(double host_us) { cpu_ += host_us; }
-  void run_kernel(double kernel_us) { gpu_ = std::max(gpu_, cpu_) + kernel_us; }
-  double end_us() const { return std::max(cpu_, gpu_); }
-
- private:
-  double cpu_ = 0;
-  double gpu_ = 0;
-};
-
-// Rows in execution order with their layer blocks expanded: a run of consecutive rows with
-// the same repeat > 1 is one layer, executed `repeat` times.
-template <typename F>
-void for_each_in_order(const std::vector<ModelOpRow>& rows, bool reverse, F&& f) {
-  struct Block {
-    std::size_t begin, end;
-    std::int64_t repeat;
-  };
-  std::vector<Block> blocks;
-  for (std::size_t i = 0; i < rows.size();) {
-    std::size_t j = i + 1;
-    while (j < rows.size() && rows[j].repeat == rows[i].repeat) ++j;
-    blocks.push_back({i, j, rows[i].repeat});
-    i = j;
-  }
-  if (reverse) std::reverse(blocks.begin(), blocks.end());
-  for (const Block& b : blocks) {
-    for (std::int64_t r = 0; r < b.repeat; ++r) {
-      if (reverse) {
-        for (std::size_t i = b.end; i-- > b.begin;) f(rows[i]);
-      } else {
-        for (std::size_t i = b.begin; i < b.end; ++i) f(rows[i]);
-      }
+// The call-basis forecast of one operator as the files time it alone: the first kernel as a
+// call (dispatch, kernel, never under the call floor), each further kernel launched after
+// its own dispatch and run when the GPU is free.
+double call_forecast_us(const StepReplay& replay, const std::vector<LoweredOp>& ops) {
+  const Predictor& p = replay.predictor();
+  PredictOptions call;
+  call.basis = TimeBasis::kCall;
+  call.source_spec = p.target(replay.target()).profile_spec;
+  PredictOptions kernel = call;
+  kernel.basis = TimeBasis::kKernel;
+  double host = 0, gpu = 0;
+  bool first = true;
+  for (const LoweredOp& op : ops) {
+    host += replay.dispatch_us(op);
+    if (!op.has_kernel) continue;
+    if (first) {
+      const Prediction c = p.predict(op.record, op.cls, replay.target(), call);
+      gpu = c.basis == TimeBasis::kCall ? c.us : host + c.us;
+      first = false;
+    } else {
+      gpu = std::max(gpu, host) + p.predict(op.record, op.cls, replay.target(), kernel).us;
     }
   }
+  return std::max(host, gpu);
+}
+
+bool wanted(const std::vector<std::string>& filter, const std::string& v) {
+  return filter.empty() || std::find(filter.begin(), filter.end(), v) != filter.end();
 }
 
 }  // namespace
 
-ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& runs) {
+ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& runs,
+                            const ModelEvalOptions& options) {
   ModelEvalResult out;
   ErrorStats overall;
+  std::vector<const DeviceSpec*> devices;
+  for (const auto& d : options.devices) devices.push_back(&predictor.catalogue().resolve(d));
   for (const ModelRun& run : runs) {
+    if (!wanted(options.modes, run.mode)) continue;
+    const DeviceSpec* spec = predictor.catalogue().find(run.device);
+    if (!devices.empty() && std::find(devices.begin(), devices.end(), spec) == devices.end())
+      continue;
     if (run.ops.empty()) {
       ++out.skipped_without_ops;
       continue;
     }
-    TargetId tid = 0;
-    try {
-      tid = predictor.add_target(run.device);
-    } catch (const UnknownDeviceError&) {
+    if (spec == nullptr) {
       ++out.skipped_unknown_device;
       continue;
     }
+    const TargetId tid = predictor.add_target(run.device);
     const Target& target = predictor.target(tid);
-    const Profile* overheads = target.profiles.empty() ? nullptr : target.profiles.front();
-    const double dispatch = median_dispatch(overheads);
-    PredictOptions opt;
-    opt.basis = TimeBasis::kKernel;
-    opt.source_spec = target.profile_spec;
+    const StepReplay replay(predictor, tid);
+    const ReplayedStep step = replay.replay(run);
 
     ModelEvalRun r;
     r.device = target.name;
@@ -100,41 +85,47 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
     r.measured_ms = run.measured_e2e_ms;
     r.neusight_error_pct = run.neusight_err_pct;
     r.spec_scaled = target.spec_scaled;
-
-    StepTimeline timeline;
-    auto replay = [&](const ModelOpRow& row, Pass pass) {
-      for (const LoweredOp& op : lower(row, pass)) {
-        double host = 0;
-        switch (op.host) {
-          case HostWork::kLaunch: {
-            const CallOverhead o =
-                overheads ? overheads->overhead_for(op.overhead_key) : CallOverhead{};
-            host = o.pre_us > 0 ? o.pre_us : dispatch;
-            break;
-          }
-          case HostWork::kView: host = kViewDispatchShare * dispatch; break;
-          case HostWork::kPython: host = kPythonDispatchShare * dispatch; break;
-        }
-        timeline.dispatch(host);
-        if (!op.has_kernel) continue;
-        const Prediction p = predictor.predict(op.record, op.cls, tid, opt);
-        if (p.has(prediction_flags::kSpecScaled)) r.scaled_kernel_ms += p.us / 1e3;
-        timeline.run_kernel(p.us);
-        r.classes[static_cast<std::size_t>(op.op_class)].predicted_ms += p.us / 1e3;
-      }
-    };
-    for_each_in_order(run.ops, false, [&](const ModelOpRow& row) { replay(row, Pass::kForward); });
+    r.predicted_ms = step.predicted_ms;
+    r.predicted_fw_ms = step.forward_ms;
+    r.predicted_bw_ms = step.backward_ms;
+    r.host_ms = step.host_ms;
+    r.kernel_total_ms = step.kernel_total_ms;
     if (run.training()) {
-      for_each_in_order(run.ops, true,
-                        [&](const ModelOpRow& row) { replay(row, Pass::kBackward); });
-      for_each_in_order(run.ops, false,
-                        [&](const ModelOpRow& row) { replay(row, Pass::kAccumulate); });
+      r.measured_fw_ms = run.measured_fw_ms;
+      r.measured_bw_ms = run.measured_bw_ms;
     }
-    for (const ModelOpRow& row : run.ops) {
+    r.scaled_kernel_ms = step.spec_scaled_kernel_ms;
+    r.kernel_ms = step.kernel_ms;
+    for (std::size_t c = 0; c < kOpClassCount; ++c)
+      r.classes[c].predicted_ms = step.class_kernel_ms[c];
+
+    const auto contexts = describe_rows(run.ops);
+    for (std::size_t i = 0; i < run.ops.size(); ++i) {
+      const ModelOpRow& row = run.ops[i];
+      const double rep = static_cast<double>(row.repeat);
       r.classes[static_cast<std::size_t>(op_class_of(row.op_class))].labelled_ms +=
-          (row.fw_us + row.bw_us + row.acc_us) * static_cast<double>(row.repeat) / 1e3;
+          (row.fw_us + row.bw_us + row.acc_us) * rep / 1e3;
+      for (std::size_t p = 0; p < kPassCount; ++p) {
+        const auto pass = static_cast<Pass>(p);
+        if (pass != Pass::kForward && !run.training()) continue;
+        const double label = pass == Pass::kForward    ? row.fw_us
+                             : pass == Pass::kBackward ? row.bw_us
+                                                       : row.acc_us;
+        const auto ops = lower(row, pass, contexts[i]);
+        if (ops.empty() && label <= 0) continue;
+        OperatorTruth& t = r.operators[truth_key(op_group_of(row, contexts[i]), pass)];
+        t.calls += row.repeat;
+        t.labelled_ms += label * rep / 1e3;
+        if (!ops.empty()) t.predicted_ms += call_forecast_us(replay, ops) * rep / 1e3;
+      }
     }
-    r.predicted_ms = timeline.end_us() / 1e3;
+    for (const auto& [key, t] : r.operators) {
+      OperatorTruth& all = out.operators[key];
+      all.calls += t.calls;
+      all.labelled_ms += t.labelled_ms;
+      all.predicted_ms += t.predicted_ms;
+    }
+    out.measured_total_ms += r.measured_ms;
     r.error_pct = ape_pct(r.predicted_ms, r.measured_ms);
     overall.add_ape(r.error_pct);
     if (r.neusight_error_pct) {
@@ -147,6 +138,24 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
   return out;
 }
 
+namespace {
+
+void print_operators(std::ostream& os, const std::map<std::string, OperatorTruth>& ops,
+                     double measured_ms, const char* indent) {
+  fmt::print(os, "{}{:<22} {:>8} {:>12} {:>12} {:>8} {:>10}\n", indent, "operators (isolated)",
+             "calls", "labels ms", "forecast ms", "err %", "% of run");
+  for (const auto& [key, t] : ops) {
+    fmt::print(os, "{}{:<22} {:>8} {:>12.2f} {:>12.2f} {:>8} {:>+10.2f}\n", indent, key, t.calls,
+               t.labelled_ms, t.predicted_ms,
+               t.labelled_ms > 0 ? fmt::format("{:+.1f}", 100.0 * (t.predicted_ms - t.labelled_ms) /
+                                                              t.labelled_ms)
+                                 : std::string("-"),
+               100.0 * (t.predicted_ms - t.labelled_ms) / measured_ms);
+  }
+}
+
+}  // namespace
+
 void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_class) {
   fmt::print(os, "{:<16} {:<11} {:<5} {:>6} {:>5} {:>12} {:>12} {:>8} {:>10}\n", "device", "model",
              "mode", "seqlen", "batch", "measured ms", "predicted ms", "error%", "NeuSight%");
@@ -156,16 +165,22 @@ void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_clas
                r.error_pct,
                r.neusight_error_pct ? fmt::format("{:.2f}", *r.neusight_error_pct) : "-",
                r.spec_scaled ? "  (spec-scaled: no profile)" : "");
-    if (by_class) {
-      for (std::size_t c = 0; c < r.classes.size(); ++c) {
-        const auto& t = r.classes[c];
-        if (t.predicted_ms == 0 && t.labelled_ms == 0) continue;
-        fmt::print(os,
-                   "    {:<12} predicted {:>10.2f} ms   per-operator labels {:>10.2f} ms   "
-                   "({:+.1f} % of the run)\n",
-                   to_string(static_cast<OpClass>(c)), t.predicted_ms, t.labelled_ms,
-                   100.0 * (t.predicted_ms - t.labelled_ms) / r.measured_ms);
-      }
+    if (!by_class) continue;
+    fmt::print(os, "    replay: GPU busy {:.2f} ms, host dispatch {:.2f} ms\n", r.kernel_total_ms,
+               r.host_ms);
+    if (r.measured_fw_ms && r.measured_bw_ms) {
+      fmt::print(os,
+                 "    forward  measured {:>10.2f} ms  predicted {:>10.2f} ms ({:+.1f} %)\n"
+                 "    backward measured {:>10.2f} ms  predicted {:>10.2f} ms ({:+.1f} %)\n",
+                 *r.measured_fw_ms, r.predicted_fw_ms,
+                 100.0 * (r.predicted_fw_ms - *r.measured_fw_ms) / *r.measured_fw_ms,
+                 *r.measured_bw_ms, r.predicted_bw_ms,
+                 100.0 * (r.predicted_bw_ms - *r.measured_bw_ms) / *r.measured_bw_ms);
+    }
+    print_operators(os, r.operators, r.measured_ms, "    ");
+    for (const auto& [key, ms] : r.kernel_ms) {
+      if (key.starts_with("linear.") || key.starts_with("bmm."))
+        fmt::print(os, "    kernels {:<26} {:>10.2f} ms\n", key, ms);
     }
   }
   fmt::print(
@@ -173,6 +188,10 @@ void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_clas
       "\ncells {}  mean error {:.2f} %  median error {:.2f} %  better than NeuSight in {} of {}\n",
       res.overall.n, res.overall.mape_pct, res.overall.median_ape_pct,
       res.cells_better_than_neusight, res.cells_with_neusight);
+  if (by_class && res.measured_total_ms > 0) {
+    fmt::print(os, "\nall runs above ({:.1f} ms measured in total):\n", res.measured_total_ms);
+    print_operators(os, res.operators, res.measured_total_ms, "");
+  }
   if (res.skipped_without_ops > 0)
     fmt::print(os, "{} runs skipped: no per-operator file\n", res.skipped_without_ops);
   if (res.skipped_unknown_device > 0)
@@ -182,6 +201,15 @@ void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_clas
 
 nlohmann::json model_eval_json(const ModelEvalResult& res, bool by_class) {
   using nlohmann::json;
+  auto operators_json = [](const std::map<std::string, OperatorTruth>& ops) {
+    json j = json::object();
+    for (const auto& [key, t] : ops) {
+      j[key] = {{"calls", t.calls},
+                {"labelled_ms", t.labelled_ms},
+                {"predicted_call_ms", t.predicted_ms}};
+    }
+    return j;
+  };
   json runs = json::array();
   for (const auto& r : res.runs) {
     json j = {
@@ -196,6 +224,10 @@ nlohmann::json model_eval_json(const ModelEvalResult& res, bool by_class) {
         {"neusight_error_pct", r.neusight_error_pct ? json(*r.neusight_error_pct) : json(nullptr)},
         {"spec_scaled", r.spec_scaled},
         {"spec_scaled_kernel_ms", r.scaled_kernel_ms}};
+    if (r.measured_fw_ms && r.measured_bw_ms) {
+      j["forward"] = {{"measured_ms", *r.measured_fw_ms}, {"predicted_ms", r.predicted_fw_ms}};
+      j["backward"] = {{"measured_ms", *r.measured_bw_ms}, {"predicted_ms", r.predicted_bw_ms}};
+    }
     if (by_class) {
       json classes = json::object();
       for (std::size_t c = 0; c < r.classes.size(); ++c) {
@@ -203,16 +235,18 @@ nlohmann::json model_eval_json(const ModelEvalResult& res, bool by_class) {
             {"predicted_ms", r.classes[c].predicted_ms}, {"labelled_ms", r.classes[c].labelled_ms}};
       }
       j["classes"] = classes;
+      j["operators"] = operators_json(r.operators);
+      j["kernels_ms"] = r.kernel_ms;
     }
     runs.push_back(j);
   }
-  return {{"runs", runs},
-          {"overall",
-           {{"cells", res.overall.n},
-            {"mean_error_pct", res.overall.mape_pct},
-            {"median_error_pct", res.overall.median_ape_pct},
-            {"cells_better_than_neusight", res.cells_better_than_neusight},
-            {"skipped_without_ops", res.skipped_without_ops}}}};
+  json overall = {{"cells", res.overall.n},
+                  {"mean_error_pct", res.overall.mape_pct},
+                  {"median_error_pct", res.overall.median_ape_pct},
+                  {"cells_better_than_neusight", res.cells_better_than_neusight},
+                  {"skipped_without_ops", res.skipped_without_ops}};
+  if (by_class) overall["operators"] = operators_json(res.operators);
+  return {{"runs", runs}, {"overall", overall}};
 }
 
 }  // namespace pm2lat::reports
