@@ -11,6 +11,7 @@
 #include "pm2lat/predictor.h"
 #include "pm2lat/reports/eval/gemm_eval.h"
 #include "pm2lat/reports/eval/kernel_eval.h"
+#include "pm2lat/reports/eval/live_run_eval.h"
 #include "pm2lat/reports/eval/model_eval.h"
 
 namespace pm2lat::cli {
@@ -100,8 +101,9 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   });
 
   struct ModelsOptions {
-    std::string data, json;
-    bool by_class = false;
+    std::string data, json, source, target;
+    std::vector<std::string> devices, modes;
+    bool by_class = false, matrix = false;
   };
   auto mo = std::make_shared<ModelsOptions>();
   auto* em =
@@ -110,12 +112,33 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                  "directory with index.csv and <device>/<run>.csv operator files")
       ->required()
       ->check(CLI::ExistingDirectory);
-  em->add_option("--json", mo->json, "write the runs and the overall line as JSON");
-  em->add_flag("--by-class", mo->by_class, "break each run down by operator class");
+  em->add_option("--json", mo->json, "write the runs (or pairs) and the overall line as JSON");
+  em->add_flag("--by-class", mo->by_class,
+               "break each run down by operator group and pass, and GEMMs by cuBLAS layout");
+  em->add_option("--devices", mo->devices, "only runs on these GPUs")->delimiter(',');
+  em->add_option("--modes", mo->modes, "only runs of these modes (inf, train)")->delimiter(',');
+  em->add_option("--source", mo->source,
+                 "live run: forecast from each run's records on this GPU ('all': every GPU)");
+  em->add_option("--target", mo->target,
+                 "live run: for the same run measured on this GPU ('all': every other GPU)");
+  em->add_flag("--matrix", mo->matrix, "live run: also print the source x target error matrix");
   actions.emplace_back(em, [mo, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto runs = calibrate::load_model_runs(mo->data);
-    const auto result = reports::eval_models(predictor, runs);
+    if (!mo->source.empty() || !mo->target.empty()) {
+      const auto live =
+          reports::eval_live_runs(predictor, runs, mo->source.empty() ? "all" : mo->source,
+                                  mo->target.empty() ? "all" : mo->target);
+      reports::print_live_runs(std::cout, live);
+      if (mo->matrix) reports::print_live_run_matrix(std::cout, live);
+      if (!mo->json.empty())
+        write_text_file(mo->json, reports::live_runs_json(live).dump(2) + "\n");
+      return 0;
+    }
+    reports::ModelEvalOptions options;
+    options.devices = mo->devices;
+    options.modes = mo->modes;
+    const auto result = reports::eval_models(predictor, runs, options);
     reports::print_model_eval(std::cout, result, mo->by_class);
     if (!mo->json.empty())
       write_text_file(mo->json, reports::model_eval_json(result, mo->by_class).dump(2) + "\n");

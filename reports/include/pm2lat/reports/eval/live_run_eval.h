@@ -1,0 +1,51 @@
+// `pm2lat eval models --source A --target B`: the live-run case at model level. For every
+// run measured on both A and B (same model, mode, sequence length, batch and option), the
+// records are built as the runtime would see them on A (A's operator file: shapes, types,
+// A's per-operator measured times), each operator is forecast for B
+// (forecast_from_observation), and the step replayed on B is scored against B's measured
+// whole-model time. B needs no operator file of its own.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "pm2lat/calibrate/neusight_models.h"
+#include "pm2lat/predictor.h"
+#include "pm2lat/reports/eval/error_stats.h"
+
+namespace pm2lat::reports {
+
+struct LiveRunPair {
+  std::string source, target, model, mode;
+  std::int64_t seqlen = 0, batch = 0;
+  double measured_ms = 0;   // B's measured whole-model time
+  double predicted_ms = 0;  // forecast for B from A's records
+  double error_pct = 0;
+};
+
+struct LiveRunResult {
+  std::vector<LiveRunPair> pairs;
+  ErrorSummary overall;
+  std::map<std::pair<std::string, std::string>, ErrorSummary> by_pair;  // (source, target)
+  std::size_t skipped_unknown_device = 0;
+};
+
+// `source` / `target`: a GPU name (forgiving) or "all". Throws UnknownDeviceError for a name
+// the catalogue does not know.
+LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<calibrate::ModelRun>& runs,
+                             std::string_view source, std::string_view target);
+
+void print_live_runs(std::ostream& out, const LiveRunResult& r);
+// The source x target matrix of mean error (%).
+void print_live_run_matrix(std::ostream& out, const LiveRunResult& r);
+// {"pairs":[{source,target,model,mode,seqlen,batch,measured_ms,predicted_ms,error_pct}],
+//  "overall":{pairs,mean_error_pct,median_error_pct}}
+nlohmann::json live_runs_json(const LiveRunResult& r);
+
+}  // namespace pm2lat::reports

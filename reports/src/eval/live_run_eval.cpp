@@ -1,0 +1,139 @@
+#include "pm2lat/reports/eval/live_run_eval.h"
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+
+#include "pm2lat/reports/eval/live_forecast.h"
+#include "pm2lat/reports/eval/model_replay.h"
+
+namespace pm2lat::reports {
+namespace {
+
+using calibrate::ModelRun;
+
+bool same_run(const ModelRun& a, const ModelRun& b) {
+  return a.model == b.model && a.mode == b.mode && a.seqlen == b.seqlen && a.batch == b.batch &&
+         a.option == b.option;
+}
+
+}  // namespace
+
+LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& runs,
+                             std::string_view source, std::string_view target) {
+  const DeviceCatalogue& cat = predictor.catalogue();
+  const DeviceSpec* only_source = source == "all" ? nullptr : &cat.resolve(source);
+  const DeviceSpec* only_target = target == "all" ? nullptr : &cat.resolve(target);
+  LiveRunResult out;
+  ErrorStats overall;
+  std::map<std::pair<std::string, std::string>, ErrorStats> by_pair;
+  for (const ModelRun& b : runs) {
+    const DeviceSpec* b_spec = cat.find(b.device);
+    if (b_spec == nullptr) {
+      ++out.skipped_unknown_device;
+      continue;
+    }
+    if (only_target != nullptr && b_spec != only_target) continue;
+    for (const ModelRun& a : runs) {
+      if (a.ops.empty() || !same_run(a, b)) continue;
+      const DeviceSpec* a_spec = cat.find(a.device);
+      if (a_spec == nullptr || a_spec == b_spec) continue;
+      if (only_source != nullptr && a_spec != only_source) continue;
+      const TargetId a_id = predictor.add_target(a_spec->name);
+      const TargetId b_id = predictor.add_target(b_spec->name);
+      const StepReplay replay(predictor, b_id);
+      const ReplayedStep step =
+          replay.replay(a, [&](const ObservedOperator& op, std::vector<Prediction>& kernels) {
+            forecast_from_observation(predictor, op, a_id, b_id, kernels);
+          });
+      LiveRunPair p;
+      p.source = a_spec->name;
+      p.target = b_spec->name;
+      p.model = b.model;
+      p.mode = b.mode;
+      p.seqlen = b.seqlen;
+      p.batch = b.batch;
+      p.measured_ms = b.measured_e2e_ms;
+      p.predicted_ms = step.predicted_ms;
+      p.error_pct = ape_pct(p.predicted_ms, p.measured_ms);
+      overall.add_ape(p.error_pct);
+      by_pair[{p.source, p.target}].add_ape(p.error_pct);
+      out.pairs.push_back(std::move(p));
+    }
+  }
+  out.overall = overall.summary();
+  for (const auto& [key, stats] : by_pair) out.by_pair[key] = stats.summary();
+  return out;
+}
+
+void print_live_runs(std::ostream& os, const LiveRunResult& r) {
+  fmt::print(os, "{:<16} {:<16} {:<11} {:<5} {:>6} {:>5} {:>12} {:>12} {:>8}\n", "source", "target",
+             "model", "mode", "seqlen", "batch", "measured ms", "predicted ms", "error%");
+  for (const auto& p : r.pairs) {
+    fmt::print(os, "{:<16} {:<16} {:<11} {:<5} {:>6} {:>5} {:>12.2f} {:>12.2f} {:>8.2f}\n",
+               p.source, p.target, p.model, p.mode, p.seqlen, p.batch, p.measured_ms,
+               p.predicted_ms, p.error_pct);
+  }
+  fmt::print(os, "\npairs {}  mean error {:.2f} %  median error {:.2f} %\n", r.overall.n,
+             r.overall.mape_pct, r.overall.median_ape_pct);
+  if (r.skipped_unknown_device > 0)
+    fmt::print(os, "{} runs skipped: GPU not in the device catalogue\n", r.skipped_unknown_device);
+}
+
+void print_live_run_matrix(std::ostream& os, const LiveRunResult& r) {
+  std::set<std::string> sources, targets;
+  for (const auto& [key, s] : r.by_pair) {
+    sources.insert(key.first);
+    targets.insert(key.second);
+  }
+  fmt::print(os, "\nmean error % (runs), source (rows) x target (columns)\n{:<16}", "");
+  for (const auto& t : targets) fmt::print(os, " {:>16}", t);
+  fmt::print(os, "\n");
+  for (const auto& s : sources) {
+    fmt::print(os, "{:<16}", s);
+    for (const auto& t : targets) {
+      const auto it = r.by_pair.find({s, t});
+      fmt::print(os, " {:>16}",
+                 it == r.by_pair.end()
+                     ? std::string("-")
+                     : fmt::format("{:.1f} ({})", it->second.mape_pct, it->second.n));
+    }
+    fmt::print(os, "\n");
+  }
+}
+
+nlohmann::json live_runs_json(const LiveRunResult& r) {
+  using nlohmann::json;
+  json pairs = json::array();
+  for (const auto& p : r.pairs) {
+    pairs.push_back({{"source", p.source},
+                     {"target", p.target},
+                     {"model", p.model},
+                     {"mode", p.mode},
+                     {"seqlen", p.seqlen},
+                     {"batch", p.batch},
+                     {"measured_ms", p.measured_ms},
+                     {"predicted_ms", p.predicted_ms},
+                     {"error_pct", p.error_pct}});
+  }
+  json matrix = json::array();
+  for (const auto& [key, s] : r.by_pair) {
+    matrix.push_back({{"source", key.first},
+                      {"target", key.second},
+                      {"pairs", s.n},
+                      {"mean_error_pct", s.mape_pct},
+                      {"median_error_pct", s.median_ape_pct}});
+  }
+  return {{"pairs", pairs},
+          {"overall",
+           {{"pairs", r.overall.n},
+            {"mean_error_pct", r.overall.mape_pct},
+            {"median_error_pct", r.overall.median_ape_pct}}},
+          {"matrix", matrix}};
+}
+
+}  // namespace pm2lat::reports
