@@ -1,5 +1,6 @@
 #include "lowering_builders.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace pm2lat::reports::lowering {
@@ -157,7 +158,14 @@ bool host_reads_result(const std::string& k) {
 
 // Expert choice of a mixture-of-experts layer.
 bool is_routing_choice(const std::string& k) {
-  return k == "argmax" || k == "argmin" || k == "topk" || k == "one_hot" || k == "max";
+  return k == "argmax" || k == "argmin" || k == "topk" || k == "one_hot";
+}
+
+bool is_pointwise_reduction(const ModelOpRow& r) {
+  if (r.op_class != "reduction" || !r.output) return false;
+  double largest = 0;
+  for (const TensorDims* d : tensor_inputs_of(r)) largest = std::max(largest, numel(*d));
+  return largest > 0 && numel(*r.output) >= largest;
 }
 
 bool is_indexing(const std::string& k) {

@@ -57,6 +57,9 @@ bool is_fill(const std::string& k);
 bool host_reads_result(const std::string& k);
 // Expert choice of a mixture-of-experts layer.
 bool is_routing_choice(const std::string& k);
+// A row the files class as a reduction whose output is as large as its largest input:
+// torch.max(a, b), cumsum. It streams its operands like an elementwise kernel.
+bool is_pointwise_reduction(const ModelOpRow& r);
 bool is_indexing(const std::string& k);
 // Masked indexing: nonzero over the mask (the host reads how many rows it selected), then
 // the gather (`assign` false) or scatter (`assign` true) of the selected rows.

@@ -69,6 +69,9 @@ std::vector<LoweredOp> forward(const ModelOpRow& r, const RowContext& ctx) {
     return {memory_bound(c, g, "fwd", KernelFamily::kEmbedding, OpKind::kEmbedding, "embedding",
                          rows, cols, n * es + static_cast<double>(rows) * kIndexBytes, n * es)};
   }
+  if (is_pointwise_reduction(r)) {
+    return {elementwise(c, g, "fwd", elementwise_key(r, in.tensors), rows, cols, in.bytes, n * es)};
+  }
   if (cl == "reduction" || is_routing_choice(k)) {
     return {memory_bound(c, g, "fwd", KernelFamily::kReduction, OpKind::kReduction, k, rows, cols,
                          in.bytes > 0 ? in.bytes : n * es, n * es)};
@@ -147,7 +150,7 @@ OpGroup op_group_of(const ModelOpRow& r, const RowContext& ctx) {
   if (cl == "cast") {
     return ctx.input_dtype.empty() || ctx.input_dtype == r.dtype ? OpGroup::kHost : OpGroup::kCopy;
   }
-  if (cl == "elementwise") return OpGroup::kElementwise;
+  if (cl == "elementwise" || is_pointwise_reduction(r)) return OpGroup::kElementwise;
   if (cl == "softmax") return OpGroup::kSoftmax;
   if (cl == "layernorm") return OpGroup::kLayerNorm;
   if (cl == "embedding") return OpGroup::kEmbedding;

@@ -142,6 +142,21 @@ TEST(ModelLowering, ElementwiseBackwardFollowsTheOperator) {
   EXPECT_EQ(kernels(lower(row("add", "elementwise", {x, x}, x), Pass::kBackward)), 0u);
 }
 
+TEST(ModelLowering, AReductionRowAsLargeAsItsInputStreamsLikeAnElementwiseKernel) {
+  // OPT's torch.max(scores, finfo.min): classed as a reduction, it reads and writes every
+  // score.
+  const TensorDims s{8, 32, 2048, 2048};
+  const auto max = lower(row("max", "reduction", {s, std::nullopt}, s), Pass::kForward);
+  ASSERT_EQ(max.size(), 1u);
+  EXPECT_EQ(max[0].cls.family, KernelFamily::kElementwise);
+  EXPECT_DOUBLE_EQ(max[0].record.op.vec.bytes(), 2 * 8.0 * 32 * 2048 * 2048 * 4);
+  EXPECT_EQ(op_group_of(row("max", "reduction", {s, std::nullopt}, s)), OpGroup::kElementwise);
+  // A real reduction keeps its family.
+  const auto mean =
+      lower(row("mean", "reduction", {TensorDims{512, 1024}}, TensorDims{512, 1}), Pass::kForward);
+  EXPECT_EQ(mean.at(0).cls.family, KernelFamily::kReduction);
+}
+
 TEST(ModelLowering, ACastConvertsOnlyWhenTheTypeChanges) {
   const TensorDims m{512, 512};
   const std::vector<ModelOpRow> rows{row("gt", "elementwise", {m}, m, "bool"),
