@@ -13,6 +13,7 @@
 #include "pm2lat/reports/eval/kernel_eval.h"
 #include "pm2lat/reports/eval/model_eval.h"
 #include "pm2lat/reports/eval/model_lowering.h"
+#include "support/test_support.h"
 
 namespace pm2lat::reports {
 namespace {
@@ -95,8 +96,7 @@ TEST(ModelLowering, ElementwiseBytesFollowTheOperandsBroadcastAndScalars) {
 // A two-layer model whose files are written on the fly: the harness reads, lowers,
 // predicts and scores it, and counts runs without an operator file.
 TEST(ModelEval, ScoresRunsFromIndexAndOperatorFiles) {
-  const auto dir = std::filesystem::temp_directory_path() / "pm2lat_model_eval_test";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::scratch_dir("model_eval");
   std::filesystem::create_directories(dir / "V100-PCIE-32GB");
   std::ofstream(dir / "index.csv")
       << "device,model,mode,seqlen,batch,option,num_layer,measured_e2e_ms,ops_file,neusight_pred_"

@@ -8,6 +8,7 @@
 #include "pm2lat/calibrate/neusight_models.h"
 #include "pm2lat/reports/eval/live_run_eval.h"
 #include "pm2lat/reports/eval/model_eval.h"
+#include "support/test_support.h"
 
 namespace pm2lat::reports {
 namespace {
@@ -17,8 +18,7 @@ Predictor shipped() { return Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
 // A training run measured on a V100 (with its operator file) and on a T4 (end to end only),
 // and a batch the V100 did not run.
 std::filesystem::path write_runs(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
-  std::filesystem::remove_all(dir);
+  const auto dir = test::scratch_dir(name);
   std::filesystem::create_directories(dir / "V100-PCIE-32GB");
   std::ofstream(dir / "index.csv")
       << "device,model,mode,seqlen,batch,option,num_layer,measured_e2e_ms,measured_fw_ms,"
@@ -38,7 +38,7 @@ std::filesystem::path write_runs(const char* name) {
 }
 
 TEST(LiveRunEval, ForecastsEachGpuThatMeasuredTheSameRunFromAnothersRecords) {
-  const auto dir = write_runs("pm2lat_live_run_test");
+  const auto dir = write_runs("live_run");
   Predictor p = shipped();
   const auto runs = calibrate::load_model_runs(dir);
   const auto all = eval_live_runs(p, runs, "all", "all");

@@ -10,6 +10,7 @@
 #include "pm2lat/reports/eval/host_dispatch.h"
 #include "pm2lat/reports/eval/model_eval.h"
 #include "pm2lat/reports/eval/model_replay.h"
+#include "support/test_support.h"
 
 namespace pm2lat::reports {
 namespace {
@@ -138,8 +139,7 @@ TEST(HostDispatch, TakesWhatATableMeasuredAndTheTypicalHostElse) {
 }
 
 std::filesystem::path write_runs(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
-  std::filesystem::remove_all(dir);
+  const auto dir = test::scratch_dir(name);
   std::filesystem::create_directories(dir / "V100-PCIE-32GB");
   std::ofstream(dir / "index.csv")
       << "device,model,mode,seqlen,batch,option,num_layer,measured_e2e_ms,measured_fw_ms,"
@@ -159,7 +159,7 @@ std::filesystem::path write_runs(const char* name) {
 }
 
 TEST(ModelEval, ComparesEachOperatorGroupWithTheFilesLabels) {
-  const auto dir = write_runs("pm2lat_model_truth_test");
+  const auto dir = write_runs("model_truth");
   Predictor p = shipped();
   const auto runs = calibrate::load_model_runs(dir);
   const auto r = eval_models(p, runs);
