@@ -3,12 +3,12 @@
 //
 // NeuSight-style call tables measure it: a call's kernel starts `pre_us` after the start
 // event (CallOverhead). But only a table with calls too small to be kernel-bound pins it
-// down; a table of large shapes only (the NeuSight test rows of A100-PCIE-80GB, L4 and
-// H100) leaves it to an intercept far outside the data. And a host's dispatch is a property
-// of the machine, not of the GPU. So an operator's dispatch on a target is the target's own
-// measurement where its table has small calls of that operator, else the median over every
-// profile that measured it, scaled by how the target's host compares with those on the
-// operators both measured.
+// down; a table of large shapes only (the NeuSight test rows of A100-PCIE-80GB and L4, and
+// of H100 for everything but its GEMMs) leaves it to an intercept far outside the data. And
+// a host's dispatch is a property of the machine, not of the GPU. So an operator's dispatch
+// on a target is the target's own measurement where its table has small calls of that
+// operator, else the median over every profile that measured it, scaled by how the target's
+// host compares with those on the operators both measured.
 #pragma once
 
 #include <map>
