@@ -73,8 +73,7 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
   fmt::print(os, "{}\n", std::string(line.size(), '-'));
   std::string total = lead("kernel time", std::to_string(s.kernels), s.measured_us);
   std::string step =
-      measured ? fmt::format("{:<18} {:>8} {:>12}", "step time", "", format_ms(s.measured_span_us))
-               : fmt::format("{:<18} {:>8}", "step time", "");
+      fmt::format("{:<18} {:>8} {:>12}", "step time", "", format_ms(s.measured_span_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     const auto& ts = s.per_target[t];
     total += fmt::format(" | {:>{}}", format_ms(ts.predicted_us), column_width(ts.name) + 3);
@@ -84,7 +83,13 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
       step += fmt::format(" {:>6}", "");
     }
   }
-  fmt::print(os, "{}\n{}\n", total, step);
+  // Without measurements the launch times cannot tell host work from waiting for a busy GPU,
+  // so no step time is laid out from them: the kernel time is the forecast.
+  if (measured) {
+    fmt::print(os, "{}\n{}\n", total, step);
+  } else {
+    fmt::print(os, "{}\n", total);
+  }
 
   std::vector<std::string> scaled;
   for (const auto& t : s.per_target) {
@@ -109,8 +114,8 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
                pct(s.accuracy.per_kernel.median_ape_pct), pct(s.accuracy.coverage_pct));
   } else if (!measured) {
     fmt::print(os,
-               "no kernel was measured: forecasts only (no accuracy); step time lays the forecast "
-               "kernels out on this run's launch times\n");
+               "no kernel was measured: forecasts only (no accuracy, and no step time: launch "
+               "times alone cannot tell host work from waiting for the GPU)\n");
   } else {
     fmt::print(os, "the run's own GPU is not a prediction target: accuracy not available\n");
   }

@@ -58,6 +58,8 @@ TEST(ConsoleReporter, APredictOnlyRunHasNoMeasuredColumn) {
   EXPECT_EQ(s.find("err%"), std::string::npos) << s;
   EXPECT_TRUE(std::regex_search(s, std::regex(R"(\ngemm +2 \| +0\.200 \| +0\.400\n)"))) << s;
   EXPECT_TRUE(std::regex_search(s, std::regex(R"(\nkernel time +4 \| )"))) << s;
+  EXPECT_EQ(s.find("\nstep time "), std::string::npos)
+      << "no measured timeline to lay a step time on: " << s;
   EXPECT_NE(s.find("no kernel was measured: forecasts only"), std::string::npos) << s;
 }
 
