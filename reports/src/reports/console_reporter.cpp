@@ -49,7 +49,7 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     return s.targets.size();
   }();
   // The family, kernel count and (when there is one) measurement cells of a row.
-  auto lead = [&](const std::string& label, const std::string& kernels, double measured_us) {
+  auto row_start = [&](const std::string& label, const std::string& kernels, double measured_us) {
     return measured ? fmt::format("{:<18} {:>8} {:>12}", label, kernels, format_ms(measured_us))
                     : fmt::format("{:<18} {:>8}", label, kernels);
   };
@@ -62,8 +62,8 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
   }
   fmt::print(os, "\n{}\n{}\n", line, std::string(line.size(), '-'));
   for (const auto& f : s.families) {
-    std::string row = lead(std::string(to_string(f.family)) + (f.communication ? "*" : ""),
-                           std::to_string(f.kernels), f.measured_us);
+    std::string row = row_start(std::string(to_string(f.family)) + (f.communication ? "*" : ""),
+                                std::to_string(f.kernels), f.measured_us);
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
       row += fmt::format(" | {:>{}}", format_ms(f.predicted_us[t]), column_width(s.targets[t]) + 3);
       if (t == own) row += fmt::format(" {:>6}", f.communication ? "-" : pct(f.error_pct()));
@@ -71,7 +71,7 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     fmt::print(os, "{}\n", row);
   }
   fmt::print(os, "{}\n", std::string(line.size(), '-'));
-  std::string total = lead("kernel time", std::to_string(s.kernels), s.measured_us);
+  std::string total = row_start("kernel time", std::to_string(s.kernels), s.measured_us);
   std::string step =
       fmt::format("{:<18} {:>8} {:>12}", "step time", "", format_ms(s.measured_span_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
