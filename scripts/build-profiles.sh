@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds the shipped device profiles (calibrate/profiles/*.json) from the measurements
-# shipped in calibrate/measurements/ (see calibrate/measurements/README.md).
+# Rebuilds the shipped device profiles (calibrate/profiles/*.json) from the public
+# measurements in $PM2LAT_DATA (default ../shared/data; calibrate/DATA.md).
 #
 #   scripts/build-profiles.sh [BUILD_DIR]
 set -euo pipefail
@@ -9,29 +9,31 @@ build=${1:-$root/build/default}
 calib=$build/calibrate/pm2lat-calibrate
 [ -x "$calib" ] || { echo "error: $calib not built (cmake --build --preset default)" >&2; exit 1; }
 out=$root/calibrate/profiles
-meas=$root/calibrate/measurements
+. "$root/scripts/measurement-data.sh" neusight/kernels.csv.gz aiconfigurator/gemm_bf16.csv.gz \
+  aiconfigurator/attention_bf16.csv.gz traces
+meas=$data
 
 "$calib" import --data "$meas/neusight/kernels.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag neusight-fp32 \
-  --source "sitar-lab/NeuSight kernels.csv (commit 6945927), MIT; calibrate/measurements/neusight"
+  --source "sitar-lab/NeuSight kernels.csv (commit 6945927), MIT; calibrate/DATA.md"
 
 "$calib" import --format aiconfigurator --data "$meas/aiconfigurator/gemm_bf16.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag aiconfigurator-bf16 \
-  --source "ai-dynamo/aiconfigurator silicon database GEMM tables (commit 095f58a), Apache-2.0; calibrate/measurements/aiconfigurator"
+  --source "ai-dynamo/aiconfigurator silicon database GEMM tables (commit 095f58a), Apache-2.0; calibrate/DATA.md"
 
 "$calib" import-attention --data "$meas/aiconfigurator/attention_bf16.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag aiconfigurator-attention \
-  --source "ai-dynamo/aiconfigurator silicon database attention tables (commit 095f58a), Apache-2.0; calibrate/measurements/aiconfigurator"
+  --source "ai-dynamo/aiconfigurator silicon database attention tables (commit 095f58a), Apache-2.0; calibrate/DATA.md"
 
 "$calib" import-conv --data "$meas/neusight/kernels.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag neusight-conv \
-  --source "sitar-lab/NeuSight kernels.csv conv rows (commit 6945927), MIT; calibrate/measurements/neusight"
+  --source "sitar-lab/NeuSight kernels.csv conv rows (commit 6945927), MIT; calibrate/DATA.md"
 
-# Long-tail kernel families from the shipped profiler traces: replay them to kernel records
+# Long-tail kernel families from the public profiler traces: replay them to kernel records
 # (CUPTI durations with operator shapes), then fit.
 records=$(mktemp -d)
 trap 'rm -rf "$records"' EXIT
 "$build/reports/pm2lat" replay "$meas/traces" --quiet --profiles "$out" --out "$records" > /dev/null
 "$calib" import-records "$records"/records.*.jsonl --out "$out" \
   --catalogue "$out/devices.json" --tag traces-kernel \
-  --source "HolisticTraceAnalysis, TraceLens and TrioSim profiler traces (MIT); calibrate/measurements/traces"
+  --source "HolisticTraceAnalysis, TraceLens and TrioSim profiler traces (MIT); calibrate/DATA.md"

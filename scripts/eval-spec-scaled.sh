@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# Forecasts for a GPU nobody calibrated: for each GPU of the shipped tables, its own profiles
-# are removed and all its rows are predicted from the most similar calibrated GPU's profile,
-# carried over by spec ratios (flag spec_scaled). FP32: NeuSight kernel table (GEMM rows);
-# BF16: AIConfigurator GEMM table.
+# Forecasts for a GPU nobody calibrated: for each GPU of the measurement tables ($PM2LAT_DATA,
+# default ../shared/data; calibrate/DATA.md), its own profiles are removed and all its rows
+# are predicted from the most similar calibrated GPU's profile, carried over by spec ratios
+# (flag spec_scaled). FP32: NeuSight kernel table (GEMM rows); BF16: AIConfigurator GEMM
+# table.
 #
 #   scripts/eval-spec-scaled.sh [BUILD_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/default}
+. "$root/scripts/measurement-data.sh" neusight/kernels.csv.gz aiconfigurator/gemm_bf16.csv.gz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 profiles=$root/calibrate/profiles
-neusight=$root/calibrate/measurements/neusight/kernels.csv.gz
-aic=$root/calibrate/measurements/aiconfigurator/gemm_bf16.csv.gz
+neusight=$data/neusight/kernels.csv.gz
+aic=$data/aiconfigurator/gemm_bf16.csv.gz
 printf '%-8s %-22s %-22s %8s %8s %8s\n' dtype "GPU (no profile)" "prediction" n MAPE% med%
 run() {  # dtype table eval-command gpu
   local dtype=$1 table=$2 cmd=$3 gpu=$4

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Replay accuracy on the shipped profiler traces, out of sample: for each trace, the
-# trace-calibrated profiles (*.traces-kernel.json) are rebuilt from the OTHER traces only,
-# then the trace is replayed on its own GPU. (The shipped trace-calibrated profiles include
-# every trace, so replaying a shipped trace with them is in-sample.)
+# Replay accuracy on the public profiler traces ($PM2LAT_DATA/traces, default ../shared/data;
+# calibrate/DATA.md), out of sample: for each trace, the trace-calibrated profiles
+# (*.traces-kernel.json) are rebuilt from the OTHER traces only, then the trace is replayed
+# on its own GPU. (The shipped trace-calibrated profiles include every trace, so replaying
+# one of these traces with them is in-sample.)
 #
 #   scripts/eval-traces.sh [BUILD_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/default}
-traces=$root/calibrate/measurements/traces
+. "$root/scripts/measurement-data.sh" traces
+traces=$data/traces
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '%-40s %-16s %8s %10s %11s %8s\n' trace gpu coverage% measured_ms predicted_ms error%

@@ -13,6 +13,7 @@
 #include "pm2lat/classifier.h"
 #include "pm2lat/models/attention_model.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/test/measurement_data.h"
 
 namespace pm2lat::calibrate {
 namespace {
@@ -107,8 +108,10 @@ TEST(AttentionFit, RecoversTheCoefficientsOfSyntheticMeasurements) {
 
 // Generous bounds that catch breakage; the measured figures are far below (MODELS.md).
 TEST(AccuracyFloor, AiconfiguratorAttentionOutOfSample) {
-  const auto table = CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) +
-                                    "/aiconfigurator/attention_bf16.csv.gz");
+  const char* const relative = "aiconfigurator/attention_bf16.csv.gz";
+  const auto file = test::measurement_file(relative);
+  if (!file) GTEST_SKIP() << test::missing_measurements(relative);
+  const auto table = CsvTable::read(*file);
   const auto rows = read_attention_table(table);
   DeviceCatalogue catalogue =
       DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");

@@ -15,6 +15,7 @@
 #include "pm2lat/models/memory_family_predictor.h"
 #include "pm2lat/models/roofline_model.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/test/measurement_data.h"
 
 namespace pm2lat::calibrate {
 namespace {
@@ -153,8 +154,10 @@ TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReductio
 
 // Generous bounds that catch breakage; the measured figures are well below (MODELS.md).
 TEST(AccuracyFloor, NeusightConvOutOfSample) {
-  const auto calls = read_neusight_kernels(
-      CsvTable::read(std::string(PM2LAT_MEASUREMENTS_DIR) + "/neusight/kernels.csv.gz"));
+  const char* const relative = "neusight/kernels.csv.gz";
+  const auto file = test::measurement_file(relative);
+  if (!file) GTEST_SKIP() << test::missing_measurements(relative);
+  const auto calls = read_neusight_kernels(CsvTable::read(*file));
   DeviceCatalogue catalogue =
       DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
   std::map<std::string, std::vector<const KernelRecord*>> train;

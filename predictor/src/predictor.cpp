@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/long_tail_models.h"
 #include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/models/residual_interpolator.h"
@@ -386,6 +387,8 @@ struct Predictor::Impl {
                               const GemmSource& source, DType dtype, const PredictOptions& o) const;
   Prediction memory_bound(const KernelRecord& r, const KernelClass& cls, TargetId t,
                           const PredictOptions& o) const;
+  Prediction memory_bound_with(const KernelRecord& r, const VectorShape& v, const KernelClass& cls,
+                               TargetId t, const PredictOptions& o) const;
   // Whether the record was observed on the target GPU itself (then its kernel is one this
   // GPU runs).
   bool observed_on_target(const Target& t, const PredictOptions& o) const {
@@ -703,8 +706,28 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
 
 Prediction Predictor::Impl::memory_bound(const KernelRecord& r, const KernelClass& cls,
                                          TargetId tid, const PredictOptions& o) const {
+  if (r.op.vec.bytes() > 0) return memory_bound_with(r, r.op.vec, cls, tid, o);
+  // A GEMM's helper kernel (split-K reduction, GEMV) launched inside the library call: what
+  // the GEMM's shape says it moves.
+  if ((cls.family == KernelFamily::kSplitKReduce || cls.family == KernelFamily::kGemv) &&
+      r.op.kind == OpKind::kGemm && r.op.gemm.valid())
+    return memory_bound_with(r, gemm_helper_work(r.op.gemm, cls.family), cls, tid, o);
+  // No shape from the record (a runtime launch outside any library call, a trace without
+  // shapes): what the launch of ATen's generic kernels implies, else the family's fit over
+  // the launched threads, rather than a roofline of nothing.
+  if (auto w = launch_work(r.launch.name, cls, r.launch.grid, r.launch.block)) {
+    Prediction p = memory_bound_with(r, w->vec, cls, tid, o);
+    p.flags |= prediction_flags::kNoShape;
+    if (p.model != ModelKind::kRoofline) return p;
+  }
+  if (auto p = long_tail.predict_row_without_shape(r, cls, tid)) return *p;
+  return roofline(r, cls, targets[tid]);
+}
+
+Prediction Predictor::Impl::memory_bound_with(const KernelRecord& r, const VectorShape& v,
+                                              const KernelClass& cls, TargetId tid,
+                                              const PredictOptions& o) const {
   const Target& t = targets[tid];
-  const VectorShape& v = r.op.vec;
   if (v.bytes() <= 0) return roofline(r, cls, t);
   const std::string key_op = op_key(r.op);
   const std::string family(to_string(cls.family));

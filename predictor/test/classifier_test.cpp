@@ -1,5 +1,5 @@
-#include <fstream>
-#include <regex>
+// The kernel classifier, name by name. Every kernel name of the public measurements is checked
+// by calibrate/test/measured_kernel_names_test.cpp (when the measurements are available).
 #include <string>
 #include <vector>
 
@@ -9,71 +9,6 @@
 
 namespace pm2lat {
 namespace {
-
-std::vector<std::string> fixture_names() {
-  std::ifstream in(std::string(PM2LAT_TEST_DATA_DIR) + "/kernel_names.txt");
-  std::vector<std::string> names;
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) names.push_back(line);
-  }
-  return names;
-}
-
-// The tile a GEMM name states, read with regexes independent of the decoder.
-struct StatedTile {
-  int m = 0, n = 0, k = 0;
-};
-
-std::optional<StatedTile> stated_tile(const std::string& name) {
-  std::smatch m;
-  static const std::regex xmma(R"(tilesize(\d+)x(\d+)x(\d+))");
-  static const std::regex nvjet(R"(nvjet_(?:sm\d+_)?[a-zA-Z0-9]+_(\d+)x(\d+)_(\d+)x(\d+))");
-  static const std::regex cutlass(
-      R"(cutlass_(?:\d+_)?[a-z0-9_]*?(?:gemm|fprop|dgrad|wgrad)[a-z0-9_]*?_(\d+)x(\d+)_(\d+)x(\d+)_)");
-  static const std::regex cutlass_no_k(
-      R"(cutlass_(?:\d+_)?[a-z0-9_]*?gemm[a-z0-9_]*?_(\d+)x(\d+)_(?:nn|nt|tn|tt)_)");
-  static const std::regex legacy(
-      R"(^(?:maxwell|pascal|volta|turing|ampere)_[a-z0-9_]*?[shi]\d*gemm[a-z0-9_]*?_(\d+)x(\d+)_)");
-  static const std::regex old_sgemm(R"(^sgemm_(\d+)x(\d+)x(\d+)_)");
-  if (std::regex_search(name, m, xmma) || std::regex_search(name, m, old_sgemm))
-    return StatedTile{std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])};
-  if (std::regex_search(name, m, nvjet) || std::regex_search(name, m, cutlass))
-    return StatedTile{std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3])};
-  if (std::regex_search(name, m, cutlass_no_k) || std::regex_search(name, m, legacy))
-    return StatedTile{std::stoi(m[1]), std::stoi(m[2]), 0};
-  return std::nullopt;
-}
-
-TEST(Classifier, EveryNameInTheMeasurementsClassifies) {
-  const auto names = fixture_names();
-  ASSERT_GT(names.size(), 400u) << "fixture missing: " << PM2LAT_TEST_DATA_DIR;
-  int unknown = 0;
-  for (const auto& name : names) {
-    const KernelClass c = classify_kernel(name);
-    if (c.family == KernelFamily::kUnknown) {
-      ++unknown;
-      ADD_FAILURE() << "unclassified: " << name.substr(0, 200);
-    }
-  }
-  EXPECT_EQ(unknown, 0);
-}
-
-TEST(Classifier, EveryGemmNameDecodesToTheTileItStates) {
-  int checked = 0;
-  for (const auto& name : fixture_names()) {
-    const auto stated = stated_tile(name);
-    if (!stated || name.find("gcgemm") != std::string::npos) continue;
-    const KernelClass c = classify_kernel(name);
-    ASSERT_TRUE(c.family == KernelFamily::kGemm || c.family == KernelFamily::kConv) << name;
-    EXPECT_EQ(c.gemm.tile_m, stated->m) << name;
-    EXPECT_EQ(c.gemm.tile_n, stated->n) << name;
-    if (stated->k != 0) {
-      EXPECT_EQ(c.gemm.tile_k, stated->k) << name;
-    }
-    ++checked;
-  }
-  EXPECT_GT(checked, 120);
-}
 
 TEST(Classifier, LegacyCublasNames) {
   auto c = classify_kernel("ampere_sgemm_64x32_sliced1x4_tn");

@@ -319,6 +319,43 @@ TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   EXPECT_NEAR(c.us, 4 + 2 * 1000.0 * 512 * kGeometryBytesPerThread / 2e6, 1e-9);
 }
 
+// A layer-norm kernel launched outside any library call (no shape) on a GPU that measured no
+// kernels of its own: the family's fit over the launched threads from the GPU that did,
+// evaluated with the target's spec, flagged; never the roofline fallback.
+TEST(LongTailModels, RowKernelsWithoutAShapeUseTheMostSimilarGpusGeometryFit) {
+  DeviceCatalogue cat({gpu("G", 100, 2000, 9), gpu("Other", 50, 1000, 9)});
+  Profile p;
+  p.device = "G";
+  p.basis = TimeBasis::kKernel;
+  VectorFit geometry;
+  geometry.op = geometry_fit_name(KernelFamily::kLayerNorm);
+  geometry.c0 = 4;
+  geometry.c_byte = 2;
+  p.family_fits = {geometry};
+  Predictor predictor(cat, {p});
+  const TargetId other = predictor.add_target("Other");
+  KernelRecord r;
+  r.launch.name =
+      "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "
+      "float, float const*, float const*, float const*, float*, float*, float*)";
+  r.launch.grid = Dim3{4096, 1, 1};
+  r.launch.block = Dim3{32, 4, 1};
+  const KernelClass cls = classify_kernel(r.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kLayerNorm);
+  const Prediction a = predictor.predict(r, cls, other);
+  EXPECT_EQ(a.model, ModelKind::kMemoryBound);
+  EXPECT_TRUE(a.has(prediction_flags::kNoShape));
+  EXPECT_TRUE(a.has(prediction_flags::kSpecScaled));
+  EXPECT_FALSE(a.has(prediction_flags::kFallback));
+  EXPECT_NEAR(a.us, 4 + 2 * 4096.0 * 128 * kGeometryBytesPerThread / 1e6, 1e-9);
+  // With a shape the geometry fit has nothing to say: no fit for it anywhere, so the roofline.
+  r.op.kind = OpKind::kLayerNorm;
+  r.op.vec.rows = 4096;
+  r.op.vec.cols = 1024;
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 1.6e7;
+  EXPECT_EQ(predictor.predict(r, cls, other).model, ModelKind::kRoofline);
+}
+
 TEST(LongTailModels, TritonKernelsTakeTheirSizeFromTheIntegerArguments) {
   DeviceCatalogue cat({gpu("G", 100, 2000, 8)});
   Profile p;

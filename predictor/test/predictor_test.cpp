@@ -202,6 +202,46 @@ TEST_F(PredictorTest, MemoryBoundAndFallbackPaths) {
   EXPECT_GT(f.us, 0);
 }
 
+// A runtime launch outside any library call carries no shape: an ATen elementwise kernel's
+// work comes from its launch (blocks x 128 threads x 4 elements of each of its 3 tensors).
+TEST_F(PredictorTest, AnElementwiseLaunchWithoutAShapeIsPricedFromItsLaunchGeometry) {
+  const TargetId t4 = predictor_->add_target("T4");
+  KernelRecord r;
+  r.launch.name =  // vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, std::array<char*, 3>>
+      "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEEE"
+      "viT0_T1_";
+  r.launch.grid = Dim3{2048, 1, 1};
+  r.launch.block = Dim3{128, 1, 1};
+  const Prediction p = predictor_->predict(r, classify_kernel(r.launch.name), t4);
+  EXPECT_EQ(p.model, ModelKind::kMemoryBound);
+  EXPECT_TRUE(p.has(prediction_flags::kNoShape));
+  EXPECT_FALSE(p.has(prediction_flags::kFallback));
+  const double bytes = 2048.0 * 128 * 4 * 4 * 3;
+  const double bw = predictor_->target(t4).spec->bytes_per_us();
+  EXPECT_NEAR(p.us, 3 + 1.25 * bytes / bw, 1e-6);
+}
+
+// cuBLAS's split-K reduction inherits its call's GEMM: it moves the FP32 partial sums of two
+// slices and writes the output, whatever the launch looks like.
+TEST_F(PredictorTest, ASplitKReductionIsPricedFromItsGemmsShape) {
+  const TargetId t4 = predictor_->add_target("T4");
+  KernelRecord r;
+  r.launch.name = "splitKreduce_kernel";
+  r.launch.grid = Dim3{768, 1, 1};
+  r.launch.block = Dim3{256, 1, 1};
+  r.op.kind = OpKind::kGemm;
+  r.op.name = "cublasGemmEx";
+  r.op.gemm.m = 768;
+  r.op.gemm.n = 256;
+  r.op.gemm.k = 8192;
+  r.op.gemm.a = DType::kBf16;
+  const Prediction p = predictor_->predict(r, classify_kernel(r.launch.name), t4);
+  EXPECT_EQ(p.model, ModelKind::kMemoryBound);
+  const double out = 768.0 * 256;
+  const double bw = predictor_->target(t4).spec->bytes_per_us();
+  EXPECT_NEAR(p.us, 3 + 1.25 * (2 * out * 4 + out * 2) / bw, 1e-6);
+}
+
 TEST(PredictorFixedCost, AFitWithoutFixedCostFloorsAtTheOperatorsFixedCostOnASimilarGpu) {
   DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
   Profile t4 = synthetic_t4(cat.resolve("T4"));  // elementwise: c0 = 3

@@ -1,9 +1,11 @@
 // Replay throughput with the shipped profiles: the figure behind "1M kernel records x 4
-// targets in <= 2 s on one core". The records are the real kernels of the demo trace
-// (BERT-small on H100: GEMMs, FlashAttention, layer norms, elementwise, gathers), repeated
-// with advancing timestamps to a million. Timed: what replay does after reading the trace —
-// predicting every record on every target into the run table and summarising the run
-// (families x targets, accuracy, and the step-time layout on each target).
+// targets in <= 2 s on one core". The records are the real kernels of a public trace
+// (TraceLens's BERT-small on H100: GEMMs, FlashAttention, layer norms, elementwise, gathers;
+// read from the measurement directory PM2LAT_DATA_DIR, calibrate/DATA.md), repeated with
+// advancing timestamps to a million. Without the measurements both benchmarks are skipped. Timed:
+// what replay does after reading the trace — predicting every record on every target into the run
+// table and summarising the run (families x targets, accuracy, and the step-time layout on each
+// target).
 //
 //   build/ci/reports/bench/pm2lat_replay_benchmark
 #include <benchmark/benchmark.h>
@@ -17,6 +19,7 @@
 #include "pm2lat/reports/replay/trace_replay.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"
+#include "pm2lat/test/measurement_data.h"
 
 namespace {
 
@@ -25,6 +28,7 @@ using namespace pm2lat::reports;
 
 constexpr std::size_t kRecords = 1'000'000;
 constexpr std::size_t kDistinctShare = 10;  // one record in ten is a new (kernel, shape) pair
+constexpr const char* kTrace = "traces/tracelens_h100_bert-small.json.gz";
 
 // Variant v of a record: its work grown by v rows/tokens, so every variant is a new shape.
 void vary(KernelRecord& r, std::int64_t v) {
@@ -47,8 +51,11 @@ struct Workload {
   std::vector<KernelRecord> records;
   std::vector<const KernelClass*> record_classes;
 
+  std::optional<std::filesystem::path> trace_file = test::measurement_file(kTrace);
+
   Workload() {
-    KinetoTrace trace = read_kineto_trace(PM2LAT_DEMO_TRACE);
+    if (!trace_file) return;
+    KinetoTrace trace = read_kineto_trace(*trace_file);
     const TraceRecords one = records_from_trace(trace, classes);
     records.reserve(kRecords);
     record_classes.reserve(kRecords);
@@ -81,6 +88,10 @@ Workload& workload() {
 
 void BM_ReplayPredictAndSummarize(benchmark::State& state) {
   Workload& w = workload();
+  if (!w.trace_file) {
+    state.SkipWithError(test::missing_measurements(kTrace).c_str());
+    return;
+  }
   const DeviceSpec* source = w.predictor.catalogue().find("H100-SXM");
   for (auto _ : state) {
     // A fresh predictor per iteration: nothing memoised carries over between runs.
@@ -103,7 +114,12 @@ BENCHMARK(BM_ReplayPredictAndSummarize)->Unit(benchmark::kMillisecond)->Iteratio
 
 // Reading a trace: JSON parse and event extraction, per byte of uncompressed trace.
 void BM_ParseKinetoTrace(benchmark::State& state) {
-  const std::string text = read_input_file(PM2LAT_DEMO_TRACE);
+  const auto file = test::measurement_file(kTrace);
+  if (!file) {
+    state.SkipWithError(test::missing_measurements(kTrace).c_str());
+    return;
+  }
+  const std::string text = read_input_file(*file);
   for (auto _ : state) {
     KinetoTrace t = parse_kineto_trace(text, "demo");
     benchmark::DoNotOptimize(t.kernels.size());

@@ -56,5 +56,18 @@ TEST(Summary, TotalsPerFamilyAndTargetAndErrorOnTheSourceGpu) {
   EXPECT_NE(text.find("0.400"), std::string::npos);
 }
 
+TEST(Summary, APredictOnlyTableHasNoMeasuredOrErrorColumn) {
+  Summary s("H100-SXM");
+  s.add(record("gemm_a", KernelFamily::kGemm, std::nullopt, 110.0, 200.0), 0);
+  const std::string text = s.to_text({"A100-SXM", "H100-SXM"});
+  EXPECT_EQ(text.find("measured ms"), std::string::npos) << text;
+  EXPECT_EQ(text.find("error"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.200"), std::string::npos) << text;  // the A100 forecast
+  s.add(record("gemm_a", KernelFamily::kGemm, 100.0, 110.0, 200.0), 100000);
+  const std::string measured = s.to_text({"A100-SXM", "H100-SXM"});
+  EXPECT_NE(measured.find("measured ms"), std::string::npos) << measured;
+  EXPECT_NE(measured.find("error"), std::string::npos) << measured;
+}
+
 }  // namespace
 }  // namespace pm2lat::shim

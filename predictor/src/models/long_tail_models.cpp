@@ -59,6 +59,12 @@ void LongTailModels::add_target(const DeviceSpec& spec) {
   impl_->memory.add_target(spec);
 }
 
+std::optional<Prediction> LongTailModels::predict_row_without_shape(
+    const KernelRecord& record, const KernelClass& cls, std::size_t target) const noexcept {
+  if (target >= impl_->targets.size()) return std::nullopt;
+  return impl_->memory.predict_row_without_shape(record, cls, target);
+}
+
 std::optional<Prediction> LongTailModels::predict(const KernelRecord& record,
                                                   const KernelClass& cls, std::size_t target,
                                                   const PredictOptions& options,

@@ -134,6 +134,12 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_own(const KernelRecord&
   return predict_from(r, cls, target, true);
 }
 
+std::optional<Prediction> MemoryFamilyPredictor::predict_row_without_shape(
+    const KernelRecord& r, const KernelClass& cls, std::size_t target) const noexcept {
+  if (!is_row_family(cls.family) || r.op.vec.bytes() > 0) return std::nullopt;
+  return predict_from(r, cls, target, false);
+}
+
 std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord& r,
                                                               const KernelClass& cls,
                                                               std::size_t target,

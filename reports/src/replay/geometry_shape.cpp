@@ -1,128 +1,22 @@
 // Work implied by the launch of ATen's generic kernels when the trace recorded no shapes
 // (profiles taken without record_shapes, fused optimizers whose tensor lists are never
-// recorded). Upper bounds by construction: the last block may be partly idle.
-#include <algorithm>
-#include <cstdlib>
-#include <string>
-
+// recorded): the predictor's reading of the launch geometry (models/launch_work.h), with the
+// operator's tensor lists and name where the trace has them.
 #include "op_shape_rules.h"
+#include "pm2lat/models/launch_work.h"
 
 namespace pm2lat::reports::trace_rules {
-namespace {
-
-// PyTorch's multi_tensor_apply hands each block one chunk of this many elements per list.
-constexpr double kMultiTensorChunk = 65536;
-// ATen's vectorised/unrolled elementwise kernels: 4 elements per thread.
-constexpr double kElementsPerThread = 4;
-
-// The integer after `key` in a name ("std::array<char*, 3ul>" -> 3), or 0.
-std::int64_t int_after(std::string_view name, std::string_view key) {
-  const std::size_t p = name.find(key);
-  if (p == std::string_view::npos) return 0;
-  std::size_t i = p + key.size();
-  while (i < name.size() && name[i] == ' ') ++i;
-  std::int64_t v = 0;
-  bool any = false;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9') {
-    v = v * 10 + (name[i] - '0');
-    any = true;
-    ++i;
-  }
-  return any ? v : 0;
-}
-
-// The first two integer template arguments ("elementwise_kernel<128, 2, ..." -> 128, 2).
-std::pair<std::int64_t, std::int64_t> leading_ints(std::string_view name, std::string_view kernel) {
-  const std::size_t p = name.find(kernel);
-  if (p == std::string_view::npos) return {0, 0};
-  const std::int64_t a = int_after(name.substr(p), std::string(kernel) + "<");
-  const std::size_t comma = name.find(',', p);
-  const std::int64_t b = comma == std::string_view::npos ? 0 : int_after(name.substr(comma), ",");
-  return {a, b};
-}
-
-// Elements one block of ATen's elementwise kernels handles: vectorized/unrolled kernels run
-// 128 threads x 4 elements (x the vector width when it is wider), elementwise_kernel<nt, vt>
-// nt x vt. 0 for other kernels.
-double elementwise_block_elements(std::string_view name, const TraceKernel& kernel) {
-  const double threads = static_cast<double>(kernel.block.volume());
-  if (const std::size_t p = name.find("vectorized_elementwise_kernel<");
-      p != std::string_view::npos) {
-    const std::int64_t vec = int_after(name.substr(p), "vectorized_elementwise_kernel<");
-    return threads * std::max<double>(kElementsPerThread, static_cast<double>(vec));
-  }
-  if (name.find("unrolled_elementwise_kernel") != std::string_view::npos)
-    return threads * kElementsPerThread;
-  if (name.find("elementwise_kernel<") != std::string_view::npos) {
-    const auto [nt, vt] = leading_ints(name, "elementwise_kernel");
-    return nt > 0 && vt > 0 ? static_cast<double>(nt * vt) : threads * 2;
-  }
-  return 0;
-}
-
-}  // namespace
 
 std::optional<MemoryWork> geometry_work(std::string_view name, const KernelClass& cls,
                                         const TraceKernel& kernel, std::size_t tensor_lists,
                                         std::string_view op_name) {
-  const double elem = cls.dtype != DType::kUnknown ? dtype_bytes(cls.dtype) : 4.0;
-  const double blocks = static_cast<double>(kernel.grid.volume());
-  MemoryWork w;
-  w.vec.dtype = cls.dtype;
-  if (name.find("multi_tensor_apply_kernel") != std::string_view::npos) {
-    // TensorListMetadata<depth> / TensorListScalarListMetadata<float, depth>: the number of
-    // lists each block walks.
-    std::int64_t depth = 0;
-    if (const std::size_t p = name.find("Metadata<"); p != std::string_view::npos) {
-      const std::size_t end = name.find('>', p);
-      const std::string_view args =
-          name.substr(p, end == std::string_view::npos ? std::string_view::npos : end - p);
-      const std::size_t comma = args.rfind(',');
-      depth = int_after(args, comma == std::string_view::npos ? "Metadata<" : ",");
-    }
-    if (depth <= 0) depth = static_cast<std::int64_t>(std::max<std::size_t>(1, tensor_lists));
-    // In-place ops read every list and write the first; out-of-place ones write the last
-    // list and read the others; fused optimizers (Adam: params, grads, moments) update all
-    // lists but the gradients.
-    const bool in_place = !op_name.empty() && op_name.back() == '_';
-    const bool optimizer = name.find("Adam") != std::string_view::npos ||
-                           name.find("SGD") != std::string_view::npos ||
-                           name.find("Adagrad") != std::string_view::npos;
-    double lists_read = static_cast<double>(depth), lists_written = 1;
-    if (optimizer) {
-      lists_written = static_cast<double>(std::max<std::int64_t>(1, depth - 1));
-    } else if (!in_place && depth > 1) {
-      lists_read = static_cast<double>(depth - 1);
-    }
-    const double elems = blocks * kMultiTensorChunk;
-    w.kind = OpKind::kElementwise;
-    w.vec.rows = static_cast<std::int64_t>(blocks);
-    w.vec.cols = static_cast<std::int64_t>(kMultiTensorChunk);
-    w.vec.bytes_read = elems * elem * lists_read;
-    w.vec.bytes_written = elems * elem * lists_written;
-    return w;
-  }
-  const double per_block = elementwise_block_elements(name, kernel);
-  if (per_block <= 0) return std::nullopt;
-  // std::array<char*, N> (at::detail::Array<char*, N> before PyTorch 2.1): N tensors, the
-  // first of which is the output. Names without it: binary functors read two tensors.
-  std::int64_t arrays = int_after(name, "rray<char*,");
-  if (arrays <= 0) {
-    const bool binary = name.find("Binary") != std::string_view::npos ||
-                        name.find("CUDAFunctor_") != std::string_view::npos;
-    arrays = binary ? 3 : 2;
-  }
-  const double elems = blocks * per_block;
-  w.kind = cls.family == KernelFamily::kCopy ? OpKind::kCopy : OpKind::kElementwise;
-  w.vec.rows = static_cast<std::int64_t>(blocks);
-  w.vec.cols = static_cast<std::int64_t>(per_block);
-  w.vec.bytes_written = elems * elem;
-  w.vec.bytes_read = elems * elem * static_cast<double>(std::max<std::int64_t>(0, arrays - 1));
-  return w;
+  const auto w = launch_work(name, cls, kernel.grid, kernel.block, tensor_lists, op_name);
+  if (!w) return std::nullopt;
+  return MemoryWork{w->kind, w->vec};
 }
 
 double elementwise_launch_elements(std::string_view name, const TraceKernel& kernel) {
-  return static_cast<double>(kernel.grid.volume()) * elementwise_block_elements(name, kernel);
+  return pm2lat::elementwise_launch_elements(name, kernel.grid, kernel.block);
 }
 
 }  // namespace pm2lat::reports::trace_rules

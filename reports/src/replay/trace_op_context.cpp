@@ -4,6 +4,7 @@
 
 #include "op_inputs.h"
 #include "op_shape_rules.h"
+#include "pm2lat/models/launch_work.h"
 #include "pm2lat/reports/replay/trace_op_linker.h"
 
 namespace pm2lat::reports {
@@ -25,25 +26,6 @@ std::vector<ChainOp> chain_of(const KinetoTrace& trace, const TraceKernel& kerne
   std::vector<ChainOp> chain;
   for (const TraceOp* op : op_chain(trace, kernel)) chain.push_back({op, trace.strings[op->name]});
   return chain;
-}
-
-// Bytes a GEMV-like or split-K helper kernel of a GEMM moves: operands and output for a
-// GEMV, the partial sums and the output for a split-K reduction.
-VectorShape gemm_helper_bytes(const GemmShape& g, KernelFamily f) {
-  VectorShape v;
-  const double eb = dtype_bytes(g.a);
-  const double out = static_cast<double>(g.batch * g.m * g.n);
-  v.rows = g.batch * g.m;
-  v.cols = g.n;
-  v.dtype = g.a;
-  if (f == KernelFamily::kSplitKReduce) {
-    v.bytes_read = 2 * out * 4;  // fp32 partials of at least two slices
-    v.bytes_written = out * eb;
-  } else {
-    v.bytes_read = static_cast<double>(g.batch) * static_cast<double>(g.m * g.k + g.k * g.n) * eb;
-    v.bytes_written = out * eb;
-  }
-  return v;
 }
 
 // cuDNN's set-up kernels inside a convolution (workspace init, offset tables): a single
@@ -114,7 +96,7 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
           op.gemm = *g;
           op.gemm.compute = gemm_compute_type(g->a, cls);
           if (cls.family == KernelFamily::kGemv || cls.family == KernelFamily::kSplitKReduce)
-            op.vec = gemm_helper_bytes(*g, cls.family);
+            op.vec = gemm_helper_work(*g, cls.family);
           return op;
         }
       } else if (is_conv_op(a)) {

@@ -34,9 +34,13 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
   for (const auto& [k, v] : h.facts) fmt::print(os, "  {}: {}\n", k, v);
   for (const auto& n : h.notes) fmt::print(os, "  note: {}\n", n);
 
-  // Header: family | kernels | measured ms | per target: predicted ms [err% on own GPU]
+  // Header: family | kernels | measured ms | per target: predicted ms [err% on own GPU]. A run
+  // that measured nothing (predict-only) has no measured column and no error column: nothing
+  // was measured to show.
+  const bool measured = s.measured_kernels > 0;
   const std::size_t own = [&] {
     // The own-GPU column is the one whose family errors are shown.
+    if (!measured) return s.targets.size();
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
       for (const auto& r : s.per_rank) {
         if (r.gpu == s.targets[t]) return t;
@@ -44,16 +48,22 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     }
     return s.targets.size();
   }();
-  std::string line = fmt::format("{:<18} {:>8} {:>12}", "family", "kernels", "measured ms");
+  // The family, kernel count and (when there is one) measurement cells of a row.
+  auto row_start = [&](const std::string& label, const std::string& kernels, double measured_us) {
+    return measured ? fmt::format("{:<18} {:>8} {:>12}", label, kernels, format_ms(measured_us))
+                    : fmt::format("{:<18} {:>8}", label, kernels);
+  };
+  std::string line = measured
+                         ? fmt::format("{:<18} {:>8} {:>12}", "family", "kernels", "measured ms")
+                         : fmt::format("{:<18} {:>8}", "family", "kernels");
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     line += fmt::format(" | {:>{}}", s.targets[t] + " ms", column_width(s.targets[t]) + 3);
     if (t == own) line += fmt::format(" {:>6}", "err%");
   }
   fmt::print(os, "\n{}\n{}\n", line, std::string(line.size(), '-'));
   for (const auto& f : s.families) {
-    std::string row = fmt::format("{:<18} {:>8} {:>12}",
-                                  std::string(to_string(f.family)) + (f.communication ? "*" : ""),
-                                  f.kernels, format_ms(f.measured_us));
+    std::string row = row_start(std::string(to_string(f.family)) + (f.communication ? "*" : ""),
+                                std::to_string(f.kernels), f.measured_us);
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
       row += fmt::format(" | {:>{}}", format_ms(f.predicted_us[t]), column_width(s.targets[t]) + 3);
       if (t == own) row += fmt::format(" {:>6}", f.communication ? "-" : pct(f.error_pct()));
@@ -61,8 +71,7 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     fmt::print(os, "{}\n", row);
   }
   fmt::print(os, "{}\n", std::string(line.size(), '-'));
-  std::string total =
-      fmt::format("{:<18} {:>8} {:>12}", "kernel time", s.kernels, format_ms(s.measured_us));
+  std::string total = row_start("kernel time", std::to_string(s.kernels), s.measured_us);
   std::string step =
       fmt::format("{:<18} {:>8} {:>12}", "step time", "", format_ms(s.measured_span_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
@@ -74,7 +83,13 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
       step += fmt::format(" {:>6}", "");
     }
   }
-  fmt::print(os, "{}\n{}\n", total, step);
+  // Without measurements the launch times cannot tell host work from waiting for a busy GPU,
+  // so no step time is laid out from them: the kernel time is the forecast.
+  if (measured) {
+    fmt::print(os, "{}\n{}\n", total, step);
+  } else {
+    fmt::print(os, "{}\n", total);
+  }
 
   std::vector<std::string> scaled;
   for (const auto& t : s.per_target) {
@@ -97,8 +112,10 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
                format_ms(s.accuracy.measured_us), format_ms(s.accuracy.predicted_us),
                pct(s.accuracy.error_pct()), pct(s.accuracy.per_kernel.mape_pct),
                pct(s.accuracy.per_kernel.median_ape_pct), pct(s.accuracy.coverage_pct));
-  } else if (s.measured_kernels == 0) {
-    fmt::print(os, "no measured kernels: accuracy not available\n");
+  } else if (!measured) {
+    fmt::print(os,
+               "no kernel was measured: forecasts only (no accuracy, and no step time: launch "
+               "times alone cannot tell host work from waiting for the GPU)\n");
   } else {
     fmt::print(os, "the run's own GPU is not a prediction target: accuracy not available\n");
   }

@@ -10,12 +10,16 @@ namespace pm2lat {
 namespace {
 
 const std::string kPm2lat = PM2LAT_BINARY;
-const std::string kDemo = std::string(PM2LAT_DEMO_DIR) + "/tracelens_h100_bert-small.json.gz";
 
 struct Cli : ::testing::Test {
   std::filesystem::path dir = test::scratch_dir("cli");
   std::filesystem::path profiles = test::scratch_dir("profiles");
-  void SetUp() override { test::write_catalogue(profiles); }
+  // A synthetic trace of one transformer layer (test_support.h), gzip-compressed.
+  std::filesystem::path trace = dir / "layer.json.gz";
+  void SetUp() override {
+    test::write_catalogue(profiles);
+    test::write_gzip(trace, test::transformer_layer_trace());
+  }
   test::ProcessResult run(std::vector<std::string> args) const {
     args.insert(args.begin(), kPm2lat);
     args.push_back("--profiles");
@@ -33,23 +37,24 @@ struct Cli : ::testing::Test {
 };
 
 TEST_F(Cli, ReplayPrintsTheTableAndWritesTheJson) {
-  const auto r = run({"replay", kDemo, "--targets", "A100,L4", "--json", (dir / "r.json").string(),
-                      "--out", (dir / "out").string()});
+  const auto r = run({"replay", trace.string(), "--targets", "A100,L4", "--json",
+                      (dir / "r.json").string(), "--out", (dir / "out").string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("family"), std::string::npos);
-  EXPECT_NE(r.out.find("tracelens_h100_bert-small.json.gz"), std::string::npos);
+  EXPECT_NE(r.out.find("layer.json.gz"), std::string::npos);
   const auto j = nlohmann::json::parse(test::read_text(dir / "r.json"));
-  EXPECT_EQ(j["traces"][0]["kernels"], 60);
+  EXPECT_EQ(j["traces"][0]["kernels"], test::kTransformerLayerTraceKernels);
   EXPECT_EQ(j["traces"][0]["gpu"], "H100-SXM");
-  for (const char* f :
-       {"tracelens_h100_bert-small.html", "tracelens_h100_bert-small.trace.json",
-        "tracelens_h100_bert-small.csv", "records.tracelens_h100_bert-small.jsonl"}) {
+  for (const char* f : {"layer.html", "layer.trace.json", "layer.csv", "records.layer.jsonl"}) {
     EXPECT_TRUE(std::filesystem::exists(dir / "out" / f)) << f;
   }
   // What replay wrote is a records file the other commands read.
   const auto rep = run({"report", (dir / "out").string(), "--out", (dir / "rep").string()});
   EXPECT_EQ(rep.code, 0) << rep.err;
-  EXPECT_NE(rep.out.find("accuracy on H100-SXM: 60 kernels"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("accuracy on H100-SXM: " +
+                         std::to_string(test::kTransformerLayerTraceKernels) + " kernels"),
+            std::string::npos)
+      << rep.out;
   const auto chk = run({"check", (dir / "out").string(), "--max-mape", "100000"});
   EXPECT_EQ(chk.code, 0) << chk.out << chk.err;
   const auto strict = run({"check", (dir / "out").string(), "--max-mape", "0"});
@@ -58,7 +63,7 @@ TEST_F(Cli, ReplayPrintsTheTableAndWritesTheJson) {
 }
 
 TEST_F(Cli, BadTracesGiveOneClearError) {
-  const std::string gz = test::read_text(kDemo);
+  const std::string gz = test::read_text(trace);
   test::write_text(dir / "cut.json.gz", gz.substr(0, gz.size() / 3));
   expect_one_error(run({"replay", (dir / "cut.json.gz").string()}), "cut.json.gz");
   const std::string json =
@@ -73,7 +78,8 @@ TEST_F(Cli, BadTracesGiveOneClearError) {
   test::write_text(dir / "empty.json", "");
   expect_one_error(run({"replay", (dir / "empty.json").string()}), "empty");
   expect_one_error(run({"replay", (dir / "missing.json").string()}), "no such file");
-  expect_one_error(run({"replay", kDemo, "--targets", "H100,Z9000"}), "unknown GPU 'Z9000'");
+  expect_one_error(run({"replay", trace.string(), "--targets", "H100,Z9000"}),
+                   "unknown GPU 'Z9000'");
 }
 
 TEST_F(Cli, BadRecordsGiveOneClearError) {

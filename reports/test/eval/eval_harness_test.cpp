@@ -13,6 +13,7 @@
 #include "pm2lat/reports/eval/kernel_eval.h"
 #include "pm2lat/reports/eval/model_eval.h"
 #include "pm2lat/reports/eval/model_lowering.h"
+#include "pm2lat/test/measurement_data.h"
 #include "support/test_support.h"
 
 namespace pm2lat::reports {
@@ -179,11 +180,14 @@ TEST(CrossEval, PairsEveryShapeMeasuredOnBothGpus) {
 namespace pm2lat::reports {
 namespace {
 
-// Floor on the shipped NeuSight model runs with the shipped profiles (built from kernel
-// tables, never from these runs' operator latencies).
+// Floor on NeuSight's model runs (the public measurements, PM2LAT_DATA_DIR) with the shipped
+// profiles (built from kernel tables, never from these runs' operator latencies).
 TEST(AccuracyFloor, NeusightModelRuns) {
+  const char* const relative = "neusight/models/index.csv";
+  const auto index = test::measurement_file(relative);
+  if (!index) GTEST_SKIP() << test::missing_measurements(relative);
   Predictor p = shipped();
-  const auto runs = calibrate::load_model_runs(PM2LAT_SHIPPED_MODELS);
+  const auto runs = calibrate::load_model_runs(index->parent_path());
   const auto r = eval_models(p, runs);
   EXPECT_GE(r.runs.size(), 30u);
   EXPECT_LT(r.overall.mape_pct, 10.0);

@@ -1,23 +1,22 @@
-// The long-tail kernel families on shipped traces replayed with the shipped profiles: every
-// kernel lands in a dedicated model and the families stay near the measurement. The family
-// fits were calibrated on these traces, so the bounds catch breakage, not progress
-// (out-of-sample figures: predictor/MODELS.md).
+// The long-tail kernel families on the public traces (PM2LAT_DATA_DIR; skipped without them)
+// replayed with the shipped profiles: every kernel lands in a dedicated model and the
+// families stay near the measurement. The family fits were calibrated on these traces, so the
+// bounds catch breakage, not progress (out-of-sample figures: predictor/MODELS.md).
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "pm2lat/predictor.h"
 #include "pm2lat/reports/replay/trace_replay.h"
+#include "pm2lat/test/measurement_data.h"
 
 namespace pm2lat::reports {
 namespace {
 
-const std::string kTraces = std::string(PM2LAT_SHIPPED_PROFILES) + "/../measurements/traces/";
-
-TraceReplay replay(const std::string& name, Predictor& predictor) {
+TraceReplay replay(const std::filesystem::path& trace, Predictor& predictor) {
   ReplayOptions o;
   o.targets = {"H100-SXM"};
-  return replay_trace(kTraces + name, predictor, o);
+  return replay_trace(trace, predictor, o);
 }
 
 const FamilySummary* family(const TraceReplay& r, KernelFamily f) {
@@ -28,8 +27,11 @@ const FamilySummary* family(const TraceReplay& r, KernelFamily f) {
 }
 
 TEST(LongTailReplay, Vgg13OnH100LandsInDedicatedModels) {
+  const char* const relative = "traces/triosim_vgg13_iter41.json.gz";
+  const auto trace = test::measurement_file(relative);
+  if (!trace) GTEST_SKIP() << test::missing_measurements(relative);
   Predictor predictor = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
-  const TraceReplay r = replay("triosim_vgg13_iter41.json.gz", predictor);
+  const TraceReplay r = replay(*trace, predictor);
   ASSERT_TRUE(r.summary.accuracy.available);
   EXPECT_GE(r.summary.accuracy.coverage_pct, 99.0);
   EXPECT_LT(r.summary.accuracy.error_pct(), 20.0);
@@ -42,14 +44,20 @@ TEST(LongTailReplay, Vgg13OnH100LandsInDedicatedModels) {
 }
 
 TEST(LongTailReplay, CollectivesAreCommunicationAndAttentionIsModelled) {
+  const char* const nccl_trace = "traces/hta_nccl_data.json.gz";
+  const char* const bert_trace = "traces/tracelens_h100_bert-small.json.gz";
+  const auto nccl_file = test::measurement_file(nccl_trace);
+  if (!nccl_file) GTEST_SKIP() << test::missing_measurements(nccl_trace);
+  const auto bert_file = test::measurement_file(bert_trace);
+  if (!bert_file) GTEST_SKIP() << test::missing_measurements(bert_trace);
   Predictor predictor = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
-  const TraceReplay nccl = replay("hta_nccl_data.json.gz", predictor);
+  const TraceReplay nccl = replay(*nccl_file, predictor);
   const FamilySummary* c = family(nccl, KernelFamily::kCollective);
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(c->communication);
   EXPECT_GT(nccl.summary.accuracy.communication_us, 0);
 
-  const TraceReplay bert = replay("tracelens_h100_bert-small.json.gz", predictor);
+  const TraceReplay bert = replay(*bert_file, predictor);
   const FamilySummary* a = family(bert, KernelFamily::kAttention);
   ASSERT_NE(a, nullptr);
   EXPECT_DOUBLE_EQ(a->covered_us, a->own_measured_us);

@@ -1,4 +1,5 @@
-// Replay of the real trace shipped with the project (reports/demo), with a catalogue-only
+// Replay of a real trace (TraceLens's BERT-small on an H100, from the public measurements in
+// PM2LAT_DATA_DIR; skipped without them) and of a synthetic one, with a catalogue-only
 // predictor: checks the plumbing and the invariants, not the models' accuracy.
 #include <gtest/gtest.h>
 
@@ -7,20 +8,22 @@
 #include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/replay/trace_replay.h"
 #include "pm2lat/reports/replay_json_reporter.h"
+#include "pm2lat/test/measurement_data.h"
 #include "support/test_support.h"
 
 namespace pm2lat::reports {
 namespace {
 
-const std::filesystem::path kDemo =
-    std::filesystem::path(PM2LAT_DEMO_DIR) / "tracelens_h100_bert-small.json.gz";
+constexpr const char* kBertSmall = "traces/tracelens_h100_bert-small.json.gz";
 
-TEST(TraceReplay, EveryKernelOfTheDemoTraceBecomesARecordWithShapes) {
+TEST(TraceReplay, EveryKernelOfARealTraceBecomesARecordWithShapes) {
+  const auto trace = test::measurement_file(kBertSmall);
+  if (!trace) GTEST_SKIP() << test::missing_measurements(kBertSmall);
   Predictor predictor = test::catalogue_predictor();
   ReplayOptions opt;
   opt.targets = {"A100", "L4"};
   opt.keep_records = true;
-  const TraceReplay r = replay_trace(kDemo, predictor, opt);
+  const TraceReplay r = replay_trace(*trace, predictor, opt);
   EXPECT_EQ(r.device, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(r.gpu, "H100-SXM");
   EXPECT_EQ(r.table.size(), 60u);
@@ -46,10 +49,12 @@ TEST(TraceReplay, EveryKernelOfTheDemoTraceBecomesARecordWithShapes) {
 }
 
 TEST(TraceReplay, JsonHasTheDocumentedFields) {
+  const auto trace = test::measurement_file(kBertSmall);
+  if (!trace) GTEST_SKIP() << test::missing_measurements(kBertSmall);
   Predictor predictor = test::catalogue_predictor();
   ReplayOptions opt;
   opt.targets = {"H100"};
-  const TraceReplay r = replay_trace(kDemo, predictor, opt);
+  const TraceReplay r = replay_trace(*trace, predictor, opt);
   const nlohmann::json j = replay_json({&r});
   ASSERT_EQ(j["traces"].size(), 1u);
   const auto& t = j["traces"][0];
@@ -72,11 +77,13 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
   EXPECT_EQ(infer_gpu_from_kernel_names({"volta_sgemm_128x64_nn"}), "V100");
   EXPECT_EQ(infer_gpu_from_kernel_names({"vectorized_elementwise_kernel"}), "");
 
+  const std::filesystem::path trace = test::scratch_dir("replay") / "layer.json";
+  test::write_text(trace, test::transformer_layer_trace());
   Predictor predictor = test::catalogue_predictor();
   ReplayOptions opt;
   opt.targets = {"H100"};
   opt.gpu = "Some Future GPU";
-  const TraceReplay r = replay_trace(kDemo, predictor, opt);
+  const TraceReplay r = replay_trace(trace, predictor, opt);
   EXPECT_EQ(r.gpu, "");
   EXPECT_FALSE(r.summary.accuracy.available);
   ASSERT_FALSE(r.notes.empty());
@@ -84,7 +91,7 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
 
   opt.gpu.clear();
   opt.targets = {"H1OO-typo"};
-  EXPECT_THROW(replay_trace(kDemo, predictor, opt), InputError);
+  EXPECT_THROW(replay_trace(trace, predictor, opt), InputError);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Output formats, pinned by structure and pattern rather than by exact text.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -39,6 +40,27 @@ TEST(ConsoleReporter, PrintsFamilyRowsTargetColumnsAndAccuracy) {
       s, std::regex(R"(accuracy on H100-SXM: 3 kernels.*error 4\.0%.*coverage 80\.0%)")))
       << s;
   EXPECT_NE(s.find("spec-scaled (no profile of their own): A100-SXM"), std::string::npos) << s;
+}
+
+// A predict-only run (pm2lat run --no-measure) measured nothing: the table shows forecasts
+// only, with no measured or error column to fill with zeros.
+TEST(ConsoleReporter, APredictOnlyRunHasNoMeasuredColumn) {
+  auto kernels = test::standard_kernels();
+  for (auto& k : kernels) k.measured_us = std::nan("");
+  const RunTable t = test::fixture_run(kernels);
+  std::ostringstream out;
+  print_run_summary(out, summarize(t), ReportHeading{});
+  const std::string s = out.str();
+  EXPECT_TRUE(
+      std::regex_search(s, std::regex(R"(family +kernels \| +H100-SXM ms \| +A100-SXM ms)")))
+      << s;
+  EXPECT_EQ(s.find("measured ms"), std::string::npos) << s;
+  EXPECT_EQ(s.find("err%"), std::string::npos) << s;
+  EXPECT_TRUE(std::regex_search(s, std::regex(R"(\ngemm +2 \| +0\.200 \| +0\.400\n)"))) << s;
+  EXPECT_TRUE(std::regex_search(s, std::regex(R"(\nkernel time +4 \| )"))) << s;
+  EXPECT_EQ(s.find("\nstep time "), std::string::npos)
+      << "no measured timeline to lay a step time on: " << s;
+  EXPECT_NE(s.find("no kernel was measured: forecasts only"), std::string::npos) << s;
 }
 
 TEST(ConsoleReporter, RankTableHasOneLinePerRankAndATotal) {

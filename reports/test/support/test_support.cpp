@@ -219,4 +219,77 @@ std::string TraceJson::str() const {
   return s.str();
 }
 
+namespace {
+
+constexpr const char* kBf16Addmm =
+    R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","Scalar","Scalar"])";
+constexpr const char* kXmma128x128 =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas";
+constexpr const char* kLayerNorm =
+    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, "
+    "float>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, "
+    "float*, float*, c10::BFloat16*)";
+constexpr const char* kAdd =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+    "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, "
+    "3ul>)";
+
+}  // namespace
+
+std::string transformer_layer_trace() {
+  // 4096 tokens x 768 features; 12 heads of 64; feed-forward 3072. A linear layer over
+  // [4096, 768] runs as addmm(bias, x, W^T); its GEMM kernel has one 128x128 tile per CTA.
+  const std::string ln_dims = "[[8,512,768],[],[768],[768],[]]";
+  const std::string ln_types =
+      R"(["c10::BFloat16","ScalarList","c10::BFloat16","c10::BFloat16","Scalar"])";
+  TraceJson t;
+  double ts = 0;
+  auto linear = [&](int in, int out, double dur) {
+    t.op("aten::addmm", ts, 40,
+         "[[" + std::to_string(out) + "],[4096," + std::to_string(in) + "],[" + std::to_string(in) +
+             "," + std::to_string(out) + "],[],[]]",
+         kBf16Addmm, R"(["","","","1","1"])",
+         "[[1],[" + std::to_string(in) + ",1],[1," + std::to_string(in) + "],[],[]]");
+    t.kernel(kXmma128x128, ts + 10, ts + 20, dur, {32, unsigned(out / 128), 1}, {384, 1, 1}, 7,
+             "cuLaunchKernelEx");
+    ts += 200;
+  };
+  linear(768, 768, 40);  // query
+  linear(768, 768, 40);  // key
+  linear(768, 768, 40);  // value
+  t.op(
+      "aten::_flash_attention_forward", ts, 40,
+      "[[8,512,12,64],[8,512,12,64],[8,512,12,64],[],[],[],[],[],[],[],[]]",
+      R"(["c10::BFloat16","c10::BFloat16","c10::BFloat16","","","Scalar","Scalar","Scalar","Scalar","Scalar","Scalar"])",
+      R"(["","","","","","512","512","0.","False","False","0.125"])");
+  t.kernel(
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, "
+      "4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, "
+      "cutlass::bfloat16_t> >, false, false, false, false, true, true, "
+      "false>(pytorch_flash::Flash_fwd_params)",
+      ts + 10, ts + 20, 90, {4, 8, 12}, {128, 1, 1});
+  ts += 200;
+  linear(768, 768, 40);  // attention output
+  t.op("aten::add", ts, 20, "[[8,512,768],[8,512,768],[]]",
+       R"(["c10::BFloat16","c10::BFloat16","Scalar"])");
+  t.kernel(kAdd, ts + 5, ts + 20, 12, {6144, 1, 1}, {128, 1, 1});
+  ts += 200;
+  t.op("aten::native_layer_norm", ts, 20, ln_dims, ln_types, R"(["","[768]","","",""])");
+  t.kernel(kLayerNorm, ts + 5, ts + 20, 14, {4096, 1, 1}, {32, 4, 1});
+  ts += 200;
+  linear(768, 3072, 120);  // feed-forward up
+  t.op("aten::gelu", ts, 20, "[[8,512,3072],[]]", R"(["c10::BFloat16",""])", R"(["","none"])");
+  t.kernel(
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+      "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() "
+      "const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >(int, "
+      "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+      "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() "
+      "const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul>)",
+      ts + 5, ts + 20, 30, {24576, 1, 1}, {128, 1, 1});
+  return t.str();
+}
+
 }  // namespace pm2lat::test

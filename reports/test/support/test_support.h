@@ -58,4 +58,12 @@ class TraceJson {
   long long next_correlation_ = 100;
 };
 
+// A synthetic trace in the Kineto format, written for the tests: one BERT-base encoder layer's
+// forward pass in BF16 on an H100 (8 x 512 tokens; GEMMs with their addmm operators,
+// FlashAttention, layer norm, GELU, residual add), every kernel linked to its operator with
+// input shapes. Kernel names and launch geometry are the ones PyTorch uses; the durations are
+// invented round numbers, not measurements.
+std::string transformer_layer_trace();
+inline constexpr int kTransformerLayerTraceKernels = 9;
+
 }  // namespace pm2lat::test

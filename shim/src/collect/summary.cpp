@@ -107,18 +107,27 @@ std::string Summary::to_text(const std::vector<std::string>& targets) const {
   std::string out =
       fmt::format("pm2lat: {} kernel records ({} measured, {} unhooked, {} dropped)\n",
                   counters_.records, counters_.measured, counters_.unhooked, counters_.dropped);
-  std::string head = fmt::format("pm2lat: {:<18} {:>9} {:>12}", "family", "kernels", "measured ms");
+  // Without a single measured kernel (predict-only) the measured and error columns would only
+  // hold zeros and dashes: forecasts alone are shown.
+  const bool measured = std::any_of(families_.begin(), families_.end(),
+                                    [](const auto& kv) { return kv.second.measured_count > 0; });
+  std::string head =
+      measured ? fmt::format("pm2lat: {:<18} {:>9} {:>12}", "family", "kernels", "measured ms")
+               : fmt::format("pm2lat: {:<18} {:>9}", "family", "kernels");
   for (const auto& t : targets) head += fmt::format(" {:>14}", t.substr(0, 14));
-  if (!source_.empty()) head += fmt::format(" {:>10}", "error");
+  const bool error_column = measured && !source_.empty();
+  if (error_column) head += fmt::format(" {:>10}", "error");
   out += head + "\n";
   for (const auto& [name, f] : families_) {
-    std::string line = fmt::format("pm2lat: {:<18} {:>9} {:>12.3f}", name, f.count, f.measured_ms);
+    std::string line =
+        measured ? fmt::format("pm2lat: {:<18} {:>9} {:>12.3f}", name, f.count, f.measured_ms)
+                 : fmt::format("pm2lat: {:<18} {:>9}", name, f.count);
     for (const auto& t : targets) {
       auto it = f.predicted_ms.find(t);
       line += it == f.predicted_ms.end() ? fmt::format(" {:>14}", "-")
                                          : fmt::format(" {:>14.3f}", it->second);
     }
-    if (!source_.empty()) {
+    if (error_column) {
       line += f.compared_measured_ms > 0
                   ? fmt::format(" {:>+9.1f}%",
                                 100.0 * (f.compared_predicted_ms - f.compared_measured_ms) /

@@ -253,6 +253,8 @@ CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) 
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: *pi = m.clock_khz; break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *pi = m.max_smem_per_block; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+    // Compute capability 8.0 and 9.0 both keep 2048 threads resident per SM.
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: *pi = 2048; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *pi = 32; break;
     default: *pi = 0; break;
   }

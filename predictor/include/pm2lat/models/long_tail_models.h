@@ -40,6 +40,13 @@ class LongTailModels {
                                     std::size_t target, const PredictOptions& options,
                                     bool observed_on_target = true) const noexcept;
 
+  // An elementwise, softmax or layer-norm kernel with no shape and no reading of its launch
+  // geometry (models/launch_work.h): its family's geometry fit over the launched threads,
+  // from the target or the most similar GPU that measured the family. nullopt otherwise.
+  std::optional<Prediction> predict_row_without_shape(const KernelRecord& record,
+                                                      const KernelClass& cls,
+                                                      std::size_t target) const noexcept;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -59,6 +59,14 @@ class MemoryFamilyPredictor {
   std::optional<Prediction> predict_own(const KernelRecord& record, const KernelClass& cls,
                                         std::size_t target) const noexcept;
 
+  // An elementwise, softmax or layer-norm kernel whose record has no shape: its family's
+  // geometry fit from the target's own kernels, else from the most similar GPU that measured
+  // the family (flags no_shape, spec_scaled). nullopt for a record with a shape (the
+  // per-operator tables serve it) or when no GPU measured the family.
+  std::optional<Prediction> predict_row_without_shape(const KernelRecord& record,
+                                                      const KernelClass& cls,
+                                                      std::size_t target) const noexcept;
+
  private:
   std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls,
                                          std::size_t target, bool own_only) const noexcept;

@@ -1,0 +1,42 @@
+// Work a memory-bound kernel implies when nothing recorded what it processes (a runtime launch
+// outside any library call, a trace recorded without shapes): ATen's elementwise kernels cover
+// blocks x threads x elements per thread over the tensors of their std::array<char*, N>;
+// multi-tensor-apply kernels walk one 65536-element chunk of each list per block (upper
+// bounds: the last block may be partly idle). And the helpers of a GEMM (split-K reduction,
+// GEMV-like kernels) move what the GEMM's shape says.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/kernel_launch.h"
+#include "pm2lat/op_context.h"
+
+namespace pm2lat {
+
+struct LaunchWork {
+  OpKind kind = OpKind::kElementwise;
+  VectorShape vec;
+};
+
+// `kernel_name` mangled, demangled or as Kineto writes it. `tensor_lists` (multi-tensor
+// kernels: the lists the operator passed, when the name does not say) and `op_name` (an
+// in-place operator ends in '_') refine the estimate when the caller knows them. nullopt when
+// the kernel is not one whose launch geometry is understood.
+std::optional<LaunchWork> launch_work(std::string_view kernel_name, const KernelClass& cls,
+                                      const Dim3& grid, const Dim3& block,
+                                      std::size_t tensor_lists = 0, std::string_view op_name = {});
+
+// Bytes a GEMV-like or split-K helper kernel of GEMM `g` moves: operands and output for a
+// GEMV, the FP32 partial sums of at least two slices and the output for a split-K reduction.
+VectorShape gemm_helper_work(const GemmShape& g, KernelFamily family);
+
+// Elements an ATen elementwise kernel's launch covers (blocks x threads x elements per
+// thread), 0 for other kernels. Big tensors are processed by several such launches (32-bit
+// indexing), each covering a part of the operator's tensors.
+double elementwise_launch_elements(std::string_view kernel_name, const Dim3& grid,
+                                   const Dim3& block);
+
+}  // namespace pm2lat
