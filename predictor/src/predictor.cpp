@@ -14,6 +14,7 @@
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
 #include "pm2lat/profile_io.h"
+#include "pm2lat/text.h"
 #include "prediction_memo.h"
 
 namespace pm2lat {
@@ -65,13 +66,6 @@ constexpr std::size_t kRichCalibrationPoints = 500;
 // must not send a shape to a configuration calibrated far from it.
 constexpr std::size_t kSelectorVotes = 8;
 
-std::string lower_ascii(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
-}
-
 bool is_memory_bound_family(KernelFamily f) {
   switch (f) {
     case KernelFamily::kElementwise:
@@ -95,7 +89,7 @@ bool is_memory_bound_family(KernelFamily f) {
 std::string op_key(const OpContext& op) {
   std::string name = op.name;
   if (auto p = name.rfind("::"); p != std::string::npos) name = name.substr(p + 2);
-  name = lower_ascii(name);
+  name = ascii_lower(name);
   // ATen's internal spellings of the same operators ("_softmax", "native_layer_norm").
   while (!name.empty() && name.front() == '_') name.erase(0, 1);
   if (name == "native_layer_norm" || name == "layer_norm" || name == "layernorm") return "ln";

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "pm2lat/hash.h"
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_model.h"
 #include "pm2lat/models/residual_interpolator.h"
@@ -66,11 +67,7 @@ AttentionKernel decode_cached(std::string_view name) {
   };
   constexpr std::size_t kEntries = 64;
   thread_local std::array<Entry, kEntries> cache{};
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const char c : name) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
+  const std::uint64_t h = fnv1a(name);
   Entry& e = cache[h % kEntries];
   if (e.hash != h || e.size != name.size()) {
     e.hash = h;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "pm2lat/text.h"
 #include "profile/json_fields.h"
 
 namespace pm2lat {
@@ -43,10 +44,8 @@ UnknownDeviceError::UnknownDeviceError(std::string name, std::vector<std::string
 std::string device_name_key(std::string_view name) {
   std::string key;
   for (char c : name) {
-    if (c >= 'A' && c <= 'Z')
-      key.push_back(static_cast<char>(c - 'A' + 'a'));
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-      key.push_back(c);
+    c = ascii_lower(c);
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) key.push_back(c);
   }
   return key;
 }

@@ -11,6 +11,7 @@
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"
+#include "pm2lat/text.h"
 
 extern char** environ;
 
@@ -76,7 +77,7 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global,
     // Check everything before starting the program: a typo must not cost a training run.
     const DeviceCatalogue catalogue =
         DeviceCatalogue::load(std::filesystem::path(global.profiles) / "devices.json");
-    for (const auto& t : reports::split_target_list(o->targets)) {
+    for (const auto& t : split_list(o->targets)) {
       try {
         config.targets.push_back(catalogue.resolve(t).name);
       } catch (const UnknownDeviceError& e) {

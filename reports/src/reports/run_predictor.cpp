@@ -5,21 +5,6 @@
 
 namespace pm2lat::reports {
 
-std::vector<std::string> split_target_list(std::string_view list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t comma = list.find(',', start);
-    if (comma == std::string_view::npos) comma = list.size();
-    std::string_view item = list.substr(start, comma - start);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!item.empty()) out.emplace_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::string canonical_gpu(const Predictor& predictor, std::string_view name) {
   try {
     return predictor.catalogue().resolve(name).name;

@@ -14,9 +14,6 @@
 
 namespace pm2lat::reports {
 
-// "H100,A100,l4" -> {"H100", "A100", "l4"} (blanks dropped).
-std::vector<std::string> split_target_list(std::string_view list);
-
 // The catalogue name of a GPU, or an InputError naming the closest known GPUs.
 std::string canonical_gpu(const Predictor& predictor, std::string_view name);
 
