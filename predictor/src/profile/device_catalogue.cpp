@@ -50,12 +50,6 @@ std::string device_name_key(std::string_view name) {
   return key;
 }
 
-double sm_and_bandwidth_distance(const DeviceSpec& a, const DeviceSpec& b) noexcept {
-  return std::abs(
-             std::log(static_cast<double>(std::max(1, a.sm_count)) / std::max(1, b.sm_count))) +
-         std::abs(std::log(std::max(1.0, a.mem_bw_gbps) / std::max(1.0, b.mem_bw_gbps)));
-}
-
 double DeviceSpec::peak_tflops(DType compute) const noexcept {
   auto first = [](std::initializer_list<double> v) {
     for (double x : v) {
