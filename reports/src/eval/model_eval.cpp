@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "pm2lat/prediction_error.h"
+
 namespace pm2lat::reports {
 namespace {
 
@@ -135,7 +137,7 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
           (row.fw_us + row.bw_us + row.acc_us) * static_cast<double>(row.repeat) / 1e3;
     }
     r.predicted_ms = timeline.end_us() / 1e3;
-    r.error_pct = ape_pct(r.predicted_ms, r.measured_ms);
+    r.error_pct = error_pct(r.predicted_ms, r.measured_ms);
     overall.add_ape(r.error_pct);
     if (r.neusight_error_pct) {
       ++out.cells_with_neusight;

@@ -84,7 +84,7 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
 
   opt.gpu.clear();
   opt.targets = {"H1OO-typo"};
-  EXPECT_THROW(replay_trace(kDemo, predictor, opt), InputError);
+  EXPECT_THROW(replay_trace(kDemo, predictor, opt), UnknownDeviceError);
 }
 
 }  // namespace
