@@ -3,6 +3,7 @@
 // its own unit under models/ and answers a ModelQuery.
 #include "pm2lat/predictor.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <span>
@@ -129,23 +130,27 @@ KernelClass as_family(const KernelClass& cls, KernelFamily family) {
   return c;
 }
 
+void release_calibration_points(Profile& p) {
+  // Swapped out, not cleared: clear() keeps the storage.
+  std::vector<GemmPoint>().swap(p.gemm_points);
+  std::vector<VectorPoint>().swap(p.vector_points);
+  std::vector<AttentionPoint>().swap(p.attention_points);
+  std::vector<ConvPoint>().swap(p.conv_points);
+  std::vector<VectorPoint>().swap(p.family_points);
+}
+
 }  // namespace
 
 bool routes_to(KernelFamily family, ModelRoute route) noexcept {
-  for (const Step& s : route_of(family)) {
-    if (s.model == route) return true;
-  }
-  return false;
+  return std::ranges::any_of(route_of(family), [route](const Step& s) { return s.model == route; });
 }
 
 bool fitted_as_kernel_family(KernelFamily family) noexcept {
-  for (const FamilyRoute& row : kRoutingTable) {
+  return std::ranges::any_of(kRoutingTable, [family](const FamilyRoute& row) {
     const bool kernel_fits = routes_to(row.family, ModelRoute::kFamilyFits) ||
                              routes_to(row.family, ModelRoute::kOwnKernelFits);
-    if (kernel_fits && (row.family == family || kernel_family_stand_in(row.family) == family))
-      return true;
-  }
-  return false;
+    return kernel_fits && (row.family == family || kernel_family_stand_in(row.family) == family);
+  });
 }
 
 struct Predictor::Impl {
@@ -232,6 +237,9 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
   m.attention = AttentionPredictor(m.catalogue, m.profiles);
   m.conv = ConvPredictor(m.catalogue, m.profiles);
+  // The models hold what predictions read of the calibration points (indexes, residuals,
+  // launch grids): the points themselves go, most of a profile's memory.
+  for (Profile& p : m.profiles) release_calibration_points(p);
 }
 
 Predictor::Predictor(Predictor&&) noexcept = default;
@@ -258,6 +266,7 @@ TargetId Predictor::add_target(const DeviceSpec& spec) {
   } else {
     // No profile of its own: borrow the most similar calibrated GPU's.
     std::vector<DonorCandidate> candidates;
+    candidates.reserve(m.profiles.size());
     for (const Profile& p : m.profiles) candidates.push_back({m.catalogue.find(p.device), p.basis});
     const std::vector<std::size_t> order = rank_donors(spec, candidates, kGemmDonorWeights);
     if (!order.empty()) {

@@ -14,9 +14,11 @@ namespace pm2lat {
 // borrows the most similar calibrated GPU's profiles and scales them by spec ratios (results
 // flagged spec_scaled).
 struct Target {
-  std::string name;                          // canonical catalogue name
-  const DeviceSpec* spec = nullptr;          // never null
-  std::vector<const Profile*> profiles;      // own or borrowed profiles; empty = roofline only
+  std::string name;                  // canonical catalogue name
+  const DeviceSpec* spec = nullptr;  // never null
+  // Own or borrowed profiles; empty = roofline only. Their fits and overheads, not their
+  // calibration points: a predictor keeps what the models built from those.
+  std::vector<const Profile*> profiles;
   const DeviceSpec* profile_spec = nullptr;  // the GPU the profiles were calibrated on
   bool spec_scaled = false;                  // profiles belong to another GPU
 };

@@ -210,13 +210,11 @@ void AttentionPredictor::add_target(const Target& target) {
   const DeviceSpec& spec = *target.spec;
   Impl::TargetDevices t;
   t.spec = &spec;
-  std::vector<DonorCandidate> candidates;
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
     const DeviceSpec& s = *impl_->devices[i].spec;
     if (&s == &spec || s.name == spec.name) t.own = static_cast<int>(i);
-    candidates.push_back({&s, impl_->devices[i].profile->basis});
   }
-  for (std::size_t i : rank_donors(spec, candidates, kAttentionDonorWeights))
+  for (std::size_t i : rank_donors(spec, donor_candidates(impl_->devices), kAttentionDonorWeights))
     t.by_similarity.push_back(static_cast<int>(i));
   impl_->targets.push_back(std::move(t));
 }

@@ -158,14 +158,12 @@ void ConvPredictor::add_target(const Target& target) {
   const DeviceSpec& spec = *target.spec;
   Impl::TargetDevices t;
   t.spec = &spec;
-  std::vector<DonorCandidate> candidates;
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
     const auto& d = impl_->devices[i];
     if (d.spec->name == spec.name)
       (d.profile->basis == TimeBasis::kKernel ? t.own_kernel : t.own_call) = static_cast<int>(i);
-    candidates.push_back({d.spec, d.profile->basis});
   }
-  for (std::size_t i : rank_donors(spec, candidates, kConvDonorWeights))
+  for (std::size_t i : rank_donors(spec, donor_candidates(impl_->devices), kConvDonorWeights))
     t.order.push_back(static_cast<int>(i));
   impl_->targets.push_back(std::move(t));
 }

@@ -103,11 +103,20 @@ Scale scale_between(const DeviceSpec& from, const DeviceSpec& to, DType compute)
 
 }  // namespace
 
+// What a prediction reads of a calibration point once the indexes are built: its
+// configuration, shape and launch grid (not its operator or time).
+struct GemmLaunchPoint {
+  std::int64_t batch = 1, m = 0, n = 0, k = 0;
+  Dim3 grid;
+  std::int32_t config = -1;
+};
+
 // One profile's GEMM section, indexed at load: per-config point lists, residual
 // interpolations and, per operand type, the nearest-shape index that chooses configurations.
 struct GemmCalibration {
   const Profile* profile = nullptr;
   const DeviceSpec* spec = nullptr;
+  std::vector<GemmLaunchPoint> points;                   // parallel to the profile's gemm_points
   std::vector<ResidualInterpolator<5>> kernel_residual;  // per config
   std::vector<ResidualInterpolator<5>> call_residual;
   std::vector<std::int32_t> points_per_config;
@@ -116,8 +125,8 @@ struct GemmCalibration {
   // shape must only ever choose among configurations of its own type).
   struct Selector {
     DType dtype = DType::kUnknown;
-    ResidualInterpolator<5> index;    // nearest calibrated shape -> point
-    std::vector<std::size_t> points;  // selector index -> gemm point
+    ResidualInterpolator<5> index;      // nearest calibrated shape -> point
+    std::vector<std::uint32_t> points;  // selector index -> gemm point
   };
   std::vector<Selector> selectors;
   std::unordered_map<std::string_view, std::int32_t> config_index;  // config name -> index
@@ -148,10 +157,8 @@ struct GemmCalibration {
   }
 
   bool has_dtype(DType t) const {
-    for (const auto& c : profile->gemm_configs) {
-      if (c.dtype == t) return true;
-    }
-    return false;
+    return std::ranges::any_of(profile->gemm_configs,
+                               [t](const GemmConfigFit& c) { return c.dtype == t; });
   }
 };
 
@@ -164,9 +171,11 @@ void build_indexes(GemmCalibration& d) {
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.points_per_config.assign(nc, 0);
   d.points_of_config.assign(nc, {});
-  std::map<DType, std::pair<std::vector<std::array<double, 5>>, std::vector<std::size_t>>> sel;
+  std::map<DType, std::pair<std::vector<std::array<double, 5>>, std::vector<std::uint32_t>>> sel;
+  d.points.reserve(p.gemm_points.size());
   for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
     const GemmPoint& pt = p.gemm_points[i];
+    d.points.push_back({pt.batch, pt.m, pt.n, pt.k, pt.grid, pt.config});
     const GemmConfigFit& c = p.gemm_configs[static_cast<std::size_t>(pt.config)];
     GemmShape s;
     s.batch = pt.batch;
@@ -197,7 +206,7 @@ void build_indexes(GemmCalibration& d) {
     auto& [sel_keys, sel_points] = sel[c.dtype];
     sel_keys.push_back({shape[0], shape[1], shape[2], shape[3],
                         transposed_weight_coordinate(pt.transposed_weight)});
-    sel_points.push_back(i);
+    sel_points.push_back(static_cast<std::uint32_t>(i));
   }
   for (std::size_t c = 0; c < nc; ++c) {
     d.kernel_residual.emplace_back(std::move(kpts[c]), std::move(kres[c]), kNeighbours);
@@ -212,6 +221,7 @@ void build_indexes(GemmCalibration& d) {
   }
   for (std::size_t c = 0; c < nc; ++c) {
     d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
+    d.points_of_config[c].shrink_to_fit();
   }
 }
 
@@ -242,9 +252,7 @@ struct GemmPredictor::Impl {
   // The calibrated GPU most similar to `spec` among those `accept` allows.
   template <typename Accept>
   const GemmCalibration* most_similar(const DeviceSpec& spec, Accept&& accept) const {
-    std::vector<DonorCandidate> candidates;
-    for (const auto& d : calibrated) candidates.push_back({d.spec, d.profile->basis});
-    for (std::size_t i : rank_donors(spec, candidates, kGemmDonorWeights)) {
+    for (std::size_t i : rank_donors(spec, donor_candidates(calibrated), kGemmDonorWeights)) {
       if (accept(calibrated[i])) return &calibrated[i];
     }
     return nullptr;
@@ -393,10 +401,10 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
   const GemmConfigFit& fit = prof.gemm_configs[static_cast<std::size_t>(cfg)];
   const std::int32_t split = split_k_from_grid(r.launch.grid, 1);
   const double blocks = static_cast<double>(r.launch.grid.volume());
-  const GemmPoint* near = nullptr;
+  const GemmLaunchPoint* near = nullptr;
   double best = 0;
   for (std::uint32_t i : d->points_of_config[static_cast<std::size_t>(cfg)]) {
-    const GemmPoint& pt = prof.gemm_points[i];
+    const GemmLaunchPoint& pt = d->points[i];
     const double dist =
         std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
         std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
@@ -505,9 +513,9 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     std::array<double, kSelectorVotes> votes{};
     for (std::size_t i = 0; i < found; ++i) {
       const double dist = std::sqrt(dist2[i]) + kVoteDistanceOffset;
-      const std::int32_t c = prof.gemm_points[selector->points[idx[i]]].config;
+      const std::int32_t c = d->points[selector->points[idx[i]]].config;
       for (std::size_t j = 0; j <= i; ++j) {
-        if (prof.gemm_points[selector->points[idx[j]]].config == c) {
+        if (d->points[selector->points[idx[j]]].config == c) {
           votes[j] += 1.0 / (dist * dist);
           break;
         }
@@ -516,7 +524,7 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     const std::size_t winner = static_cast<std::size_t>(
         std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) -
         votes.begin());
-    const GemmPoint& pt = prof.gemm_points[selector->points[idx[winner]]];
+    const GemmLaunchPoint& pt = d->points[selector->points[idx[winner]]];
     cfg = pt.config;
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own

@@ -87,13 +87,11 @@ void MemoryFamilyPredictor::add_target(const Target& target) {
   const DeviceSpec& spec = *target.spec;
   Impl::TargetDevices t;
   t.spec = &spec;
-  std::vector<DonorCandidate> candidates;
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
-    const DeviceSpec& s = *impl_->devices[i].spec;
-    if (s.name == spec.name) t.own = static_cast<int>(i);
-    candidates.push_back({&s, impl_->devices[i].profile->basis});
+    if (impl_->devices[i].spec->name == spec.name) t.own = static_cast<int>(i);
   }
-  for (std::size_t i : rank_donors(spec, candidates, kMemoryFamilyDonorWeights))
+  for (std::size_t i :
+       rank_donors(spec, donor_candidates(impl_->devices), kMemoryFamilyDonorWeights))
     t.order.push_back(static_cast<int>(i));
   impl_->targets.push_back(std::move(t));
 }

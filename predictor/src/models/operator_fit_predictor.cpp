@@ -57,6 +57,7 @@ struct OperatorFits {
   // measured one stands in (small layer-norms are latency-bound everywhere).
   std::vector<double> floor_us;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
+  std::size_t point_count = 0;  // calibration points of the fits
 };
 
 namespace {
@@ -64,6 +65,7 @@ namespace {
 void build_indexes(OperatorFits& d) {
   const Profile& p = *d.profile;
   const std::size_t nf = p.vector_fits.size();
+  d.point_count = p.vector_points.size();
   std::vector<std::vector<std::array<double, 2>>> kpts(nf), cpts(nf);
   std::vector<std::vector<double>> kres(nf), cres(nf);
   for (const VectorPoint& pt : p.vector_points) {
@@ -94,8 +96,7 @@ void build_indexes(OperatorFits& d) {
 // Fixed cost for fits that have none: the same operator and kernel configuration on the
 // most similar GPU (SM count and bandwidth) whose fit has one.
 void set_floors(std::vector<OperatorFits>& devices) {
-  std::vector<DonorCandidate> candidates;
-  for (const OperatorFits& o : devices) candidates.push_back({o.spec, o.profile->basis});
+  const std::vector<DonorCandidate> candidates = donor_candidates(devices);
   for (OperatorFits& d : devices) {
     const auto& fits = d.profile->vector_fits;
     d.floor_us.assign(fits.size(), kMinMemoryKernelUs);
@@ -165,14 +166,12 @@ void OperatorFitPredictor::add_target(const Target& target) {
     // A donor's fits must have seen many shapes, when some GPU's have.
     const auto& all = impl_->calibrated;
     const bool any_rich = std::any_of(all.begin(), all.end(), [](const OperatorFits& d) {
-      return d.profile->vector_points.size() >= kRichCalibrationPoints;
+      return d.point_count >= kRichCalibrationPoints;
     });
-    std::vector<DonorCandidate> candidates;
-    for (const OperatorFits& d : all) candidates.push_back({d.spec, d.profile->basis});
-    for (std::size_t i : rank_donors(*target.spec, candidates, kGemmDonorWeights)) {
+    for (std::size_t i : rank_donors(*target.spec, donor_candidates(all), kGemmDonorWeights)) {
       const OperatorFits& d = all[i];
       if (!d.profile->vector_fits.empty() &&
-          (!any_rich || d.profile->vector_points.size() >= kRichCalibrationPoints)) {
+          (!any_rich || d.point_count >= kRichCalibrationPoints)) {
         t.devices.push_back(&d);
         t.spec_scaled = true;
         break;

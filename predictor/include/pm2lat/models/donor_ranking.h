@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -67,6 +68,15 @@ struct DonorCandidate {
   const DeviceSpec* spec = nullptr;
   TimeBasis basis = TimeBasis::kKernel;
 };
+
+// The candidates of calibrated devices that each have a `spec` and a `profile`, in order.
+template <typename Devices>
+std::vector<DonorCandidate> donor_candidates(const Devices& devices) {
+  std::vector<DonorCandidate> candidates;
+  candidates.reserve(std::size(devices));
+  for (const auto& d : devices) candidates.push_back({d.spec, d.profile->basis});
+  return candidates;
+}
 
 double donor_distance(const DeviceSpec& target, const DonorCandidate& donor,
                       const DonorWeights& weights) noexcept;
