@@ -14,6 +14,7 @@
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/models/memory_family_predictor.h"
+#include "pm2lat/predictor.h"
 
 namespace pm2lat::calibrate {
 namespace {
@@ -312,7 +313,7 @@ void build_family_section(const std::vector<const KernelRecord*>& records, const
     for (const auto& [r, s] : list) {
       if (!r->measured_us || *r->measured_us <= 0) continue;
       const KernelClass c = family_class(*r);
-      if (!is_memory_family(c.family) && !is_row_family(c.family)) continue;
+      if (!fitted_as_kernel_family(c.family)) continue;
       if (count) ++rep.family_kernels;
       if (r->op.vec.bytes() > 0)
         shape[c.family][c.config].push_back(

@@ -18,25 +18,13 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
+#include "pm2lat/text.h"
 #include "run_command.h"
 
 namespace {
 
 using namespace pm2lat;
 using namespace pm2lat::calibrate;
-
-std::set<std::string> split_list(const std::string& s) {
-  std::set<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t e = s.find(',', start);
-    std::string part = s.substr(start, e == std::string::npos ? std::string::npos : e - start);
-    if (!part.empty()) out.insert(part);
-    if (e == std::string::npos) break;
-    start = e + 1;
-  }
-  return out;
-}
 
 int run_import(const std::string& format, const std::string& data, const std::string& out_dir,
                const std::string& catalogue_file, const std::string& devices,
@@ -58,7 +46,8 @@ int run_import(const std::string& format, const std::string& data, const std::st
                data, st.rows, st.skipped_no_latency, st.skipped_bad_shape, st.skipped_unknown_op);
     if (tag.empty()) tag = "neusight-fp32";
   }
-  const auto wanted = split_list(devices);
+  const auto device_list = split_list(devices);
+  const std::set<std::string> wanted(device_list.begin(), device_list.end());
   std::map<std::string, std::vector<const MeasuredCall*>> by_device;
   for (const auto& c : calls) {
     const DeviceSpec* spec = catalogue.find(c.device);

@@ -3,33 +3,10 @@
 #include <cmath>
 #include <cstdint>
 
+#include "pm2lat/hash.h"
+#include "pm2lat/text.h"
+
 namespace pm2lat::calibrate {
-namespace {
-
-std::vector<std::string> split_semicolons(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t e = s.find(';', start);
-    const std::string part =
-        s.substr(start, e == std::string::npos ? std::string::npos : e - start);
-    if (!part.empty()) out.push_back(part);
-    if (e == std::string::npos) break;
-    start = e + 1;
-  }
-  return out;
-}
-
-std::uint64_t fnv1a(const std::string& s, unsigned seed) {
-  std::uint64_t h = 1469598103934665603ULL ^ seed;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-}  // namespace
 
 bool neusight_vector_op(const std::string& op, std::int64_t rows, std::int64_t cols, double eb,
                         OpContext& out) {
@@ -65,7 +42,7 @@ bool neusight_vector_op(const std::string& op, std::int64_t rows, std::int64_t c
 bool in_holdout(const std::string& shape_key, double fraction, unsigned seed) {
   if (fraction <= 0) return false;
   if (fraction >= 1) return true;
-  const std::uint64_t h = fnv1a(shape_key, seed);
+  const std::uint64_t h = fnv1a(shape_key, kFnvOffsetBasis ^ seed);
   return static_cast<double>(h % 1000000ULL) < fraction * 1e6;
 }
 
@@ -129,7 +106,7 @@ std::vector<MeasuredCall> read_neusight_kernels(const CsvTable& t, NeusightReadS
     rec.op.name = m.op;
     const DType dt = c_dtype ? parse_dtype(r[*c_dtype]) : DType::kFp32;
     const DType dtype = dt == DType::kUnknown ? DType::kFp32 : dt;
-    m.extra_kernels = split_semicolons(get(r, c_extra));
+    m.extra_kernels = split_list(get(r, c_extra), ';');
     const long long B = geti(r, c_B), M = geti(r, c_M), N = geti(r, c_N), K = geti(r, c_K),
                     H = geti(r, c_H);
     if (m.op == "bmm" || m.op == "linear" || m.op == "matmul" || m.op == "addmm") {

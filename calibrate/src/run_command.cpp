@@ -19,6 +19,7 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::calibrate {
 namespace {
@@ -49,20 +50,12 @@ extern "C" void on_interrupt(int) {
 
 std::vector<std::int64_t> parse_ints(const std::string& text) {
   std::vector<std::int64_t> out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t e = text.find(',', start);
-    const std::string part =
-        text.substr(start, e == std::string::npos ? std::string::npos : e - start);
-    if (!part.empty()) {
-      std::size_t used = 0;
-      const long long v = std::stoll(part, &used);
-      if (used != part.size() || v <= 0)
-        throw std::invalid_argument(fmt::format("bad size '{}'", part));
-      out.push_back(v);
-    }
-    if (e == std::string::npos) break;
-    start = e + 1;
+  for (const std::string& part : split_list(text)) {
+    std::size_t used = 0;
+    const long long v = std::stoll(part, &used);
+    if (used != part.size() || v <= 0)
+      throw std::invalid_argument(fmt::format("bad size '{}'", part));
+    out.push_back(v);
   }
   return out;
 }

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
+
+#include "pm2lat/text.h"
 
 namespace pm2lat {
 
@@ -30,7 +31,7 @@ DType parse_dtype(std::string_view s) noexcept {
   std::string t;
   t.reserve(s.size());
   for (char ch : s) {
-    if (ch != ' ') t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+    if (ch != ' ') t.push_back(ascii_lower(ch));
   }
   // Strip namespaces such as "c10::" and "cutlass::".
   if (auto p = t.rfind("::"); p != std::string::npos) t = t.substr(p + 2);

@@ -7,6 +7,7 @@
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/op_context.h"
 #include "pm2lat/prediction.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat {
 namespace {
@@ -131,6 +132,17 @@ double AttentionShape::flops() const noexcept {
   if (causal) f *= 0.5;
   if (backward) f *= 2.5;  // dQ, dK, dV and the recomputed scores
   return f;
+}
+
+std::string op_key(const OpContext& op) {
+  std::string name = op.name;
+  if (auto p = name.rfind("::"); p != std::string::npos) name = name.substr(p + 2);
+  name = ascii_lower(name);
+  // ATen's internal spellings of the same operators ("_softmax", "native_layer_norm").
+  while (!name.empty() && name.front() == '_') name.erase(0, 1);
+  if (name == "native_layer_norm" || name == "layer_norm" || name == "layernorm") return "ln";
+  if (name == "log_softmax" || name == "safe_softmax") return "softmax";
+  return name;
 }
 
 }  // namespace pm2lat

@@ -87,7 +87,7 @@ TEST_F(PredictorTest, SameGpuUsesTheRecordsOwnConfiguration) {
   EXPECT_FALSE(p.has(prediction_flags::kSpecScaled));
   // The calibration points follow the model exactly: residuals are zero.
   const DeviceSpec& spec = *predictor_->target(t4).spec;
-  const auto& c = predictor_->profiles()[0].gemm_configs[0];
+  const auto& c = predictor_->target(t4).profiles[0]->gemm_configs[0];
   const double expect = gemm_wave_kernel_us(
       c, spec, gemm_work(c, rec.op.gemm, blocks_from_grid(rec.launch.grid, 4), 1, 4));
   EXPECT_NEAR(p.us, expect, 1e-6 * expect);

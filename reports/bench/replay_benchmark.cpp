@@ -13,7 +13,6 @@
 #include <unordered_set>
 
 #include "pm2lat/reports/input_file.h"
-#include "pm2lat/reports/prediction_memo.h"
 #include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/replay/trace_records.h"
 #include "pm2lat/reports/replay/trace_replay.h"
@@ -63,8 +62,8 @@ struct Workload {
     // Variants per template pair so that distinct pairs are kRecords / kDistinctShare.
     std::unordered_set<std::string> pairs;
     std::string key;
-    for (const auto& r : one.records) {
-      PredictionMemo::key_of(r, nullptr, key);
+    for (std::size_t i = 0; i < one.records.size(); ++i) {
+      PredictionCache::key_of(one.records[i], *one.classes[i], PredictOptions{}, key);
       pairs.insert(key);
     }
     const std::size_t variants = kRecords / kDistinctShare / pairs.size();
@@ -104,7 +103,7 @@ void BM_ReplayPredictAndSummarize(benchmark::State& state) {
     predict_records(targets, w.records, w.record_classes, source, 0, table);
     const RunSummary s = summarize(table);
     benchmark::DoNotOptimize(s.accuracy.predicted_us);
-    state.counters["distinct_pairs"] = static_cast<double>(targets.memo().size());
+    state.counters["distinct_pairs"] = static_cast<double>(targets.cache().size());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kRecords));
   state.counters["predictions"] = benchmark::Counter(

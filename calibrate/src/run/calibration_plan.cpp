@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "pm2lat/calibrate/run/measurement_cost.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::calibrate::run {
 namespace {
@@ -324,8 +325,7 @@ std::string describe_plan(const CalibrationPlan& p) {
 double parse_duration_s(std::string_view text) {
   std::string t;
   for (char c : text) {
-    if (!std::isspace(static_cast<unsigned char>(c)))
-      t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (!std::isspace(static_cast<unsigned char>(c))) t.push_back(ascii_lower(c));
   }
   if (t.empty()) throw std::invalid_argument("empty duration");
   double total = 0;
@@ -372,26 +372,18 @@ std::string format_duration(double seconds) {
 
 namespace {
 
-std::vector<std::string> split_commas(std::string_view text) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : text) {
-    if (c == ',') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else if (!std::isspace(static_cast<unsigned char>(c))) {
-      cur.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
+// The lower-cased items of a comma-separated option value ("FP32, bf16" -> fp32, bf16).
+std::vector<std::string> lower_case_items(std::string_view text) {
+  std::vector<std::string> items = split_list(text);
+  for (std::string& item : items) item = ascii_lower(item);
+  return items;
 }
 
 }  // namespace
 
 std::vector<DType> parse_dtype_list(std::string_view text) {
   std::vector<DType> out;
-  for (const std::string& s : split_commas(text)) {
+  for (const std::string& s : lower_case_items(text)) {
     DType t = DType::kUnknown;
     if (s == "fp32")
       t = DType::kFp32;
@@ -415,7 +407,7 @@ std::vector<DType> parse_dtype_list(std::string_view text) {
 
 std::vector<GemmLayout> parse_layout_list(std::string_view text) {
   std::vector<GemmLayout> out;
-  for (const std::string& s : split_commas(text)) {
+  for (const std::string& s : lower_case_items(text)) {
     const auto l = parse_gemm_layout(s);
     if (!l)
       throw std::invalid_argument(

@@ -45,9 +45,6 @@ std::string gemm_op_key(GemmLayout layout, std::int64_t batch) {
 std::string_view to_string(MemoryPattern p) noexcept {
   return kPatterns[static_cast<std::size_t>(p)];
 }
-std::optional<MemoryPattern> parse_memory_pattern(std::string_view s) noexcept {
-  return parse_name<MemoryPattern>(kPatterns, s);
-}
 
 std::string_view memory_op_key(MemoryPattern p) noexcept {
   switch (p) {

@@ -44,9 +44,4 @@ struct DeviceSpec {
   int compute_capability() const noexcept { return cc_major * 10 + cc_minor; }
 };
 
-// How far apart two GPUs are in SM count and memory bandwidth: the sum of the absolute log
-// ratios (0 = alike). The common part of every "most similar calibrated GPU" choice; each
-// model adds what else matters to it (architecture, tensor peak, shared memory).
-double sm_and_bandwidth_distance(const DeviceSpec& a, const DeviceSpec& b) noexcept;
-
 }  // namespace pm2lat

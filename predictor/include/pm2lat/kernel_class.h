@@ -34,7 +34,7 @@ enum class KernelFamily : std::uint8_t {
 std::string_view to_string(KernelFamily f) noexcept;
 KernelFamily parse_kernel_family(std::string_view s) noexcept;
 
-// Which naming scheme a GEMM kernel came from (design section 5).
+// Which naming scheme a GEMM kernel came from (predictor/MODELS.md, "Kernel names").
 enum class GemmNameScheme : std::uint8_t {
   kNone = 0,
   kLegacyCublas,  // {arch}_[..]{s,h,i}gemm_{BM}x{BN}[...]_{ab}: maxwell/volta/turing/ampere

@@ -2,49 +2,45 @@
 // runtime, the reports and the evaluation harnesses share.
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <string>
 #include <string_view>
 #include <vector>
 
+#include "pm2lat/call_dispatch.h"
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
+#include "pm2lat/predict_options.h"
 #include "pm2lat/prediction.h"
 #include "pm2lat/profile.h"
+#include "pm2lat/target.h"
 
 namespace pm2lat {
 
-// A GPU predictions are made for: its spec and, when calibrated, its profile. A target with
-// no profile of its own borrows the most similar calibrated GPU's profile and scales it by
-// spec ratios (results flagged spec_scaled).
-struct Target {
-  std::string name;                          // canonical catalogue name
-  const DeviceSpec* spec = nullptr;          // never null
-  std::vector<const Profile*> profiles;      // own or borrowed profiles; empty = roofline only
-  const DeviceSpec* profile_spec = nullptr;  // the GPU the profiles were calibrated on
-  bool spec_scaled = false;                  // profiles belong to another GPU
+// The models a kernel can be routed to. The routing table (predictor.cpp) lists, per kernel
+// family, which of them are tried and in which order; the first that answers predicts.
+enum class ModelRoute : std::uint8_t {
+  kCollective,        // NCCL link model (models/collective_model.h)
+  kAttention,         // fused attention (models/attention_predictor.h)
+  kConv,              // convolutions; cuDNN helper kernels as copies (models/conv_predictor.h)
+  kFamilyFits,        // memory-bound fits per kernel family (models/memory_family_predictor.h)
+  kOwnKernelFits,     // the same, the target's own kernel-time fits only
+  kUnnamedKernel,     // a kernel no rule names and no context sizes: an elementwise geometry fit
+  kGemm,              // GEMM wave model (models/gemm_predictor.h)
+  kOperatorFits,      // memory-bound fits per operator (models/operator_fit_predictor.h)
+  kShapelessRowFits,  // a row kernel with no shape: its family's geometry fit, any GPU's
+  kRoofline,          // spec roofline (models/roofline_model.h), flagged fallback
 };
 
-using TargetId = std::size_t;
+// Whether the routing table may send kernels of `family` to `route`.
+bool routes_to(KernelFamily family, ModelRoute route) noexcept;
 
-struct PredictOptions {
-  // Kernel time (CUPTI-like) or whole-call time with host dispatch (CUDA events around a
-  // framework call, as in the NeuSight tables).
-  TimeBasis basis = TimeBasis::kKernel;
-  // The GPU the record was observed on (canonical or forgiving name); empty = unknown.
-  // When it is not the target, the target's own kernel configuration is chosen from its
-  // profile instead of the one in the record.
-  std::string_view source_device;
-  // The same, already resolved (Predictor::catalogue().find): saves the name lookup on a hot
-  // path. Takes precedence over source_device when set.
-  const DeviceSpec* source_spec = nullptr;
-  // Time per kernel as a replayed CUDA graph runs it back to back (the AIConfigurator
-  // tables' timing) rather than as an isolated kernel (CUPTI in an eager program).
-  bool graph_replay = false;
-};
+// Whether calibration should fit kernels of `family` per kernel family (measured as kernels):
+// the families routed to family or own-kernel fits, and the families whose fits stand in for
+// them (Triton pointwise kernels read elementwise fits).
+bool fitted_as_kernel_family(KernelFamily family) noexcept;
 
 class Predictor {
  public:
@@ -63,11 +59,15 @@ class Predictor {
   // Resolves a forgiving GPU name ("H100", "h100-sxm", "NVIDIA H100 80GB HBM3") and adds it
   // as a target. Throws UnknownDeviceError listing close matches.
   TargetId add_target(std::string_view gpu_name);
+  // The same for a GPU already resolved in this predictor's catalogue(). Adding a GPU twice
+  // returns the first id.
+  TargetId add_target(const DeviceSpec& spec);
   const Target& target(TargetId id) const;
-  std::size_t target_count() const noexcept;
 
   const DeviceCatalogue& catalogue() const noexcept;
-  const std::vector<Profile>& profiles() const noexcept;
+  // Per call-timed profile, the operators whose host dispatch it measured (call_dispatch.h),
+  // kept from the calibration points the predictor releases after load.
+  const std::vector<MeasuredDispatch>& measured_dispatch() const noexcept;
 
   // Thread-compatible: const calls may run concurrently.
   Prediction predict(const KernelRecord& record, const KernelClass& cls, TargetId target,

@@ -8,6 +8,7 @@
 //    calibrated shape) and interpolate what the fitted model leaves unexplained.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -37,6 +38,9 @@ struct Provenance {
 struct CallOverhead {
   double floor_us = 0;
   double pre_us = 0;
+
+  // A call's time around a kernel of `kernel_us`.
+  double call_us(double kernel_us) const noexcept { return std::max(floor_us, pre_us + kernel_us); }
 };
 
 // GEMM wave model of one kernel configuration on this GPU (see models/gemm_wave_model.h):

@@ -7,17 +7,10 @@
 
 #include "classify/gemm_name_decoder.h"
 #include "classify/name_parts.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat {
 namespace {
-
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 bool any_of(std::string_view s, std::initializer_list<std::string_view> needles) {
   for (std::string_view n : needles) {
@@ -85,7 +78,7 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
   KernelClass cls;
   try {
     const std::string name = normalize_kernel_name(raw_name);
-    const std::string lname = to_lower(name);
+    const std::string lname = ascii_lower(name);
     const std::string_view n = name;
     const std::string_view l = lname;
     cls.dtype = template_dtype(n);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "classify/name_parts.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat {
 namespace {
@@ -11,14 +12,6 @@ namespace {
 bool is_layout2(std::string_view t) {
   return t == "nn" || t == "nt" || t == "tn" || t == "tt" || t == "NN" || t == "NT" || t == "TN" ||
          t == "TT";
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 // Element-type words as GEMM names spell them.
@@ -145,7 +138,7 @@ std::optional<DecodedGemm> decode_legacy_cublas(std::string_view name) {
         ++i;
       }
     } else if (is_layout2(t)) {
-      c.layout = lower(t);
+      c.layout = ascii_lower(t);
     } else if (auto ty = type_word(t); ty != DType::kUnknown) {
       c.c = ty;
     }
@@ -169,7 +162,7 @@ std::optional<DecodedGemm> decode_legacy_sgemm(std::string_view name) {
   c.tile_k = d[2];
   c.accumulate = accumulate_letter(tok[0][0]);
   c.a = c.c = c.accumulate;
-  if (is_layout2(tok[2])) c.layout = lower(tok[2]);
+  if (is_layout2(tok[2])) c.layout = ascii_lower(tok[2]);
   return out;
 }
 
@@ -199,7 +192,7 @@ std::optional<DecodedGemm> decode_xmma(std::string_view name) {
   if (c.a == DType::kTf32) c.a = DType::kFp32;
   if (c.c == DType::kTf32) c.c = DType::kFp32;
   for (std::size_t i = 2; i < tok.size(); ++i) {
-    if (is_layout2(tok[i]) && c.layout.empty()) c.layout = lower(tok[i]);
+    if (is_layout2(tok[i]) && c.layout.empty()) c.layout = ascii_lower(tok[i]);
   }
   const auto tile = dims_after(name, "tilesize");
   if (tile.size() < 2) return std::nullopt;
@@ -259,7 +252,7 @@ std::optional<DecodedGemm> decode_nvjet(std::string_view name) {
     if (i == tok.size() - 1 && t.size() == 3) {
       bool ok = true;
       for (char ch : t) ok = ok && (ch == 'T' || ch == 'N');
-      if (ok) c.layout = lower(t.substr(0, 2));
+      if (ok) c.layout = ascii_lower(t.substr(0, 2));
     }
   }
   if (dims_seen < 2) return std::nullopt;
@@ -308,7 +301,7 @@ std::optional<DecodedGemm> decode_cutlass2(std::string_view name) {
       }
       ++dims_seen;
     } else if (is_layout2(t)) {
-      c.layout = lower(t);
+      c.layout = ascii_lower(t);
     } else if (t == "nhwc" || t == "nchw") {
       c.layout = std::string(t);
     } else if (t.substr(0, 5) == "align") {

@@ -1,5 +1,5 @@
-// Decoders of GEMM kernel-name schemes (design section 5): legacy cuBLAS, pre-Maxwell
-// sgemm, xmma, nvjet, CUTLASS 2.x and CUTLASS 3.x names.
+// Decoders of GEMM kernel-name schemes (predictor/MODELS.md, "Kernel names"): legacy cuBLAS,
+// pre-Maxwell sgemm, xmma, nvjet, CUTLASS 2.x and CUTLASS 3.x names.
 #pragma once
 
 #include <optional>

@@ -145,13 +145,4 @@ double attention_kernel_us(const AttentionConfigFit& c, const AttentionFeatures&
                   c.c0 + c.c_iter * f.makespan + c.c_cta * f.waves + c.c_qo * f.qo + c.c_kv * f.kv);
 }
 
-double attention_visible_pairs(const AttentionShape& s) noexcept {
-  // Pairs seen with a one-row, one-key tile: the exact mask area.
-  if (!s.valid()) return 0;
-  AttentionShape one = s;
-  one.kv_heads = s.heads;
-  const AttentionWork w = attention_work(one, 1, 1, GqaPacking::kNone);
-  return w.iterations;
-}
-
 }  // namespace pm2lat

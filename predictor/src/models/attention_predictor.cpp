@@ -4,8 +4,10 @@
 #include <array>
 #include <cmath>
 
+#include "pm2lat/hash.h"
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_model.h"
+#include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
 
@@ -66,11 +68,7 @@ AttentionKernel decode_cached(std::string_view name) {
   };
   constexpr std::size_t kEntries = 64;
   thread_local std::array<Entry, kEntries> cache{};
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const char c : name) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
+  const std::uint64_t h = fnv1a(name);
   Entry& e = cache[h % kEntries];
   if (e.hash != h || e.size != name.size()) {
     e.hash = h;
@@ -208,38 +206,26 @@ AttentionPredictor::AttentionPredictor(const DeviceCatalogue& catalogue,
 
 bool AttentionPredictor::calibrated() const noexcept { return !impl_->devices.empty(); }
 
-void AttentionPredictor::add_target(const DeviceSpec& spec) {
+void AttentionPredictor::add_target(const Target& target) {
+  const DeviceSpec& spec = *target.spec;
   Impl::TargetDevices t;
   t.spec = &spec;
-  std::vector<std::pair<double, int>> order;
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
     const DeviceSpec& s = *impl_->devices[i].spec;
     if (&s == &spec || s.name == spec.name) t.own = static_cast<int>(i);
-    double score = sm_and_bandwidth_distance(s, spec) +
-                   std::abs(std::log(std::max(1.0, s.peak_tflops(DType::kBf16)) /
-                                     std::max(1.0, spec.peak_tflops(DType::kBf16))));
-    // Shared memory per SM decides which tiles a kernel can use (FlashAttention 2 picks
-    // smaller ones on 100 KB parts).
-    if (s.smem_per_sm_bytes > 0 && spec.smem_per_sm_bytes > 0)
-      score +=
-          std::abs(std::log(static_cast<double>(s.smem_per_sm_bytes) / spec.smem_per_sm_bytes));
-    if (s.cc_major != spec.cc_major)
-      score += 10;
-    else if (s.cc_minor != spec.cc_minor)
-      score += 2;
-    order.emplace_back(score, static_cast<int>(i));
   }
-  std::sort(order.begin(), order.end());
-  for (const auto& [score, i] : order) t.by_similarity.push_back(i);
+  for (std::size_t i : rank_donors(spec, donor_candidates(impl_->devices), kAttentionDonorWeights))
+    t.by_similarity.push_back(static_cast<int>(i));
   impl_->targets.push_back(std::move(t));
 }
 
-Prediction AttentionPredictor::predict(const KernelRecord& r, std::size_t target) const noexcept {
+std::optional<Prediction> AttentionPredictor::predict(const ModelQuery& q) const noexcept {
+  const KernelRecord& r = q.record;
   Prediction p;
   p.model = ModelKind::kAttention;
   p.basis = TimeBasis::kKernel;
-  if (target >= impl_->targets.size()) return p;
-  const Impl::TargetDevices& t = impl_->targets[target];
+  if (q.target >= impl_->targets.size()) return p;
+  const Impl::TargetDevices& t = impl_->targets[q.target];
   const DeviceSpec& spec = *t.spec;
   const AttentionKernel k = decode_cached(r.launch.name);
   const bool has_shape = r.op.kind == OpKind::kAttention && r.op.attention.valid();

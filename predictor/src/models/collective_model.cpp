@@ -114,4 +114,14 @@ double collective_kernel_us(const CollectiveKernel& k, const CollectiveShape& s,
   return base + steps * hop + wire / (link_gbps * 1e3 * kProtocolEfficiency[p]);
 }
 
+Prediction collective_prediction(const KernelRecord& r, const DeviceSpec& spec) noexcept {
+  Prediction p;
+  p.model = ModelKind::kCollective;
+  p.basis = TimeBasis::kKernel;
+  p.flags = prediction_flags::kCommunication;
+  if (r.op.collective.bytes <= 0) p.flags |= prediction_flags::kNoShape;  // latency only
+  p.us = collective_kernel_us(decode_collective_kernel(r.launch.name), r.op.collective, spec);
+  return p;
+}
+
 }  // namespace pm2lat

@@ -3,16 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pm2lat/text.h"
+
 namespace pm2lat {
 namespace {
 
 bool has(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
-}
 
 double tiles(const GemmShape& g, double tm, double tn) {
   return std::ceil(static_cast<double>(g.m) / tm) * std::ceil(static_cast<double>(g.n) / tn) *
@@ -52,7 +48,7 @@ GemmShape conv_implicit_gemm(const ConvShape& c, ConvPass pass) noexcept {
 
 ConvPass conv_pass(const KernelClass& cls, const OpContext& op, const Dim3& grid) noexcept {
   try {
-    const std::string l = lower(cls.config);
+    const std::string l = ascii_lower(cls.config);
     if (has(l, "dgrad")) return ConvPass::kDataGrad;
     if (has(l, "wgrad")) return ConvPass::kWeightGrad;
     if (has(l, "fprop")) return ConvPass::kForward;

@@ -8,6 +8,7 @@
 #include "pm2lat/classifier.h"
 #include "pm2lat/median.h"
 #include "pm2lat/models/conv_model.h"
+#include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 
@@ -55,8 +56,7 @@ double config_us(const GemmConfigFit& fit, const Profile& p, const DeviceSpec& s
                                dtype_bytes(s.dtype == DType::kUnknown ? DType::kFp32 : s.dtype));
   const double kern = gemm_wave_kernel_us(fit, spec, w);
   if (p.basis != TimeBasis::kCall) return kern;
-  const CallOverhead& o = p.overhead_for("conv");
-  return std::max(o.floor_us, o.pre_us + kern);
+  return p.overhead_for("conv").call_us(kern);
 }
 
 }  // namespace
@@ -154,24 +154,17 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
   }
 }
 
-void ConvPredictor::add_target(const DeviceSpec& spec) {
+void ConvPredictor::add_target(const Target& target) {
+  const DeviceSpec& spec = *target.spec;
   Impl::TargetDevices t;
   t.spec = &spec;
-  std::vector<std::pair<double, int>> order;
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
     const auto& d = impl_->devices[i];
-    const DeviceSpec& s = *d.spec;
-    double score = sm_and_bandwidth_distance(s, spec);
-    if (s.cc_major != spec.cc_major) score += 10;
-    if (d.profile->basis == TimeBasis::kCall) score += 0.5;  // kernel-basis fits first
-    if (s.name == spec.name) {
-      score = d.profile->basis == TimeBasis::kKernel ? -2 : -1;
+    if (d.spec->name == spec.name)
       (d.profile->basis == TimeBasis::kKernel ? t.own_kernel : t.own_call) = static_cast<int>(i);
-    }
-    order.emplace_back(score, static_cast<int>(i));
   }
-  std::sort(order.begin(), order.end());
-  for (const auto& [score, i] : order) t.order.push_back(i);
+  for (std::size_t i : rank_donors(spec, donor_candidates(impl_->devices), kConvDonorWeights))
+    t.order.push_back(static_cast<int>(i));
   impl_->targets.push_back(std::move(t));
 }
 
@@ -211,6 +204,11 @@ const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const
     return &d.config_classes[static_cast<std::size_t>(configs[best])];
   }
   return nullptr;
+}
+
+std::optional<Prediction> ConvPredictor::predict(const ModelQuery& q) const noexcept {
+  return predict(q.record, q.cls, q.target, q.options.basis == TimeBasis::kCall,
+                 !q.observed_on_target);
 }
 
 Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls, std::size_t target,
@@ -332,8 +330,7 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   }
   double us = gemm_wave_kernel_us(fit, spec, w);
   if (call_basis && dev != nullptr && dev->profile->basis == TimeBasis::kCall) {
-    const CallOverhead& o = dev->profile->overhead_for("conv");
-    us = std::max(o.floor_us, o.pre_us + us);
+    us = dev->profile->overhead_for("conv").call_us(us);
     p.basis = TimeBasis::kCall;
   }
   // What the configuration's fit leaves unexplained near this shape.

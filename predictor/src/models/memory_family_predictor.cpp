@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/memory_bound_model.h"
 
 namespace pm2lat {
@@ -14,36 +15,23 @@ constexpr double kTritonTensorsPerElement = 3.0;
 // they were made on; further out, the per-operator tables (made on other sizes) do.
 constexpr double kOwnFitReach = 4.0;
 
-// Triton kernels have no fits of their own in most profiles: the nearest ATen family
-// stands in (pointwise -> elementwise, reductions -> reduction).
-KernelFamily stand_in(KernelFamily f) {
+// The families whose kernels process rows of a tensor and whose geometry fits may stand in
+// for a missing shape.
+bool is_row_family(KernelFamily f) noexcept {
+  return f == KernelFamily::kElementwise || f == KernelFamily::kSoftmax ||
+         f == KernelFamily::kLayerNorm;
+}
+
+}  // namespace
+
+KernelFamily kernel_family_stand_in(KernelFamily f) noexcept {
   if (f == KernelFamily::kTritonPointwise) return KernelFamily::kElementwise;
   if (f == KernelFamily::kTritonReduction) return KernelFamily::kReduction;
   return f;
 }
 
-}  // namespace
-
 std::string geometry_fit_name(KernelFamily family) {
   return std::string(to_string(family)) + "#geometry";
-}
-
-bool is_memory_family(KernelFamily f) noexcept {
-  switch (f) {
-    case KernelFamily::kReduction:
-    case KernelFamily::kCopy:
-    case KernelFamily::kMemset:
-    case KernelFamily::kEmbedding:
-    case KernelFamily::kOptimizer:
-    case KernelFamily::kTritonPointwise:
-    case KernelFamily::kTritonReduction: return true;
-    default: return false;
-  }
-}
-
-bool is_row_family(KernelFamily f) noexcept {
-  return f == KernelFamily::kElementwise || f == KernelFamily::kSoftmax ||
-         f == KernelFamily::kLayerNorm;
 }
 
 struct MemoryFamilyPredictor::Impl {
@@ -102,42 +90,31 @@ MemoryFamilyPredictor::MemoryFamilyPredictor(const DeviceCatalogue& catalogue,
   }
 }
 
-void MemoryFamilyPredictor::add_target(const DeviceSpec& spec) {
+void MemoryFamilyPredictor::add_target(const Target& target) {
+  const DeviceSpec& spec = *target.spec;
   Impl::TargetDevices t;
   t.spec = &spec;
-  std::vector<std::pair<double, int>> order;
   for (std::size_t i = 0; i < impl_->devices.size(); ++i) {
-    const DeviceSpec& s = *impl_->devices[i].spec;
-    double score = sm_and_bandwidth_distance(s, spec) + 0.5 * std::abs(s.cc_major - spec.cc_major);
-    if (s.name == spec.name) {
-      score = -1;
-      t.own = static_cast<int>(i);
-    }
-    order.emplace_back(score, static_cast<int>(i));
+    if (impl_->devices[i].spec->name == spec.name) t.own = static_cast<int>(i);
   }
-  std::sort(order.begin(), order.end());
-  for (const auto& [score, i] : order) t.order.push_back(i);
+  for (std::size_t i :
+       rank_donors(spec, donor_candidates(impl_->devices), kMemoryFamilyDonorWeights))
+    t.order.push_back(static_cast<int>(i));
   impl_->targets.push_back(std::move(t));
 }
 
-std::optional<Prediction> MemoryFamilyPredictor::predict(const KernelRecord& r,
-                                                         const KernelClass& cls,
-                                                         std::size_t target) const noexcept {
-  if (!is_memory_family(cls.family)) return std::nullopt;
-  return predict_from(r, cls, target, false);
+std::optional<Prediction> MemoryFamilyPredictor::predict(const ModelQuery& q) const noexcept {
+  return predict_from(q.record, q.cls, q.target, false);
 }
 
-std::optional<Prediction> MemoryFamilyPredictor::predict_own(const KernelRecord& r,
-                                                             const KernelClass& cls,
-                                                             std::size_t target) const noexcept {
-  if (!is_memory_family(cls.family) && !is_row_family(cls.family)) return std::nullopt;
-  return predict_from(r, cls, target, true);
+std::optional<Prediction> MemoryFamilyPredictor::predict_own(const ModelQuery& q) const noexcept {
+  return predict_from(q.record, q.cls, q.target, true);
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict_row_without_shape(
-    const KernelRecord& r, const KernelClass& cls, std::size_t target) const noexcept {
-  if (!is_row_family(cls.family) || r.op.vec.bytes() > 0) return std::nullopt;
-  return predict_from(r, cls, target, false);
+    const ModelQuery& q) const noexcept {
+  if (!is_row_family(q.cls.family) || q.record.op.vec.bytes() > 0) return std::nullopt;
+  return predict_from(q.record, q.cls, q.target, false);
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord& r,
@@ -170,7 +147,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   const VectorFit* fit = nullptr;
   const Impl::Device* dev = nullptr;
   bool specific = false;
-  for (KernelFamily f : {cls.family, stand_in(cls.family)}) {
+  for (KernelFamily f : {cls.family, kernel_family_stand_in(cls.family)}) {
     const std::string& op = (*names)[static_cast<std::size_t>(f)];
     for (int i : t.order) {
       if (own_only && i != t.own) break;  // the own device sorts first

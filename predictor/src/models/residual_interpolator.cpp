@@ -1,7 +1,15 @@
+// The k-nearest search behind the interpolation. nanoflann (1.4.3, Debian) builds the k-d
+// tree; the tree is then held flat, with the points in leaf order and nothing else: no copy
+// of the input, no per-node allocation, no slack of the vectors the points were collected in.
+// The search below walks that tree exactly as nanoflann's approximate search does (same
+// visiting order, same pruning, the same distance arithmetic), so every neighbour set, and
+// every forecast built on one, is the one nanoflann gives (residual_interpolator_test).
 #include "pm2lat/models/residual_interpolator.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include <nanoflann.hpp>
 
@@ -19,27 +27,148 @@ constexpr std::size_t kMaxNeighbours = 16;
 // The interpolation weights fall with the square of the distance, so a slightly farther
 // neighbour changes a correction little, and the search does far fewer leaf visits.
 constexpr float kSearchEps = 0.5f;
+// Points per leaf of the tree (nanoflann's default).
+constexpr std::size_t kLeafSize = 16;
+constexpr std::uint32_t kNoChild = std::numeric_limits<std::uint32_t>::max();
+
+// The k nearest so far, nearest first: nanoflann's KNNResultSet (ties keep arrival order).
+// The k-th distance is "infinite" until k points are in.
+class Neighbours {
+ public:
+  Neighbours(std::size_t capacity, std::size_t* positions, double* dist2) noexcept
+      : capacity_(capacity), positions_(positions), dist2_(dist2) {}
+
+  std::size_t count() const noexcept { return count_; }
+  double worst() const noexcept { return worst_; }
+
+  void add(double d, std::size_t position) noexcept {
+    std::size_t i = count_;
+    for (; i > 0 && dist2_[i - 1] > d; --i) {
+      if (i < capacity_) {
+        dist2_[i] = dist2_[i - 1];
+        positions_[i] = positions_[i - 1];
+      }
+    }
+    if (i < capacity_) {
+      dist2_[i] = d;
+      positions_[i] = position;
+    }
+    if (count_ < capacity_) ++count_;
+    if (capacity_ > 0 && count_ == capacity_) worst_ = dist2_[capacity_ - 1];
+  }
+
+ private:
+  std::size_t capacity_;
+  std::size_t count_ = 0;
+  std::size_t* positions_;
+  double* dist2_;
+  double worst_ = std::numeric_limits<double>::max();
+};
+
+// The points as nanoflann reads them while it builds the tree.
+template <std::size_t Dim>
+struct PointCloud {
+  const std::vector<std::array<double, Dim>>& pts;
+  std::size_t kdtree_get_point_count() const { return pts.size(); }
+  double kdtree_get_pt(std::size_t i, std::size_t d) const { return pts[i][d]; }
+  template <class BBox>
+  bool kdtree_get_bbox(BBox& /*unused*/) const {
+    return false;  // nanoflann computes it
+  }
+};
 
 }  // namespace
 
 template <std::size_t Dim>
 struct ResidualInterpolator<Dim>::Index {
-  struct Cloud {
-    std::vector<Point> pts;
-    std::size_t kdtree_get_point_count() const { return pts.size(); }
-    double kdtree_get_pt(std::size_t i, std::size_t d) const { return pts[i][d]; }
-    template <class BBox>
-    bool kdtree_get_bbox(BBox&) const {
-      return false;
-    }
+  // A split (children set) or a leaf (children kNoChild, points [begin, end) in leaf order).
+  struct Node {
+    std::uint32_t child1 = kNoChild, child2 = kNoChild;
+    std::uint32_t begin = 0, end = 0;
+    std::int32_t divfeat = 0;
+    double divlow = 0, divhigh = 0;
   };
-  using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud>,
-                                                   Cloud, static_cast<int>(Dim), std::size_t>;
-
-  Cloud cloud;
-  std::vector<double> residuals;
+  std::vector<Node> nodes;              // nodes[0] is the root
+  std::vector<Point> points;            // in leaf order
+  std::vector<double> residuals;        // in leaf order; empty when all are zero
+  std::vector<std::uint32_t> original;  // leaf order -> index given at construction
+  Point low{}, high{};                  // bounding box of all points
   std::size_t k = 8;
-  std::unique_ptr<Tree> tree;
+
+  // Copies nanoflann's node `node` and its subtree; returns its index.
+  std::uint32_t flatten(const auto* node) {
+    const auto id = static_cast<std::uint32_t>(nodes.size());
+    nodes.emplace_back();
+    if (node->child1 == nullptr && node->child2 == nullptr) {
+      Node& leaf = nodes[id];
+      leaf.begin = static_cast<std::uint32_t>(node->node_type.lr.left);
+      leaf.end = static_cast<std::uint32_t>(node->node_type.lr.right);
+      return id;
+    }
+    const std::uint32_t child1 = flatten(node->child1);
+    const std::uint32_t child2 = flatten(node->child2);
+    Node& split = nodes[id];
+    split.child1 = child1;
+    split.child2 = child2;
+    split.divfeat = node->node_type.sub.divfeat;
+    split.divlow = node->node_type.sub.divlow;
+    split.divhigh = node->node_type.sub.divhigh;
+    return id;
+  }
+
+  // nanoflann's searchLevel: the nearer child first, the farther one unless the cell's
+  // distance (times 1 + eps) exceeds the current k-th distance.
+  void search(Neighbours& result, const double* q, std::uint32_t id, double mindist2, double* dists,
+              double eps_error) const noexcept {
+    const Node& n = nodes[id];
+    if (n.child1 == kNoChild) {
+      const double worst = result.worst();
+      for (std::uint32_t i = n.begin; i < n.end; ++i) {
+        double d = 0;
+        for (std::size_t j = 0; j < Dim; ++j) {
+          const double diff = q[j] - points[i][j];
+          d += diff * diff;
+        }
+        if (d < worst) result.add(d, i);
+      }
+      return;
+    }
+    const double value = q[n.divfeat];
+    const double diff1 = value - n.divlow;
+    const double diff2 = value - n.divhigh;
+    const bool low_first = diff1 + diff2 < 0;
+    const std::uint32_t nearer = low_first ? n.child1 : n.child2;
+    const std::uint32_t farther = low_first ? n.child2 : n.child1;
+    const double cut = low_first ? (value - n.divhigh) * (value - n.divhigh)
+                                 : (value - n.divlow) * (value - n.divlow);
+    search(result, q, nearer, mindist2, dists, eps_error);
+    const double saved = dists[n.divfeat];
+    mindist2 = mindist2 + cut - saved;
+    dists[n.divfeat] = cut;
+    if (mindist2 * eps_error <= result.worst())
+      search(result, q, farther, mindist2, dists, eps_error);
+    dists[n.divfeat] = saved;
+  }
+
+  // Up to `count` nearest points (leaf positions and squared distances), nearest first.
+  std::size_t nearest(const Point& q, std::size_t count, std::size_t* positions,
+                      double* dist2) const noexcept {
+    Neighbours result(count, positions, dist2);
+    std::array<double, Dim> dists{};
+    double mindist2 = 0;
+    for (std::size_t i = 0; i < Dim; ++i) {
+      if (q[i] < low[i]) {
+        dists[i] = (q[i] - low[i]) * (q[i] - low[i]);
+        mindist2 += dists[i];
+      }
+      if (q[i] > high[i]) {
+        dists[i] = (q[i] - high[i]) * (q[i] - high[i]);
+        mindist2 += dists[i];
+      }
+    }
+    search(result, q.data(), 0, mindist2, dists.data(), 1 + kSearchEps);
+    return result.count();
+  }
 };
 
 template <std::size_t Dim>
@@ -48,17 +177,36 @@ ResidualInterpolator<Dim>::ResidualInterpolator() = default;
 template <std::size_t Dim>
 ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
                                                 std::vector<double> log_residuals,
-                                                std::size_t neighbours)
-    : index_(std::make_unique<Index>()) {
-  index_->cloud.pts = std::move(points);
-  index_->residuals = std::move(log_residuals);
-  index_->residuals.resize(index_->cloud.pts.size(), 0.0);
-  index_->k = std::clamp<std::size_t>(neighbours, 1, kMaxNeighbours);
-  if (!index_->cloud.pts.empty()) {
-    index_->tree = std::make_unique<typename Index::Tree>(
-        static_cast<int>(Dim), index_->cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
-    index_->tree->buildIndex();
+                                                std::size_t neighbours) {
+  if (points.empty()) return;
+  using Cloud = PointCloud<Dim>;
+  using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud>,
+                                                   Cloud, static_cast<int>(Dim), std::size_t>;
+  const Cloud cloud{points};
+  Tree tree(static_cast<int>(Dim), cloud, nanoflann::KDTreeSingleIndexAdaptorParams(kLeafSize));
+  tree.buildIndex();
+
+  index_ = std::make_unique<Index>();
+  Index& x = *index_;
+  x.k = std::clamp<std::size_t>(neighbours, 1, kMaxNeighbours);
+  const std::size_t n = points.size();
+  const bool any_residual =
+      std::any_of(log_residuals.begin(), log_residuals.end(), [](double r) { return r != 0; });
+  x.points.reserve(n);
+  x.original.reserve(n);
+  if (any_residual) x.residuals.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t from = tree.vAcc[i];
+    x.points.push_back(points[from]);
+    x.original.push_back(static_cast<std::uint32_t>(from));
+    if (any_residual) x.residuals.push_back(from < log_residuals.size() ? log_residuals[from] : 0);
   }
+  for (std::size_t d = 0; d < Dim; ++d) {
+    x.low[d] = tree.root_bbox[d].low;
+    x.high[d] = tree.root_bbox[d].high;
+  }
+  x.flatten(tree.root_node);
+  x.nodes.shrink_to_fit();
 }
 
 template <std::size_t Dim>
@@ -71,29 +219,27 @@ ResidualInterpolator<Dim>::~ResidualInterpolator() = default;
 
 template <std::size_t Dim>
 bool ResidualInterpolator<Dim>::empty() const noexcept {
-  return !index_ || !index_->tree;
+  return !index_;
 }
 
 template <std::size_t Dim>
 std::size_t ResidualInterpolator<Dim>::size() const noexcept {
-  return index_ ? index_->cloud.pts.size() : 0;
+  return index_ ? index_->points.size() : 0;
 }
 
 template <std::size_t Dim>
 double ResidualInterpolator<Dim>::correction(const Point& x) const noexcept {
-  if (empty()) return 1.0;
-  std::array<std::size_t, kMaxNeighbours> idx{};
+  if (empty() || index_->residuals.empty()) return 1.0;
+  std::array<std::size_t, kMaxNeighbours> pos{};
   std::array<double, kMaxNeighbours> dist2{};
-  const std::size_t k = std::min(index_->k, index_->cloud.pts.size());
-  nanoflann::KNNResultSet<double, std::size_t> result(k);
-  result.init(idx.data(), dist2.data());
-  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams(32, kSearchEps));
+  const std::size_t k = std::min(index_->k, index_->points.size());
+  const std::size_t found = index_->nearest(x, k, pos.data(), dist2.data());
   double wsum = 0, sum = 0;
-  for (std::size_t i = 0; i < result.size(); ++i) {
+  for (std::size_t i = 0; i < found; ++i) {
     const double d = std::sqrt(dist2[i]) + kDistanceOffset;
     const double w = 1.0 / (d * d);
     wsum += w;
-    sum += w * index_->residuals[idx[i]];
+    sum += w * index_->residuals[pos[i]];
   }
   if (wsum <= 0) return 1.0;
   return std::exp(std::clamp(sum / wsum, -kMaxLogCorrection, kMaxLogCorrection));
@@ -102,12 +248,9 @@ double ResidualInterpolator<Dim>::correction(const Point& x) const noexcept {
 template <std::size_t Dim>
 std::size_t ResidualInterpolator<Dim>::nearest(const Point& x) const noexcept {
   if (empty()) return size();
-  std::size_t idx = 0;
+  std::size_t pos = 0;
   double dist2 = 0;
-  nanoflann::KNNResultSet<double, std::size_t> result(1);
-  result.init(&idx, &dist2);
-  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams(32, kSearchEps));
-  return result.size() == 1 ? idx : size();
+  return index_->nearest(x, 1, &pos, &dist2) == 1 ? index_->original[pos] : size();
 }
 
 template <std::size_t Dim>
@@ -115,11 +258,10 @@ std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k,
                                                  std::size_t* indices,
                                                  double* squared_distances) const noexcept {
   if (empty() || k == 0) return 0;
-  k = std::min({k, kMaxNeighbours, index_->cloud.pts.size()});
-  nanoflann::KNNResultSet<double, std::size_t> result(k);
-  result.init(indices, squared_distances);
-  index_->tree->findNeighbors(result, x.data(), nanoflann::SearchParams(32, kSearchEps));
-  return result.size();
+  k = std::min({k, kMaxNeighbours, index_->points.size()});
+  const std::size_t found = index_->nearest(x, k, indices, squared_distances);
+  for (std::size_t i = 0; i < found; ++i) indices[i] = index_->original[indices[i]];
+  return found;
 }
 
 template class ResidualInterpolator<2>;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "pm2lat/text.h"
 #include "profile/json_fields.h"
 
 namespace pm2lat {
@@ -43,18 +44,10 @@ UnknownDeviceError::UnknownDeviceError(std::string name, std::vector<std::string
 std::string device_name_key(std::string_view name) {
   std::string key;
   for (char c : name) {
-    if (c >= 'A' && c <= 'Z')
-      key.push_back(static_cast<char>(c - 'A' + 'a'));
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-      key.push_back(c);
+    c = ascii_lower(c);
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) key.push_back(c);
   }
   return key;
-}
-
-double sm_and_bandwidth_distance(const DeviceSpec& a, const DeviceSpec& b) noexcept {
-  return std::abs(
-             std::log(static_cast<double>(std::max(1, a.sm_count)) / std::max(1, b.sm_count))) +
-         std::abs(std::log(std::max(1.0, a.mem_bw_gbps) / std::max(1.0, b.mem_bw_gbps)));
 }
 
 double DeviceSpec::peak_tflops(DType compute) const noexcept {

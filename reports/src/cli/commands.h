@@ -31,6 +31,8 @@ void add_merge_commands(CLI::App& app, const GlobalOptions& global,
                         std::vector<std::pair<CLI::App*, Action>>& actions);
 void add_run_commands(CLI::App& app, const GlobalOptions& global,
                       std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_devices_command(CLI::App& app, const GlobalOptions& global,
+                         std::vector<std::pair<CLI::App*, Action>>& actions);
 
 // Target GPUs when the user names none: a few common data-centre and inference GPUs.
 inline constexpr const char* kDefaultTargets = "H100,A100,L4";

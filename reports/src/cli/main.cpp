@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   cli::add_check_commands(app, global, actions);
   cli::add_merge_commands(app, global, actions);
   cli::add_run_commands(app, global, actions);
+  cli::add_devices_command(app, global, actions);
 
   CLI11_PARSE(app, argc, argv);
   try {

@@ -12,6 +12,7 @@
 #include "pm2lat/reports/replay/trace_replay.h"
 #include "pm2lat/reports/replay_json_reporter.h"
 #include "pm2lat/reports/run_predictor.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::cli {
 namespace {
@@ -86,7 +87,7 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
   actions.emplace_back(cmd, [o, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     reports::ReplayOptions opt;
-    opt.targets = reports::split_target_list(o->targets);
+    opt.targets = split_list(o->targets);
     opt.gpu = o->gpu;
     reports::ProgressBar bar(o->progress ? reports::ProgressBar::Mode::kAlways
                                          : reports::ProgressBar::Mode::kAuto);

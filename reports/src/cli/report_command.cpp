@@ -8,6 +8,7 @@
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::cli {
 
@@ -33,8 +34,7 @@ void add_report_commands(CLI::App& app, const GlobalOptions& global,
     std::unique_ptr<reports::RunPredictor> repredict;
     if (!o->targets.empty()) {
       predictor = std::make_unique<Predictor>(Predictor::from_directory(global.profiles));
-      repredict = std::make_unique<reports::RunPredictor>(*predictor,
-                                                          reports::split_target_list(o->targets));
+      repredict = std::make_unique<reports::RunPredictor>(*predictor, split_list(o->targets));
     }
     reports::RunInput run = reports::read_run(files, repredict.get());
     const reports::RunSummary summary = reports::summarize(run.table);

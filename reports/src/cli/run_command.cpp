@@ -9,8 +9,9 @@
 #include "pm2lat/reports/console_reporter.h"
 #include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/records_file.h"
-#include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"
+#include "pm2lat/target_set.h"
+#include "pm2lat/text.h"
 
 extern char** environ;
 
@@ -76,16 +77,10 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global,
     // Check everything before starting the program: a typo must not cost a training run.
     const DeviceCatalogue catalogue =
         DeviceCatalogue::load(std::filesystem::path(global.profiles) / "devices.json");
-    for (const auto& t : reports::split_target_list(o->targets)) {
-      try {
-        config.targets.push_back(catalogue.resolve(t).name);
-      } catch (const UnknownDeviceError& e) {
-        std::string close;
-        for (const auto& c : e.close_matches()) close += (close.empty() ? " (closest: " : ", ") + c;
-        throw reports::InputError("unknown GPU '" + t + "'" + (close.empty() ? "" : close + ")"));
-      }
-    }
-    if (config.targets.empty()) throw reports::InputError("--targets names no GPU");
+    TargetSet targets(catalogue);
+    for (const auto& t : split_list(o->targets)) targets.add(t);
+    if (targets.size() == 0) throw reports::InputError("--targets names no GPU");
+    config.targets = targets.names();
     config.library = reports::find_runtime_library(reports::executable_dir());
     config.out_dir = std::filesystem::absolute(o->out.empty() ? reports::default_out_dir(".")
                                                               : std::filesystem::path(o->out))

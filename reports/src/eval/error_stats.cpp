@@ -4,15 +4,12 @@
 #include <cmath>
 #include <numeric>
 
+#include "pm2lat/prediction_error.h"
+
 namespace pm2lat::reports {
 
-double ape_pct(double predicted, double measured) noexcept {
-  if (!(measured > 0)) return 0;
-  return std::fabs(predicted - measured) / measured * 100.0;
-}
-
 void ErrorStats::add(double predicted, double measured) {
-  apes_.push_back(ape_pct(predicted, measured));
+  if (measured > 0) apes_.push_back(error_pct(predicted, measured));
 }
 
 namespace {

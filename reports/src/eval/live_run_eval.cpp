@@ -8,6 +8,7 @@
 #include <ostream>
 #include <set>
 
+#include "pm2lat/prediction_error.h"
 #include "pm2lat/reports/eval/live_forecast.h"
 #include "pm2lat/reports/eval/model_replay.h"
 
@@ -59,7 +60,7 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& 
       p.batch = b.batch;
       p.measured_ms = b.measured_e2e_ms;
       p.predicted_ms = step.predicted_ms;
-      p.error_pct = ape_pct(p.predicted_ms, p.measured_ms);
+      p.error_pct = error_pct(p.predicted_ms, p.measured_ms);
       overall.add_ape(p.error_pct);
       by_pair[{p.source, p.target}].add_ape(p.error_pct);
       out.pairs.push_back(std::move(p));

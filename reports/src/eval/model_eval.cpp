@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "pm2lat/prediction_error.h"
 #include "pm2lat/reports/eval/model_replay.h"
 
 namespace pm2lat::reports {
@@ -126,7 +127,7 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
       all.predicted_ms += t.predicted_ms;
     }
     out.measured_total_ms += r.measured_ms;
-    r.error_pct = ape_pct(r.predicted_ms, r.measured_ms);
+    r.error_pct = error_pct(r.predicted_ms, r.measured_ms);
     overall.add_ape(r.error_pct);
     if (r.neusight_error_pct) {
       ++out.cells_with_neusight;

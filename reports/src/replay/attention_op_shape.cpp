@@ -5,6 +5,7 @@
 
 #include "op_inputs.h"
 #include "op_shape_rules.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::reports::trace_rules {
 namespace {
@@ -89,8 +90,7 @@ const AttentionSignature* signature(std::string_view name) {
 }
 
 bool mentions_attention(std::string_view name) {
-  std::string l(name);
-  for (char& c : l) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  const std::string l = ascii_lower(name);
   return l.find("attention") != std::string::npos || l.find("attn") != std::string::npos;
 }
 

@@ -11,6 +11,7 @@
 
 #include "pm2lat/reports/eval/progress_bar.h"
 #include "pm2lat/reports/input_file.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::reports {
 
@@ -86,14 +87,6 @@ Dim3 dim3_or(const json* v) {
   d.y = xyz[1];
   d.z = xyz[2];
   return d;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
 }
 
 // A JSON array of integers, or nullopt if `v` is anything else.
@@ -188,7 +181,7 @@ class TraceBuilder {
     ++events_;
     const std::string ph = string_or(field(e, {"ph"}), "X");
     if (ph != "X") return;
-    const EventKind kind = kind_of(lower(string_or(field(e, {"cat"}))));
+    const EventKind kind = kind_of(ascii_lower(string_or(field(e, {"cat"}))));
     if (kind == EventKind::kOther) return;
     const json* args_p = field(e, {"args"});
     static const json kEmpty = json::object();

@@ -69,15 +69,15 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
     if (!out.device.empty())
       out.notes.push_back("GPU not recorded in the trace: inferred from kernel names");
   }
+  const DeviceSpec* source = nullptr;  // the trace's GPU, resolved once
   if (!out.device.empty()) {
-    const DeviceSpec* spec = predictor.catalogue().find(out.device);
-    if (spec != nullptr) {
-      out.gpu = spec->name;
-      const std::size_t own = run_predictor.add_target(out.gpu);
+    source = predictor.catalogue().find(out.device);
+    if (source != nullptr) {
+      out.gpu = source->name;
+      const std::size_t own = run_predictor.add_target(*source);
       out.own_spec_scaled = run_predictor.spec_scaled(own);
       if (out.own_spec_scaled) {
-        const TargetId id = predictor.add_target(out.gpu);
-        const DeviceSpec* from = predictor.target(id).profile_spec;
+        const DeviceSpec* from = run_predictor.targets().target(own).profile_spec;
         out.notes.push_back(
             "no profile for " + out.gpu + ": predictions spec-scaled" +
             (from != nullptr ? " from " + from->name : std::string(" (roofline only)")));
@@ -98,8 +98,8 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   rank.spec_scaled = out.own_spec_scaled;
   out.table.add_rank(std::move(rank));
   run_predictor.add_columns(out.table);
-  predict_records(run_predictor, records.records, records.classes,
-                  run_predictor.source_spec(out.gpu), 0, out.table, options.progress);
+  predict_records(run_predictor, records.records, records.classes, source, 0, out.table,
+                  options.progress);
   out.summary = summarize(out.table);
   if (options.keep_records) out.records = std::move(records.records);
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "pm2lat/prediction_error.h"
 #include "pm2lat/reports/eval/error_stats.h"
 #include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/run_summary.h"
@@ -40,10 +41,10 @@ CheckResult check_accuracy(const RunTable& table, double max_mape_pct,
   CheckResult r;
   r.kernels = all.stats.size();
   r.mape_pct = all.stats.summary().mape_pct;
-  r.total_error_pct = ape_pct(all.predicted, all.measured);
+  r.total_error_pct = error_pct(all.predicted, all.measured);
   for (const auto& [f, a] : by_family) {
     r.families.push_back(
-        {f, a.stats.size(), a.stats.summary().mape_pct, ape_pct(a.predicted, a.measured)});
+        {f, a.stats.size(), a.stats.summary().mape_pct, error_pct(a.predicted, a.measured)});
   }
   std::stable_sort(
       r.families.begin(), r.families.end(),

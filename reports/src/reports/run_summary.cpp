@@ -3,24 +3,18 @@
 #include <algorithm>
 #include <array>
 
+#include "pm2lat/prediction_error.h"
 #include "pm2lat/reports/predicted_timeline.h"
 
 namespace pm2lat::reports {
 namespace {
 constexpr std::size_t kFamilies = static_cast<std::size_t>(KernelFamily::kCollective) + 1;
-
-double relative_error_pct(double predicted, double measured) {
-  if (!(measured > 0)) return std::nan("");
-  return std::fabs(predicted - measured) / measured * 100.0;
-}
 }  // namespace
 
 double FamilySummary::error_pct() const noexcept {
-  return relative_error_pct(own_predicted_us, own_measured_us);
+  return pm2lat::error_pct(own_predicted_us, own_measured_us);
 }
-double Accuracy::error_pct() const noexcept {
-  return relative_error_pct(predicted_us, measured_us);
-}
+double Accuracy::error_pct() const noexcept { return pm2lat::error_pct(predicted_us, measured_us); }
 
 bool is_communication(const RunTable& table, std::size_t row) {
   if (table.kernels()[row].family == KernelFamily::kCollective) return true;

@@ -82,15 +82,6 @@ void RunTable::set_prediction(std::size_t row, std::size_t target, const Predict
   c.model = p.model;
 }
 
-void RunTable::add_record(const PredictedRecord& r, std::size_t rank_index) {
-  const std::size_t row = add_kernel(r.record.launch.name, r.family, rank_index, r.record.stream,
-                                     r.record.ts_ns, r.record.measured_us);
-  for (const auto& [target, p] : r.predictions) {
-    const std::size_t t = add_target(target);
-    set_prediction(row, t, p);
-  }
-}
-
 double RunTable::predicted_us(std::size_t row, std::size_t target) const {
   const Cell* c = cell_or_null(row, target);
   return c == nullptr ? std::nan("") : static_cast<double>(c->us);

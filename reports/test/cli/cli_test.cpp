@@ -82,6 +82,24 @@ TEST_F(Cli, BadTracesGiveOneClearError) {
                    "unknown GPU 'Z9000'");
 }
 
+TEST_F(Cli, DevicesListsTheCatalogueAndWhereEachGpusPredictionsComeFrom) {
+  auto r = test::run_process({kPm2lat, "devices", "--profiles", PM2LAT_SHIPPED_PROFILES});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto line_of = [&](const std::string& gpu) {
+    const auto at = r.out.find("\n" + gpu + " ");
+    if (at == std::string::npos) return std::string();
+    return r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line_of("T4").find("gemm fp32; operators; conv"), std::string::npos) << r.out;
+  EXPECT_NE(line_of("H100-SXM").find("attention"), std::string::npos) << r.out;
+  EXPECT_NE(line_of("A10").find("none: spec-scaled from "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("also: H100"), std::string::npos) << r.out;  // the forgiving names
+  // Without profiles every GPU is listed, each predicted by the roofline alone.
+  r = run({"devices"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("none: roofline only"), std::string::npos) << r.out;
+}
+
 TEST_F(Cli, BadRecordsGiveOneClearError) {
   test::write_text(dir / "records.0.jsonl", "");
   expect_one_error(run({"report", (dir / "records.0.jsonl").string()}), "empty");

@@ -91,7 +91,7 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
 
   opt.gpu.clear();
   opt.targets = {"H1OO-typo"};
-  EXPECT_THROW(replay_trace(trace, predictor, opt), InputError);
+  EXPECT_THROW(replay_trace(trace, predictor, opt), UnknownDeviceError);
 }
 
 }  // namespace

@@ -7,12 +7,21 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_error.h"
+#include "pm2lat/target_set.h"
 
 namespace pm2lat::shim {
+namespace {
+
+// Distinct (kernel, shape) pairs the runtime keeps predictions of: a training step launches a
+// few hundred to a few thousand; more only costs a repeated prediction, never memory.
+constexpr std::size_t kCachedPairs = std::size_t{1} << 12;
+
+}  // namespace
 
 struct PredictorAdapter::Impl {
   std::optional<Predictor> predictor;
-  std::vector<TargetId> ids;
+  std::optional<TargetSet> targets;
+  const DeviceSpec* source = nullptr;  // the GPU the program runs on, resolved once
 };
 
 PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
@@ -32,42 +41,33 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
                         "; no predictions will be made");
     return;
   }
-  Predictor& p = *impl_->predictor;
-  auto add = [&](const std::string& name, bool quiet) {
-    try {
-      const TargetId id = p.add_target(name);
-      const std::string& canonical = p.target(id).name;
-      for (const auto& n : names_) {
-        if (n == canonical) return canonical;  // named twice
-      }
-      impl_->ids.push_back(id);
-      names_.push_back(canonical);
-      return canonical;
-    } catch (const UnknownDeviceError& e) {
-      if (!quiet) {
-        std::string msg = "unknown target GPU '" + name + "'";
-        if (!e.close_matches().empty()) {
-          msg += " (did you mean";
-          for (const auto& c : e.close_matches()) msg += " " + c;
-          msg += "?)";
-        }
-        problems->push_back(msg + "; it is skipped");
-      }
-    } catch (const std::exception& e) {
-      if (!quiet) problems->push_back("target GPU '" + name + "': " + e.what());
-    }
-    return std::string();
-  };
+  TargetSet& set = impl_->targets.emplace(*impl_->predictor, kCachedPairs);
   // Targets first, in the user's order (the first one labels NVTX ranges), then the GPU the
   // program runs on, which the summary compares predictions with measurements for.
-  for (const auto& t : targets) add(t, false);
-  if (!source_device.empty()) source_name_ = add(source_device, true);
+  for (const auto& t : targets) {
+    try {
+      set.add(t);
+    } catch (const UnknownDeviceError& e) {
+      problems->push_back(std::string(e.what()) + "; it is skipped");
+    } catch (const std::exception& e) {
+      problems->push_back("target GPU '" + t + "': " + e.what());
+    }
+  }
+  if (!source_device.empty()) {
+    impl_->source = impl_->predictor->catalogue().find(source_device);
+    try {
+      if (impl_->source != nullptr) source_name_ = set.names()[set.add(*impl_->source)];
+    } catch (const std::exception&) {
+      impl_->source = nullptr;  // predictions for the other targets still go ahead
+    }
+  }
+  names_ = set.names();
 }
 
 PredictorAdapter::~PredictorAdapter() = default;
 
 bool PredictorAdapter::available() const noexcept {
-  return impl_->predictor.has_value() && !impl_->ids.empty();
+  return impl_->targets.has_value() && impl_->targets->size() > 0;
 }
 
 KernelClass PredictorAdapter::classify(std::string_view kernel_name) noexcept {
@@ -77,16 +77,17 @@ KernelClass PredictorAdapter::classify(std::string_view kernel_name) noexcept {
 void PredictorAdapter::predict(const KernelRecord& record, const KernelClass& cls,
                                std::vector<std::pair<std::string, Prediction>>& out) const {
   out.clear();
-  if (!impl_->predictor) return;
+  if (!impl_->targets) return;
   PredictOptions options;
   options.basis = TimeBasis::kKernel;
-  options.source_device = source_name_;
-  for (std::size_t i = 0; i < impl_->ids.size(); ++i) {
-    try {
-      out.emplace_back(names_[i], impl_->predictor->predict(record, cls, impl_->ids[i], options));
-    } catch (const std::exception&) {
-      // A model that cannot handle this record leaves it without a prediction for that GPU.
-    }
+  options.source_spec = impl_->source;
+  try {
+    const auto predictions = impl_->targets->predict(record, cls, options);
+    for (std::size_t i = 0; i < predictions.size(); ++i)
+      out.emplace_back(names_[i], predictions[i]);
+  } catch (const std::exception&) {
+    // A model that cannot handle this record leaves it without predictions.
+    out.clear();
   }
 }
 

@@ -18,9 +18,9 @@ namespace pm2lat::shim {
 class PredictorAdapter {
  public:
   // Loads the profiles (PM2LAT_PROFILES or the shipped ones) and resolves `targets` plus the
-  // GPU the program runs on (`source_device`, the driver's name for it). Problems (a bad
-  // profile, an unknown target) are returned in `problems`, one clear line each; the adapter
-  // then predicts for what it could load, or for nothing.
+  // GPU the program runs on (`source_device`, the driver's name for it), each name once.
+  // Problems (a bad profile, an unknown target) are returned in `problems`, one clear line
+  // each; the adapter then predicts for what it could load, or for nothing.
   PredictorAdapter(const std::vector<std::string>& targets, const std::string& source_device,
                    std::vector<std::string>* problems);
   ~PredictorAdapter();
@@ -34,8 +34,9 @@ class PredictorAdapter {
 
   static KernelClass classify(std::string_view kernel_name) noexcept;
 
-  // One prediction per target, in target_names() order. Never throws: a failing model gives
-  // no prediction for that target.
+  // One prediction per target, in target_names() order; a record seen before (same kernel,
+  // launch and context) is served from the target set's prediction cache. Never throws: a
+  // record a model cannot handle gets no predictions. One caller at a time (the worker).
   void predict(const KernelRecord& record, const KernelClass& cls,
                std::vector<std::pair<std::string, Prediction>>& out) const;
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "pm2lat/prediction_error.h"
+
 namespace pm2lat::shim {
 
 void Summary::add(const PredictedRecord& r, std::uint64_t measured_ns) {
@@ -23,7 +25,7 @@ void Summary::add(const PredictedRecord& r, std::uint64_t measured_ns) {
       ++f.compared;
       f.compared_measured_ms += *r.record.measured_us / 1000.0;
       f.compared_predicted_ms += p->us / 1000.0;
-      f.abs_error_sum += std::fabs(p->us - *r.record.measured_us) / *r.record.measured_us;
+      f.error_pct_sum += error_pct(p->us, *r.record.measured_us);
     }
   }
   KernelTotals& k = kernels_[r.record.launch.name];
@@ -73,9 +75,8 @@ std::string Summary::to_json(const std::string& mode, const std::vector<std::str
           {"kernels", f.compared},
           {"measured_ms", f.compared_measured_ms},
           {"predicted_ms", f.compared_predicted_ms},
-          {"total_error_pct",
-           100.0 * (f.compared_predicted_ms - f.compared_measured_ms) / f.compared_measured_ms},
-          {"mean_abs_error_pct", 100.0 * f.abs_error_sum / double(f.compared)}};
+          {"total_error_pct", error_pct(f.compared_predicted_ms, f.compared_measured_ms)},
+          {"mean_abs_error_pct", f.error_pct_sum / double(f.compared)}};
     }
     fams.push_back(std::move(fj));
   }
@@ -129,9 +130,8 @@ std::string Summary::to_text(const std::vector<std::string>& targets) const {
     }
     if (error_column) {
       line += f.compared_measured_ms > 0
-                  ? fmt::format(" {:>+9.1f}%",
-                                100.0 * (f.compared_predicted_ms - f.compared_measured_ms) /
-                                    f.compared_measured_ms)
+                  ? fmt::format(" {:>9.1f}%",
+                                error_pct(f.compared_predicted_ms, f.compared_measured_ms))
                   : fmt::format(" {:>10}", "-");
     }
     out += line + "\n";

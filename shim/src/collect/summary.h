@@ -1,7 +1,9 @@
 // The end-of-run summary: per kernel family and target, how many kernels, how long they
 // took, how long they would take on each target, and how far the prediction for the GPU the
-// program ran on was from the measurement; the busiest kernels; and the shim's own counters
-// (coverage, drops) so a user can tell how complete the records are.
+// program ran on was from the measurement (the error of pm2lat/prediction_error.h, as every
+// report gives it: of the family's summed time, and its mean over single kernels); the
+// busiest kernels; and the shim's own counters (coverage, drops) so a user can tell how
+// complete the records are.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +53,7 @@ class Summary {
     std::uint64_t compared = 0;
     double compared_measured_ms = 0;
     double compared_predicted_ms = 0;
-    double abs_error_sum = 0;  // sum of |pred - meas| / meas
+    double error_pct_sum = 0;  // sum of the kernels' error_pct (pm2lat/prediction_error.h)
   };
   struct KernelTotals {
     std::string family;

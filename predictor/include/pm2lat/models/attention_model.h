@@ -67,8 +67,4 @@ AttentionFeatures attention_features(const AttentionWork& work, std::int32_t cta
 
 double attention_kernel_us(const AttentionConfigFit& fit, const AttentionFeatures& f) noexcept;
 
-// FLOPs one attention pass does (4 * b * h * d per visible query-key pair; the backward
-// pass 2.5 times that). Used to carry a fit to another head dimension and to report.
-double attention_visible_pairs(const AttentionShape& shape) noexcept;
-
 }  // namespace pm2lat

@@ -14,8 +14,7 @@
 #include <vector>
 
 #include "pm2lat/device_catalogue.h"
-#include "pm2lat/kernel_class.h"
-#include "pm2lat/kernel_record.h"
+#include "pm2lat/models/model_query.h"
 #include "pm2lat/prediction.h"
 #include "pm2lat/profile.h"
 
@@ -30,15 +29,14 @@ class AttentionPredictor {
   AttentionPredictor& operator=(AttentionPredictor&&) noexcept;
   ~AttentionPredictor();
 
-  // Registers the next target (targets are numbered in the order they are added).
-  void add_target(const DeviceSpec& spec);
+  void add_target(const Target& target);
 
   // Whether any profile calibrates attention.
   bool calibrated() const noexcept;
 
-  // Prediction for an attention kernel (family attention, or an unclassified kernel whose
-  // context is an attention op). Allocation-free.
-  Prediction predict(const KernelRecord& record, std::size_t target) const noexcept;
+  // Always answers, for an attention kernel (family attention, or an unclassified kernel
+  // whose context is an attention op). Allocation-free.
+  std::optional<Prediction> predict(const ModelQuery& query) const noexcept;
 
  private:
   struct Impl;

@@ -15,7 +15,9 @@
 #include <string_view>
 
 #include "pm2lat/device_spec.h"
+#include "pm2lat/kernel_record.h"
 #include "pm2lat/op_context.h"
+#include "pm2lat/prediction.h"
 
 namespace pm2lat {
 
@@ -53,5 +55,9 @@ inline constexpr std::int32_t kDefaultCollectiveRanks = 8;
 // Device time of one collective kernel moving `shape.bytes` per rank among `shape.ranks`.
 double collective_kernel_us(const CollectiveKernel& kernel, const CollectiveShape& shape,
                             const DeviceSpec& spec) noexcept;
+
+// The prediction for a collective kernel record: always flagged communication (kept out of
+// compute accuracy), and no_shape when the record does not say how many bytes move.
+Prediction collective_prediction(const KernelRecord& record, const DeviceSpec& spec) noexcept;
 
 }  // namespace pm2lat

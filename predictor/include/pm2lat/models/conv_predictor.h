@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "pm2lat/device_catalogue.h"
-#include "pm2lat/kernel_class.h"
-#include "pm2lat/kernel_record.h"
+#include "pm2lat/models/model_query.h"
 #include "pm2lat/prediction.h"
 #include "pm2lat/profile.h"
 
@@ -26,17 +25,18 @@ class ConvPredictor {
   ConvPredictor& operator=(ConvPredictor&&) noexcept;
   ~ConvPredictor();
 
-  void add_target(const DeviceSpec& spec);
+  void add_target(const Target& target);
 
-  // `call_basis`: the caller wants whole-call time (host dispatch included).
-  // `choose_config`: the record was observed on another GPU, so its kernel may not be one the
-  // target runs; when the target's own profile lacks it, the target's configuration is chosen
-  // by vote among its calibrated convolutions nearest in shape, of the same pass and data
-  // type (flag config_chosen).
-  Prediction predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
-                     bool call_basis, bool choose_config = false) const noexcept;
+  // Always answers. A record observed on another GPU names a kernel the target may not run:
+  // when the target's own profile lacks it, the target's configuration is chosen by vote
+  // among its calibrated convolutions nearest in shape, of the same pass and data type (flag
+  // config_chosen). Call time (host dispatch included) when the options ask for it and the
+  // fit was timed that way.
+  std::optional<Prediction> predict(const ModelQuery& query) const noexcept;
 
  private:
+  Prediction predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
+                     bool call_basis, bool choose_config) const noexcept;
   // The target's own configuration for a shape seen on another GPU, or nullptr when the
   // target runs the record's kernel itself or has no calibrated convolution to choose from.
   const KernelClass* choose_own_config(const KernelRecord& record, const KernelClass& cls,

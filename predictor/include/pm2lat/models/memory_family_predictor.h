@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "pm2lat/device_catalogue.h"
-#include "pm2lat/kernel_class.h"
-#include "pm2lat/kernel_record.h"
+#include "pm2lat/models/model_query.h"
 #include "pm2lat/prediction.h"
 #include "pm2lat/profile.h"
 
@@ -31,14 +30,9 @@ inline constexpr double kGeometryBytesPerThread = 16.0;
 // The fit key of a family's geometry fits ("reduction#geometry").
 std::string geometry_fit_name(KernelFamily family);
 
-// Whether a family is served by these fits.
-bool is_memory_family(KernelFamily family) noexcept;
-
-// Elementwise, softmax and layer-norm kernels: calibrated per operator from framework-call
-// tables (the predictor's vector fits), and fitted here too when a GPU's own kernels were
-// measured. Those kernel-time fits answer for that GPU only (predict_own): for another GPU
-// the per-operator tables transfer better.
-bool is_row_family(KernelFamily family) noexcept;
+// The family whose fits answer for a family that has none of its own: Triton kernels take
+// the nearest ATen family's (pointwise -> elementwise, reductions -> reduction).
+KernelFamily kernel_family_stand_in(KernelFamily family) noexcept;
 
 class MemoryFamilyPredictor {
  public:
@@ -48,24 +42,22 @@ class MemoryFamilyPredictor {
   MemoryFamilyPredictor& operator=(MemoryFamilyPredictor&&) noexcept;
   ~MemoryFamilyPredictor();
 
-  void add_target(const DeviceSpec& spec);
+  void add_target(const Target& target);
 
   // nullopt when no GPU has a fit for the kernel's family.
-  std::optional<Prediction> predict(const KernelRecord& record, const KernelClass& cls,
-                                    std::size_t target) const noexcept;
+  std::optional<Prediction> predict(const ModelQuery& query) const noexcept;
 
-  // The same from the target's own fits only: nullopt when the target measured none of
-  // this family (or, for a kernel with no shape, none of its geometry).
-  std::optional<Prediction> predict_own(const KernelRecord& record, const KernelClass& cls,
-                                        std::size_t target) const noexcept;
+  // The same from the target's own fits only, and only where they know the kernel (its own
+  // configuration, at sizes near those measured): nullopt otherwise. Layer-norm and softmax
+  // kernels are fitted per operator from framework-call tables too; a GPU's own kernel fits
+  // answer for that GPU only, where the per-operator tables transfer better to others.
+  std::optional<Prediction> predict_own(const ModelQuery& query) const noexcept;
 
   // An elementwise, softmax or layer-norm kernel whose record has no shape: its family's
   // geometry fit from the target's own kernels, else from the most similar GPU that measured
   // the family (flags no_shape, spec_scaled). nullopt for a record with a shape (the
   // per-operator tables serve it) or when no GPU measured the family.
-  std::optional<Prediction> predict_row_without_shape(const KernelRecord& record,
-                                                      const KernelClass& cls,
-                                                      std::size_t target) const noexcept;
+  std::optional<Prediction> predict_row_without_shape(const ModelQuery& query) const noexcept;
 
  private:
   std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls,

@@ -1,5 +1,6 @@
-// Predicting kernels of a run onto every target GPU: resolves the target names users type
-// and fills a RunTable's prediction columns, one record at a time.
+// Predicting kernels of a run onto every target GPU: the run's TargetSet (each name resolved
+// once, repeated records predicted once) filling a RunTable's prediction columns, one record
+// at a time.
 #pragma once
 
 #include <string>
@@ -9,25 +10,24 @@
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/predictor.h"
-#include "pm2lat/reports/prediction_memo.h"
 #include "pm2lat/reports/run_table.h"
+#include "pm2lat/target_set.h"
 
 namespace pm2lat::reports {
 
-// "H100,A100,l4" -> {"H100", "A100", "l4"} (blanks dropped).
-std::vector<std::string> split_target_list(std::string_view list);
-
-// The catalogue name of a GPU, or an InputError naming the closest known GPUs.
-std::string canonical_gpu(const Predictor& predictor, std::string_view name);
-
 class RunPredictor {
  public:
-  // Resolves and adds the targets (InputError for an unknown GPU name).
+  // Distinct (kernel, shape) pairs a replay caches: a long trace has tens of thousands.
+  static constexpr std::size_t kCacheEntries = std::size_t{1} << 18;
+
+  // Resolves and adds the targets (UnknownDeviceError for an unknown GPU name).
   RunPredictor(Predictor& predictor, const std::vector<std::string>& targets);
 
-  // Adds a target (resolving it); returns its index among this predictor's targets.
+  // Adds a target (resolving its name once); returns its index among this run's targets.
   std::size_t add_target(std::string_view gpu_name);
-  const std::vector<std::string>& target_names() const noexcept { return names_; }
+  std::size_t add_target(const DeviceSpec& spec);
+  const std::vector<std::string>& target_names() const noexcept { return targets_.names(); }
+  const TargetSet& targets() const noexcept { return targets_; }
   bool spec_scaled(std::size_t target) const;
 
   // Creates the table's columns for these targets (in this order, before other columns).
@@ -39,19 +39,14 @@ class RunPredictor {
 
   // Predicts `record` on every target into row `row` of `table`. `source` is the GPU the
   // record was observed on (nullptr = unknown).
-  // Repeated (kernel, shape) pairs are predicted once (prediction_memo.h).
   void predict(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source,
                RunTable& table, std::size_t row) const;
 
-  const PredictionMemo& memo() const noexcept { return memo_; }
+  const PredictionCache& cache() const noexcept { return targets_.cache(); }
 
  private:
-  Predictor& predictor_;
-  std::vector<TargetId> ids_;
-  std::vector<std::string> names_;
+  mutable TargetSet targets_;                 // predicting fills its cache
   mutable std::vector<std::size_t> columns_;  // table column per target (set by add_columns)
-  mutable PredictionMemo memo_;
-  mutable std::string key_;  // reused key buffer
 };
 
 }  // namespace pm2lat::reports

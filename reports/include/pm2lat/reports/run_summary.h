@@ -4,7 +4,7 @@
 //
 // Definitions (every report uses these):
 //  - error_pct = |sum predicted - sum measured| / sum measured on the run's own GPU, over
-//    kernels that were measured and predicted there.
+//    kernels that were measured and predicted there (pm2lat/prediction_error.h).
 //  - coverage = share of measured kernel time whose own-GPU prediction came from a dedicated
 //    model (not the roofline fallback).
 //  - Communication kernels (NCCL; flagged "communication" by the predictor) are kept out of

@@ -49,9 +49,6 @@ class RunTable {
                          std::uint64_t stream, std::uint64_t ts_ns,
                          std::optional<double> measured_us);
   void set_prediction(std::size_t row, std::size_t target, const Prediction& p);
-  // Adds a records-file record (its predictions matched to targets by name; unknown target
-  // names become new columns).
-  void add_record(const PredictedRecord& r, std::size_t rank_index);
 
   const std::vector<std::string>& targets() const noexcept { return targets_; }
   // A target predicted without a profile of its own (spec-scaled from another GPU's).

@@ -44,7 +44,6 @@ enum class MemoryPattern : std::uint8_t {
 };
 
 std::string_view to_string(MemoryPattern p) noexcept;
-std::optional<MemoryPattern> parse_memory_pattern(std::string_view s) noexcept;
 // The operator key of a pattern in the profile ("copy", "add", "softmax").
 std::string_view memory_op_key(MemoryPattern p) noexcept;
 

@@ -1,5 +1,5 @@
 // Accuracy statistics of predicted vs measured latencies: n, MAPE, median and p90 of the
-// absolute percentage error. Shared by every evaluation harness.
+// absolute percentage error (pm2lat/prediction_error.h). Shared by every evaluation harness.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +16,7 @@ struct ErrorSummary {
 
 class ErrorStats {
  public:
+  // A prediction and its measurement; nothing is counted when nothing was measured.
   void add(double predicted, double measured);
   void add_ape(double ape_pct) { apes_.push_back(ape_pct); }
   std::size_t size() const noexcept { return apes_.size(); }
@@ -24,8 +25,5 @@ class ErrorStats {
  private:
   std::vector<double> apes_;
 };
-
-// |predicted - measured| / measured * 100 (0 when measured is not positive).
-double ape_pct(double predicted, double measured) noexcept;
 
 }  // namespace pm2lat::reports

@@ -54,7 +54,7 @@ void predict_records(const RunPredictor& predictor, const std::vector<KernelReco
 // ("sm90_xmma..." -> "H100"), or "" when the names do not say.
 std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names);
 
-// Throws InputError for an unreadable trace or an unknown target GPU.
+// Throws InputError for an unreadable trace, UnknownDeviceError for an unknown target GPU.
 TraceReplay replay_trace(const std::filesystem::path& trace, Predictor& predictor,
                          const ReplayOptions& options);
 

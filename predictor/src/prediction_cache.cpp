@@ -1,9 +1,9 @@
-#include "pm2lat/reports/prediction_memo.h"
+#include "pm2lat/prediction_cache.h"
 
-#include <cstring>
+#include <cstdint>
 #include <type_traits>
 
-namespace pm2lat::reports {
+namespace pm2lat {
 namespace {
 
 template <typename T>
@@ -12,18 +12,23 @@ void put(std::string& key, const T& v) {
   key.append(reinterpret_cast<const char*>(&v), sizeof(T));
 }
 
-void put_string(std::string& key, const std::string& s) {
+void put_string(std::string& key, std::string_view s) {
   put(key, s.size());
   key.append(s);
 }
 
 }  // namespace
 
-void PredictionMemo::key_of(const KernelRecord& r, const DeviceSpec* source, std::string& key) {
+void PredictionCache::key_of(const KernelRecord& r, const KernelClass& cls, const PredictOptions& o,
+                             std::string& key) {
   key.clear();
-  put_string(key, r.launch.name);  // the name decides the class
-  put(key, source);
-  put(key, r.basis);
+  put_string(key, r.launch.name);
+  put(key, cls.family);
+  put_string(key, cls.config);
+  put(key, o.basis);
+  put(key, reinterpret_cast<std::uintptr_t>(o.source_spec));  // the spec's identity
+  put_string(key, o.source_device);
+  put(key, o.graph_replay);
   const KernelLaunch& l = r.launch;
   put(key, l.grid);
   put(key, l.block);
@@ -49,10 +54,12 @@ void PredictionMemo::key_of(const KernelRecord& r, const DeviceSpec* source, std
     put(key, v);
   put(key, c.dtype);
   const AttentionShape& a = op.attention;
-  for (std::int64_t v : {a.batch, a.seqlen_q, a.seqlen_kv, a.heads, a.kv_heads, a.head_dim})
+  for (std::int64_t v :
+       {a.batch, a.seqlen_q, a.seqlen_kv, a.heads, a.kv_heads, a.head_dim, a.window})
     put(key, v);
   for (bool v : {a.causal, a.backward}) put(key, v);
   put(key, a.dtype);
+  put(key, a.kv_dtype);
   const VectorShape& v = op.vec;
   put(key, v.rows);
   put(key, v.cols);
@@ -63,16 +70,17 @@ void PredictionMemo::key_of(const KernelRecord& r, const DeviceSpec* source, std
   put(key, op.collective.ranks);
 }
 
-const std::vector<Prediction>* PredictionMemo::find(const std::string& key) const {
-  auto it = memo_.find(key);
-  if (it == memo_.end()) return nullptr;
+const std::vector<Prediction>* PredictionCache::find(const std::string& key) const {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
   ++hits_;
   return &it->second;
 }
 
-const std::vector<Prediction>& PredictionMemo::insert(const std::string& key,
-                                                      std::vector<Prediction> predictions) {
-  return memo_.insert_or_assign(key, std::move(predictions)).first->second;
+const std::vector<Prediction>& PredictionCache::insert(const std::string& key,
+                                                       std::vector<Prediction> values) {
+  if (entries_.size() >= capacity_) entries_.clear();
+  return entries_.insert_or_assign(key, std::move(values)).first->second;
 }
 
-}  // namespace pm2lat::reports
+}  // namespace pm2lat

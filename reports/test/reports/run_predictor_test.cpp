@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include "pm2lat/classifier.h"
-#include "pm2lat/reports/prediction_memo.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "support/test_support.h"
 
@@ -19,28 +18,7 @@ KernelRecord gemm(std::int64_t m) {
   return r;
 }
 
-TEST(PredictionMemo, KeysDifferInEveryFieldThePredictorReads) {
-  std::string a, b;
-  PredictionMemo::key_of(gemm(512), nullptr, a);
-  PredictionMemo::key_of(gemm(512), nullptr, b);
-  EXPECT_EQ(a, b);
-  PredictionMemo::key_of(gemm(513), nullptr, b);
-  EXPECT_NE(a, b);
-  KernelRecord r = gemm(512);
-  r.launch.grid.z = 2;
-  PredictionMemo::key_of(r, nullptr, b);
-  EXPECT_NE(a, b);
-  r = gemm(512);
-  r.launch.name = "ampere_sgemm_64x64_tn";
-  PredictionMemo::key_of(r, nullptr, b);
-  EXPECT_NE(a, b);
-  r = gemm(512);
-  r.basis = TimeBasis::kCall;
-  PredictionMemo::key_of(r, nullptr, b);
-  EXPECT_NE(a, b);
-}
-
-TEST(PredictionMemo, RepeatedPairsGetThePredictorsOwnAnswer) {
+TEST(RunPredictor, RepeatedPairsGetThePredictorsOwnAnswer) {
   Predictor predictor = test::catalogue_predictor();
   RunPredictor run(predictor, {"H100", "L4"});
   RunTable table;
@@ -52,12 +30,20 @@ TEST(PredictionMemo, RepeatedPairsGetThePredictorsOwnAnswer) {
         table.add_kernel("ampere_sgemm_128x64_tn", cls.family, 0, 1, 0, std::nullopt);
     run.predict(gemm(m), cls, nullptr, table, row);
   }
-  EXPECT_EQ(run.memo().size(), 2u);
-  EXPECT_EQ(run.memo().hits(), 2u);
+  EXPECT_EQ(run.cache().size(), 2u);
+  EXPECT_EQ(run.cache().hits(), 2u);
   const Prediction direct = predictor.predict(gemm(512), cls, predictor.add_target("L4"));
   EXPECT_FLOAT_EQ(static_cast<float>(table.predicted_us(3, 1)), static_cast<float>(direct.us));
   EXPECT_EQ(table.model(3, 1), direct.model);
   EXPECT_NE(table.predicted_us(1, 1), table.predicted_us(0, 1));
+}
+
+TEST(RunPredictor, ResolvesEachNameOnceAndKeepsAGpuNamedTwiceOnce) {
+  Predictor predictor = test::catalogue_predictor();
+  RunPredictor run(predictor, {"h100", "NVIDIA H100 80GB HBM3", "L4"});
+  EXPECT_EQ(run.target_names(), (std::vector<std::string>{"H100-SXM", "L4"}));
+  EXPECT_EQ(run.add_target(*predictor.catalogue().find("L4")), 1u);
+  EXPECT_THROW(run.add_target("Z9000"), UnknownDeviceError);
 }
 
 }  // namespace

@@ -1,0 +1,25 @@
+// Which operators' host dispatch a call-timed profile measured: a call whose kernel would take
+// less than a couple of microseconds at the GPU's peak rate times its dispatch, not its
+// kernel, so the profile's `pre_us` of that operator is a measurement rather than an
+// intercept extrapolated from large shapes. Derived from the calibration points, which the
+// predictor releases after load: it keeps this summary (Predictor::measured_dispatch()).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "pm2lat/device_spec.h"
+#include "pm2lat/profile.h"
+
+namespace pm2lat {
+
+struct MeasuredDispatch {
+  const DeviceSpec* spec = nullptr;      // the GPU the profile measured
+  std::map<std::string, double> pre_us;  // op key -> measured dispatch (µs)
+};
+
+// The operators whose dispatch `profile` measured, with their `pre_us`: those with a
+// calibration call too small to be kernel-bound. Empty for a kernel-timed profile.
+std::map<std::string, double> measured_dispatch(const Profile& profile, const DeviceSpec& spec);
+
+}  // namespace pm2lat

@@ -1,0 +1,90 @@
+// Which calibrated GPU stands in for a target that lacks a calibration (the "donor"): every
+// model that borrows fits from another GPU ranks the candidates by one distance, weighted
+// per model for what decides whether its fits carry over to the target.
+//
+//   distance = |log SM ratio| + |log bandwidth ratio|          (always: sm_and_bandwidth_distance)
+//            + tensor_throughput * |log BF16 peak ratio|
+//            + shared_memory * |log shared memory per SM ratio|   (when both GPUs state it)
+//            + other_generation   (compute capability major differs)
+//            + per_generation * |major difference|
+//            + other_minor        (same major, minor differs)
+//            + call_basis         (the donor's profile timed framework calls, not kernels)
+//
+// For scale: no two GPUs of the shipped catalogue are further apart than 5.8 in SMs and
+// bandwidth, or 11.9 with the BF16 peak added.
+#pragma once
+
+#include <cstddef>
+#include <iterator>
+#include <span>
+#include <vector>
+
+#include "pm2lat/device_spec.h"
+#include "pm2lat/kernel_record.h"
+
+namespace pm2lat {
+
+struct DonorWeights {
+  double tensor_throughput = 0;
+  double shared_memory = 0;
+  double other_generation = 0;
+  double per_generation = 0;
+  double other_minor = 0;
+  double call_basis = 0;
+  // The target's own profiles (same catalogue name) rank before every other GPU's.
+  bool own_first = false;
+};
+
+// GEMM configurations, per-operator memory-bound fits and the graph-replay offset: kernels
+// and their tiles are per architecture (sm80 vs sm90 names), a minor version changes shared
+// memory and tensor instructions; within a generation SMs, bandwidth and tensor peak decide.
+inline constexpr DonorWeights kGemmDonorWeights{
+    .tensor_throughput = 1, .other_generation = 10, .other_minor = 2};
+
+// Fused attention: as GEMMs, and shared memory per SM decides which tiles a kernel can use
+// (FlashAttention 2 picks smaller ones on 100 KB parts).
+inline constexpr DonorWeights kAttentionDonorWeights{
+    .tensor_throughput = 1, .shared_memory = 1, .other_generation = 10, .other_minor = 2};
+
+// Convolutions: the target's own fits first, kernel-time fits before call-time ones (a call
+// adds host dispatch the kernel model does not have), cuDNN kernels are per architecture.
+inline constexpr DonorWeights kConvDonorWeights{
+    .other_generation = 10, .call_basis = 0.5, .own_first = true};
+
+// Memory-bound kernel families measured as kernels: bandwidth and SM count decide; each
+// architecture generation apart counts a little (memory pipelines change slowly).
+inline constexpr DonorWeights kMemoryFamilyDonorWeights{.per_generation = 0.5, .own_first = true};
+
+// The fixed cost a per-operator fit made on large tensors lacks: the same operator's on the
+// GPU closest in SMs and bandwidth (a launch and a few memory round trips).
+inline constexpr DonorWeights kFixedCostDonorWeights{};
+
+// How far apart two GPUs are in SM count and memory bandwidth: the sum of the absolute log
+// ratios (0 = alike).
+double sm_and_bandwidth_distance(const DeviceSpec& donor, const DeviceSpec& target) noexcept;
+
+// A calibrated GPU that may stand in: its spec and the time basis of its profile.
+struct DonorCandidate {
+  const DeviceSpec* spec = nullptr;
+  TimeBasis basis = TimeBasis::kKernel;
+};
+
+// The candidates of calibrated devices that each have a `spec` and a `profile`, in order.
+template <typename Devices>
+std::vector<DonorCandidate> donor_candidates(const Devices& devices) {
+  std::vector<DonorCandidate> candidates;
+  candidates.reserve(std::size(devices));
+  for (const auto& d : devices) candidates.push_back({d.spec, d.profile->basis});
+  return candidates;
+}
+
+double donor_distance(const DeviceSpec& target, const DonorCandidate& donor,
+                      const DonorWeights& weights) noexcept;
+
+// Indices of `candidates`, most similar to `target` first; equal distances keep the
+// candidates' order.
+std::vector<std::size_t> rank_donors(const DeviceSpec& target,
+                                     std::span<const DonorCandidate> candidates,
+                                     const DonorWeights& weights);
+
+}  // namespace pm2lat

@@ -1,0 +1,39 @@
+#include "pm2lat/call_dispatch.h"
+
+#include <algorithm>
+
+namespace pm2lat {
+namespace {
+
+// A call whose kernel would take less than this at the GPU's peak rate is timing its
+// dispatch, not its kernel: the tables' empty-kernel calls floor at 7-30 µs.
+constexpr double kSmallCallUs = 2.0;
+
+}  // namespace
+
+std::map<std::string, double> measured_dispatch(const Profile& p, const DeviceSpec& spec) {
+  if (p.basis != TimeBasis::kCall) return {};
+  std::map<std::string, double> smallest;  // op -> shortest roofline time of its calls
+  auto note = [&](const std::string& op, double roofline_us) {
+    auto [it, added] = smallest.emplace(op, roofline_us);
+    if (!added) it->second = std::min(it->second, roofline_us);
+  };
+  const double flop_per_us = std::max(1.0, spec.peak_flop_per_us(DType::kFp32));
+  const double bytes_per_us = std::max(1.0, spec.bytes_per_us());
+  for (const GemmPoint& g : p.gemm_points) {
+    note(g.op, 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) *
+                   static_cast<double>(g.n) * static_cast<double>(g.k) / flop_per_us);
+  }
+  for (const VectorPoint& v : p.vector_points) {
+    if (v.fit < 0 || static_cast<std::size_t>(v.fit) >= p.vector_fits.size()) continue;
+    note(p.vector_fits[static_cast<std::size_t>(v.fit)].op, v.bytes / bytes_per_us);
+  }
+  std::map<std::string, double> out;
+  for (const auto& [op, o] : p.call_overhead) {
+    const auto it = smallest.find(op);
+    if (it != smallest.end() && it->second < kSmallCallUs && o.pre_us > 0) out[op] = o.pre_us;
+  }
+  return out;
+}
+
+}  // namespace pm2lat

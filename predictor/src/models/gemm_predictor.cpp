@@ -1,0 +1,576 @@
+#include "pm2lat/models/gemm_predictor.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string_view>
+#include <unordered_map>
+
+#include "pm2lat/models/donor_ranking.h"
+#include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/residual_interpolator.h"
+#include "pm2lat/models/roofline_model.h"
+
+namespace pm2lat {
+namespace {
+
+// A configuration needs this many calibration points before its own fit is trusted for a
+// kernel seen by name; with fewer the nearest-shape choice decides.
+constexpr std::int32_t kMinConfigPoints = 3;
+// Interpolation neighbours (see ResidualInterpolator).
+constexpr std::size_t kNeighbours = 8;
+// Calls within this factor of the floor say nothing about the kernel behind them.
+constexpr double kAboveFloor = 1.5;
+// A call's kernel time is its time minus the dispatch before the kernel, never under this:
+// the floor only keeps the logarithm of a residual finite for calls at their floor.
+constexpr double kShortestKernelInCallUs = 0.5;
+// Distance penalty, in octaves, for choosing a configuration of another operand layout.
+constexpr double kLayoutPenalty = 3.0;
+// Weight of the wave count in the residual neighbourhood: shapes on either side of a wave
+// boundary (m = 1024 vs 1025 with 128-row tiles) differ by a whole wave and must not pass
+// their residuals to each other, however close they are in log-shape.
+constexpr double kWaveCoordinateWeight = 2.0;
+// An own GEMM calibration with fewer points than this chooses kernel configurations from a
+// similar GPU's denser one instead.
+constexpr std::size_t kRichCalibrationPoints = 500;
+// Configurations are chosen by vote among this many nearest calibrated shapes: one odd point
+// must not send a shape to a configuration calibrated far from it.
+constexpr std::size_t kSelectorVotes = 8;
+// Offset of the vote's inverse-square distance weights, as in the residual interpolation: a
+// shape calibrated exactly weighs 1/0.09, one an octave away in one dimension 1/1.69.
+constexpr double kVoteDistanceOffset = 0.3;
+
+double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
+
+std::array<double, 4> gemm_key(std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(m)),
+          log2_pos(static_cast<double>(n)), log2_pos(static_cast<double>(k))};
+}
+
+std::array<double, 5> residual_key(const std::array<double, 4>& shape, const GemmConfigFit& c,
+                                   const DeviceSpec& spec, double blocks) {
+  const double slots =
+      static_cast<double>(std::max(1, spec.sm_count)) * std::max(1, c.blocks_per_sm);
+  const double waves = std::ceil(std::max(1.0, blocks) / slots);
+  return {shape[0], shape[1], shape[2], shape[3], kWaveCoordinateWeight * std::log2(waves)};
+}
+
+// Calls that multiply by a weight stored transposed (nn.Linear) and plain (batched) products
+// run different kernels for the same shape; keep them apart when choosing a configuration.
+double transposed_weight_coordinate(bool transposed) { return transposed ? kLayoutPenalty : 0.0; }
+
+// The operand type whose calibration a GEMM uses: the record's, else the kernel name's, else
+// FP32; FP32 on tensor cores is TF32.
+DType gemm_math_type(const GemmShape& s, const KernelClass& cls) {
+  DType dtype = s.a != DType::kUnknown ? s.a : cls.gemm.a;
+  if (dtype == DType::kUnknown) dtype = DType::kFp32;
+  if (s.compute == DType::kTf32 || (cls.gemm.tensor_core && dtype == DType::kFp32))
+    dtype = DType::kTf32;
+  return dtype;
+}
+
+// Calibrations to try, per operand type: the same math path first, then the closest one.
+std::array<DType, 4> substitution_order(DType dtype) {
+  using Order = std::array<DType, 4>;
+  switch (dtype) {
+    case DType::kTf32: return Order{DType::kTf32, DType::kBf16, DType::kFp16, DType::kFp32};
+    case DType::kFp16: return Order{DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32};
+    case DType::kBf16: return Order{DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32};
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2:
+    case DType::kFp4E2M1:
+    case DType::kInt8: return Order{dtype, DType::kBf16, DType::kFp16, DType::kTf32};
+    default: return Order{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
+  }
+}
+
+// Spec-scaling factors from the profile's GPU to the target's for one compute type.
+struct Scale {
+  double wave_k = 1;  // per-wave K-step time: per-SM throughput ratio
+  double wave = 1;    // per-wave fixed time: clock ratio
+};
+
+Scale scale_between(const DeviceSpec& from, const DeviceSpec& to, DType compute) {
+  Scale s;
+  const double per_sm_from = from.peak_tflops(compute) / std::max(1, from.sm_count);
+  const double per_sm_to = to.peak_tflops(compute) / std::max(1, to.sm_count);
+  if (per_sm_from > 0 && per_sm_to > 0) s.wave_k = per_sm_from / per_sm_to;
+  if (from.boost_clock_mhz > 0 && to.boost_clock_mhz > 0)
+    s.wave = from.boost_clock_mhz / to.boost_clock_mhz;
+  return s;
+}
+
+}  // namespace
+
+// What a prediction reads of a calibration point once the indexes are built: its
+// configuration, shape and launch grid (not its operator or time).
+struct GemmLaunchPoint {
+  std::int64_t batch = 1, m = 0, n = 0, k = 0;
+  Dim3 grid;
+  std::int32_t config = -1;
+};
+
+// One profile's GEMM section, indexed at load: per-config point lists, residual
+// interpolations and, per operand type, the nearest-shape index that chooses configurations.
+struct GemmCalibration {
+  const Profile* profile = nullptr;
+  const DeviceSpec* spec = nullptr;
+  std::vector<GemmLaunchPoint> points;                   // parallel to the profile's gemm_points
+  std::vector<ResidualInterpolator<5>> kernel_residual;  // per config
+  std::vector<ResidualInterpolator<5>> call_residual;
+  std::vector<std::int32_t> points_per_config;
+  std::vector<std::vector<std::uint32_t>> points_of_config;  // config -> point indices
+  // Nearest calibrated shapes per operand type (a profile may calibrate several types; a
+  // shape must only ever choose among configurations of its own type).
+  struct Selector {
+    DType dtype = DType::kUnknown;
+    ResidualInterpolator<5> index;      // nearest calibrated shape -> point
+    std::vector<std::uint32_t> points;  // selector index -> gemm point
+  };
+  std::vector<Selector> selectors;
+  std::unordered_map<std::string_view, std::int32_t> config_index;  // config name -> index
+
+  const Selector* selector_for(DType t) const {
+    for (const auto& s : selectors) {
+      if (s.dtype == t) return &s;
+    }
+    return nullptr;
+  }
+
+  // The one lookup of a kernel by name: its configuration's index when this profile
+  // calibrated it with enough points to trust its fit, else -1.
+  std::int32_t trusted_config(std::string_view config) const {
+    const auto it = config_index.find(config);
+    if (it == config_index.end() ||
+        points_per_config[static_cast<std::size_t>(it->second)] < kMinConfigPoints)
+      return -1;
+    return it->second;
+  }
+
+  std::size_t points_with_dtype(DType t) const {
+    std::size_t n = 0;
+    for (std::size_t c = 0; c < profile->gemm_configs.size(); ++c) {
+      if (profile->gemm_configs[c].dtype == t) n += static_cast<std::size_t>(points_per_config[c]);
+    }
+    return n;
+  }
+
+  bool has_dtype(DType t) const {
+    return std::ranges::any_of(profile->gemm_configs,
+                               [t](const GemmConfigFit& c) { return c.dtype == t; });
+  }
+};
+
+namespace {
+
+void build_indexes(GemmCalibration& d) {
+  const Profile& p = *d.profile;
+  const std::size_t nc = p.gemm_configs.size();
+  std::vector<std::vector<std::array<double, 5>>> kpts(nc), cpts(nc);
+  std::vector<std::vector<double>> kres(nc), cres(nc);
+  d.points_per_config.assign(nc, 0);
+  d.points_of_config.assign(nc, {});
+  std::map<DType, std::pair<std::vector<std::array<double, 5>>, std::vector<std::uint32_t>>> sel;
+  d.points.reserve(p.gemm_points.size());
+  for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
+    const GemmPoint& pt = p.gemm_points[i];
+    d.points.push_back({pt.batch, pt.m, pt.n, pt.k, pt.grid, pt.config});
+    const GemmConfigFit& c = p.gemm_configs[static_cast<std::size_t>(pt.config)];
+    GemmShape s;
+    s.batch = pt.batch;
+    s.m = pt.m;
+    s.n = pt.n;
+    s.k = pt.k;
+    const std::int32_t split = split_k_from_grid(pt.grid, pt.batch);
+    const GemmWork w =
+        gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split, dtype_bytes(c.dtype));
+    const double kern = gemm_wave_kernel_us(c, *d.spec, w);
+    const auto shape = gemm_key(pt.batch, pt.m, pt.n, pt.k);
+    const auto key = residual_key(shape, c, *d.spec, w.blocks);
+    const auto ci = static_cast<std::size_t>(pt.config);
+    ++d.points_per_config[ci];
+    d.points_of_config[ci].push_back(static_cast<std::uint32_t>(i));
+    if (p.basis == TimeBasis::kCall) {
+      const CallOverhead& o = p.overhead_for(pt.op);
+      cpts[ci].push_back(key);
+      cres[ci].push_back(std::log(pt.us / o.call_us(kern)));
+      if (pt.us >= kAboveFloor * o.floor_us) {
+        kpts[ci].push_back(key);
+        kres[ci].push_back(std::log(std::max(kShortestKernelInCallUs, pt.us - o.pre_us) / kern));
+      }
+    } else {
+      kpts[ci].push_back(key);
+      kres[ci].push_back(std::log(pt.us / kern));
+    }
+    auto& [sel_keys, sel_points] = sel[c.dtype];
+    sel_keys.push_back({shape[0], shape[1], shape[2], shape[3],
+                        transposed_weight_coordinate(pt.transposed_weight)});
+    sel_points.push_back(static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t c = 0; c < nc; ++c) {
+    d.kernel_residual.emplace_back(std::move(kpts[c]), std::move(kres[c]), kNeighbours);
+    d.call_residual.emplace_back(std::move(cpts[c]), std::move(cres[c]), kNeighbours);
+  }
+  for (auto& [dtype, keys_points] : sel) {
+    GemmCalibration::Selector s;
+    s.dtype = dtype;
+    s.index = ResidualInterpolator<5>(std::move(keys_points.first), {}, 1);
+    s.points = std::move(keys_points.second);
+    d.selectors.push_back(std::move(s));
+  }
+  for (std::size_t c = 0; c < nc; ++c) {
+    d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
+    d.points_of_config[c].shrink_to_fit();
+  }
+}
+
+}  // namespace
+
+struct GemmPredictor::Impl {
+  const Profile* profiles = nullptr;        // the predictor's profiles, in order
+  std::vector<GemmCalibration> calibrated;  // parallel to the profiles
+
+  // Where a target's GEMM models come from, per operand type: its own profile for that type,
+  // or the most similar calibrated GPU's (borrowed: evaluated with the target's spec).
+  struct Source {
+    DType dtype = DType::kUnknown;
+    const GemmCalibration* device = nullptr;  // the richest calibration: chooses configs
+    bool borrowed = false;                    // `device` is another GPU's
+    // The target's own profiles with this type: a kernel observed on the target is looked up
+    // by name in these first (e.g. configurations calibrated from the target's traces).
+    std::vector<const GemmCalibration*> named;
+  };
+  struct TargetState {
+    const DeviceSpec* spec = nullptr;
+    std::vector<Source> sources;
+    // What an isolated kernel takes beyond its time per call in a replayed graph.
+    double graph_offset_us = 0;
+  };
+  std::vector<TargetState> targets;
+
+  // The calibrated GPU most similar to `spec` among those `accept` allows.
+  template <typename Accept>
+  const GemmCalibration* most_similar(const DeviceSpec& spec, Accept&& accept) const {
+    for (std::size_t i : rank_donors(spec, donor_candidates(calibrated), kGemmDonorWeights)) {
+      if (accept(calibrated[i])) return &calibrated[i];
+    }
+    return nullptr;
+  }
+
+  // The source for GEMMs of `dtype`: one calibrated with that type (own profile first, then
+  // the most similar GPU's), else one with the closest math path.
+  const Source* source_for(const TargetState& t, DType dtype) const {
+    for (DType x : substitution_order(dtype)) {
+      for (const auto& g : t.sources) {
+        if (g.dtype == x) return &g;
+      }
+    }
+    return nullptr;
+  }
+
+  // What an isolated kernel takes beyond its time per call in a replayed graph, when the
+  // profile timed graphs and the caller wants isolated kernels.
+  static double isolation_offset(const Profile& prof, const TargetState& t,
+                                 const PredictOptions& o) {
+    return prof.graph_replay && !o.graph_replay ? t.graph_offset_us : 0.0;
+  }
+
+  Prediction predict_shape(const ModelQuery& q, const TargetState& t, const Source& source,
+                           DType dtype) const;
+  Prediction predict_launch(const ModelQuery& q, const TargetState& t, const Source& source,
+                            DType dtype) const;
+};
+
+GemmPredictor::GemmPredictor() : impl_(std::make_unique<Impl>()) {}
+GemmPredictor::GemmPredictor(GemmPredictor&&) noexcept = default;
+GemmPredictor& GemmPredictor::operator=(GemmPredictor&&) noexcept = default;
+GemmPredictor::~GemmPredictor() = default;
+
+GemmPredictor::GemmPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->profiles = profiles.data();
+  impl_->calibrated.resize(profiles.size());
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    GemmCalibration& d = impl_->calibrated[i];
+    d.profile = &profiles[i];
+    d.spec = catalogue.find(profiles[i].device);
+    build_indexes(d);
+  }
+}
+
+void GemmPredictor::add_target(const Target& target) {
+  const DeviceSpec& spec = *target.spec;
+  std::vector<const GemmCalibration*> own;
+  for (const Profile* p : target.profiles)
+    own.push_back(&impl_->calibrated[static_cast<std::size_t>(p - impl_->profiles)]);
+  Impl::TargetState t;
+  t.spec = &spec;
+  // GEMM sources per operand type: own profile, else the most similar GPU calibrated for it.
+  for (const auto& d : impl_->calibrated) {
+    for (const auto& c : d.profile->gemm_configs) {
+      const bool known = std::any_of(t.sources.begin(), t.sources.end(),
+                                     [&](const auto& g) { return g.dtype == c.dtype; });
+      if (known) continue;
+      Impl::Source g;
+      g.dtype = c.dtype;
+      std::size_t own_points = 0;
+      if (!target.spec_scaled) {
+        for (const auto* o : own) {
+          if (!o->has_dtype(c.dtype)) continue;
+          g.named.push_back(o);
+          if (o->points_with_dtype(c.dtype) > own_points) {
+            own_points = o->points_with_dtype(c.dtype);
+            g.device = o;
+          }
+        }
+      }
+      // A few calibrated launches (a profiled run) choose configurations poorly: prefer a
+      // similar GPU's dense calibration for that, keeping the own launches for their kernels.
+      if (own_points < kRichCalibrationPoints) {
+        const GemmCalibration* other = impl_->most_similar(spec, [&](const GemmCalibration& x) {
+          return x.spec != &spec && x.has_dtype(c.dtype);
+        });
+        if (other != nullptr && other->points_with_dtype(c.dtype) > own_points) {
+          g.device = other;
+          g.borrowed = true;
+        }
+      }
+      if (g.device != nullptr) t.sources.push_back(g);
+    }
+  }
+  // The graph-to-isolated offset measured on this GPU, else on the most similar GPU that
+  // measured one (a launch-and-drain cost, similar across recent GPUs).
+  for (const auto& d : impl_->calibrated) {
+    if (d.spec == &spec)
+      t.graph_offset_us = std::max(t.graph_offset_us, d.profile->graph_kernel_offset_us);
+  }
+  if (t.graph_offset_us == 0) {
+    if (const GemmCalibration* m = impl_->most_similar(
+            spec, [](const GemmCalibration& d) { return d.profile->graph_kernel_offset_us > 0; }))
+      t.graph_offset_us = m->profile->graph_kernel_offset_us;
+  }
+  impl_->targets.push_back(std::move(t));
+}
+
+std::optional<Prediction> GemmPredictor::predict(const ModelQuery& q) const {
+  if (q.target >= impl_->targets.size()) return std::nullopt;
+  const Impl::TargetState& t = impl_->targets[q.target];
+  const DType dtype = gemm_math_type(q.record.op.gemm, q.cls);
+  const Impl::Source* source = impl_->source_for(t, dtype);
+  if (source == nullptr) return roofline_prediction(q.record, q.cls, *t.spec);
+  if (!q.record.op.gemm.valid()) return impl_->predict_launch(q, t, *source, dtype);
+  return impl_->predict_shape(q, t, *source, dtype);
+}
+
+// A GEMM kernel whose shape was not recorded (a trace without record_shapes): its kernel and
+// grid are known, its K is not. The nearest calibrated launch of the same configuration (by
+// block count and split) stands in for K, and the wave model runs with the observed grid.
+Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const TargetState& t,
+                                               const Source& source, DType dtype) const {
+  const KernelRecord& r = q.record;
+  const KernelClass& cls = q.cls;
+  if (cls.config.empty() || r.launch.grid.volume() <= 1)
+    return roofline_prediction(r, cls, *t.spec);
+  // The calibration that knows this kernel: the target's own profiles (for a kernel observed
+  // on it), the source's, then any GPU of the same architecture.
+  const GemmCalibration* d = nullptr;
+  int cfg = -1;
+  bool borrowed = false;
+  auto knows_kernel = [&](const GemmCalibration* cand, bool cand_borrowed) {
+    cfg = cand->trusted_config(cls.config);
+    if (cfg < 0) return false;
+    d = cand;
+    borrowed = cand_borrowed;
+    return true;
+  };
+  bool found = false;
+  if (q.observed_on_target) {
+    for (const GemmCalibration* nd : source.named) {
+      if ((found = knows_kernel(nd, false))) break;
+    }
+  }
+  if (!found) found = knows_kernel(source.device, source.borrowed);
+  for (std::size_t i = 0; !found && i < calibrated.size(); ++i) {
+    const GemmCalibration& other = calibrated[i];
+    if (other.spec->compute_capability() == t.spec->compute_capability() && other.spec != t.spec)
+      found = knows_kernel(&other, true);
+  }
+  if (d == nullptr) return roofline_prediction(r, cls, *t.spec);
+  const Profile& prof = *d->profile;
+  const GemmConfigFit& fit = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+  const std::int32_t split = split_k_from_grid(r.launch.grid, 1);
+  const double blocks = static_cast<double>(r.launch.grid.volume());
+  const GemmLaunchPoint* near = nullptr;
+  double best = 0;
+  for (std::uint32_t i : d->points_of_config[static_cast<std::size_t>(cfg)]) {
+    const GemmLaunchPoint& pt = d->points[i];
+    const double dist =
+        std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
+        std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
+    if (near == nullptr || dist < best) {
+      near = &pt;
+      best = dist;
+    }
+  }
+  if (near == nullptr) return roofline_prediction(r, cls, *t.spec);
+  GemmShape s;
+  s.batch = 1;
+  s.k = near->k;
+  // An output of the observed block count at the point's aspect ratio (bytes only).
+  const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
+  s.m = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(static_cast<double>(near->m * near->batch) * scale));
+  s.n = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->n) * scale));
+  const GemmWork w =
+      gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
+  GemmConfigFit c = fit;
+  if (borrowed) {
+    const Scale sc = scale_between(*d->spec, *t.spec, fit.dtype);
+    c.c_wave_k *= sc.wave_k;
+    c.c_block_k *= sc.wave_k;
+    c.c_wave *= sc.wave;
+  }
+  Prediction p;
+  p.model = ModelKind::kGemmWave;
+  p.config = fit.config;
+  p.flags |= prediction_flags::kNoShape;
+  if (borrowed) p.flags |= prediction_flags::kSpecScaled;
+  const double kern = gemm_wave_kernel_us(c, *t.spec, w);
+  if (q.options.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
+    p.us = prof.overhead_for(op_key(r.op)).call_us(kern);
+    p.basis = TimeBasis::kCall;
+  } else {
+    p.us = kern + isolation_offset(prof, t, q.options);
+    p.basis = TimeBasis::kKernel;
+  }
+  return p;
+}
+
+Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetState& t,
+                                              const Source& source, DType dtype) const {
+  const KernelRecord& r = q.record;
+  const KernelClass& cls = q.cls;
+  const GemmShape& s = r.op.gemm;
+  const GemmCalibration* d = source.device;
+  bool borrowed = source.borrowed;
+
+  Prediction p;
+  p.model = ModelKind::kGemmWave;
+  int cfg = -1;
+  double blocks = 0;
+  std::int32_t split = 1;
+  // A kernel observed on the target runs as itself: its own calibration, if the target has
+  // one for that configuration.
+  if (!cls.config.empty() && q.observed_on_target) {
+    for (const GemmCalibration* nd : source.named) {
+      cfg = nd->trusted_config(cls.config);
+      if (cfg < 0) continue;
+      d = nd;
+      borrowed = false;
+      break;
+    }
+    // Not calibrated on the target (or the target has no profile): the same kernel
+    // calibrated on a GPU of the same architecture generation, carried over by spec ratios.
+    // The kernel's name fixes its tiles and code; only the GPU's rates differ.
+    auto same_kernel = [&](const GemmCalibration* cand) {
+      if (cand->spec->cc_major != t.spec->cc_major) return false;
+      const std::int32_t c = cand->trusted_config(cls.config);
+      if (c < 0) return false;
+      d = cand;
+      borrowed = cand->spec != t.spec;
+      cfg = c;
+      return true;
+    };
+    if (cfg < 0 && !same_kernel(source.device)) {
+      for (const auto& other : calibrated) {
+        if (&other != source.device && same_kernel(&other)) break;
+      }
+    }
+  }
+  const Profile& prof = *d->profile;
+  if (cfg >= 0) {
+    const GemmConfigFit& c = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+    if (r.launch.grid.volume() > 1) {
+      blocks = blocks_from_grid(r.launch.grid, s.batch);
+      split = split_k_from_grid(r.launch.grid, s.batch);
+    } else {
+      split = std::max(1, s.algo_split_k);
+      blocks = blocks_for_shape(c, s, split);
+    }
+  } else {
+    // The kernel cuBLAS runs on this GPU for the nearest calibrated shape of the same layout.
+    const auto key = gemm_key(s.batch, s.m, s.n, s.k);
+    std::array<std::size_t, kSelectorVotes> idx{};
+    std::array<double, kSelectorVotes> dist2{};
+    const GemmCalibration::Selector* selector = d->selector_for(source.dtype);
+    if (selector == nullptr) return roofline_prediction(r, cls, *t.spec);
+    const std::size_t found = selector->index.nearest_k(
+        {key[0], key[1], key[2], key[3], transposed_weight_coordinate(s.trans_b)}, kSelectorVotes,
+        idx.data(), dist2.data());
+    if (found == 0) return roofline_prediction(r, cls, *t.spec);
+    // Distance-weighted vote; the winner's nearest point gives the split-K.
+    std::array<double, kSelectorVotes> votes{};
+    for (std::size_t i = 0; i < found; ++i) {
+      const double dist = std::sqrt(dist2[i]) + kVoteDistanceOffset;
+      const std::int32_t c = d->points[selector->points[idx[i]]].config;
+      for (std::size_t j = 0; j <= i; ++j) {
+        if (d->points[selector->points[idx[j]]].config == c) {
+          votes[j] += 1.0 / (dist * dist);
+          break;
+        }
+      }
+    }
+    const std::size_t winner = static_cast<std::size_t>(
+        std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) -
+        votes.begin());
+    const GemmLaunchPoint& pt = d->points[selector->points[idx[winner]]];
+    cfg = pt.config;
+    // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
+    // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
+    // ways (some loop over several tiles per block), and the fit saw them that way.
+    const GemmConfigFit& chosen = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+    GemmShape at_point = s;
+    at_point.batch = pt.batch;
+    at_point.m = pt.m;
+    at_point.n = pt.n;
+    at_point.k = pt.k;
+    split = split_k_from_grid(pt.grid, pt.batch);
+    blocks = blocks_from_grid(pt.grid, pt.batch) * blocks_for_shape(chosen, s, 1) /
+             blocks_for_shape(chosen, at_point, 1);
+    p.flags |= prediction_flags::kConfigChosen;
+  }
+  const auto ci = static_cast<std::size_t>(cfg);
+  const GemmConfigFit& fit = prof.gemm_configs[ci];
+  // Bytes move at the record's element size; the math runs at the calibrated type's rate,
+  // scaled below when the record's type had no profile of its own.
+  const GemmWork w =
+      gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
+  double kern = 0;
+  const double dtype_scale =
+      t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
+  if (borrowed || fit.dtype != dtype) {
+    GemmConfigFit c = fit;  // coefficients carried to the target by spec ratios
+    const Scale sc = borrowed ? scale_between(*d->spec, *t.spec, fit.dtype) : Scale{};
+    const double compute = fit.dtype != dtype ? dtype_scale : 1.0;
+    c.c_wave_k *= sc.wave_k * compute;
+    c.c_block_k *= sc.wave_k * compute;
+    c.c_wave *= sc.wave;
+    kern = gemm_wave_kernel_us(c, *t.spec, w);
+    p.flags |= prediction_flags::kSpecScaled;
+  } else {
+    kern = gemm_wave_kernel_us(fit, *t.spec, w);
+  }
+  const auto key = residual_key(gemm_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
+  p.config = fit.config;
+  if (q.options.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
+    p.us = prof.overhead_for(op_key(r.op)).call_us(kern) * d->call_residual[ci].correction(key);
+    p.basis = TimeBasis::kCall;
+  } else {
+    p.us = kern * d->kernel_residual[ci].correction(key) + isolation_offset(prof, t, q.options);
+    p.basis = TimeBasis::kKernel;
+  }
+  return p;
+}
+
+}  // namespace pm2lat

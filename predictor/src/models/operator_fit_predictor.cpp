@@ -1,0 +1,257 @@
+#include "pm2lat/models/operator_fit_predictor.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "pm2lat/models/donor_ranking.h"
+#include "pm2lat/models/launch_work.h"
+#include "pm2lat/models/memory_bound_model.h"
+#include "pm2lat/models/residual_interpolator.h"
+
+namespace pm2lat {
+namespace {
+
+// Interpolation neighbours (see ResidualInterpolator).
+constexpr std::size_t kNeighbours = 8;
+// Calls within this factor of the floor say nothing about the kernel behind them.
+constexpr double kAboveFloor = 1.5;
+// A call's kernel time is its time minus the dispatch before the kernel, never under this:
+// the floor only keeps the logarithm of a residual finite for calls at their floor.
+constexpr double kShortestKernelInCallUs = 0.5;
+// A donor's fits must have seen this many shapes: a GPU measured at a handful only
+// extrapolates its per-row and per-byte terms far outside them.
+constexpr std::size_t kRichCalibrationPoints = 500;
+// Fits of the plain elementwise bandwidth: what any memory-bound operator falls back to.
+constexpr const char* kGenericOperator = "elementwise";
+
+std::array<double, 2> vector_key(std::int64_t rows, std::int64_t cols) {
+  return {std::log2(std::max(1.0, static_cast<double>(rows))),
+          std::log2(std::max(1.0, static_cast<double>(cols)))};
+}
+
+// How specific a fit is for a kernel, lower first: this operator, its family, the generic
+// elementwise fit; each with the kernel's own configuration before any configuration.
+enum FitRank : int {
+  kOperatorAndKernel = 0,
+  kOperator = 1,
+  kFamilyAndKernel = 2,
+  kFamily = 3,
+  kGenericAndKernel = 4,
+  kGeneric = 5,
+  kNoFit = 6,
+};
+
+}  // namespace
+
+// One profile's per-operator fits, indexed at load.
+struct OperatorFits {
+  const Profile* profile = nullptr;
+  const DeviceSpec* spec = nullptr;
+  std::vector<ResidualInterpolator<2>> kernel_residual;  // per fit
+  std::vector<ResidualInterpolator<2>> call_residual;
+  // Per fit: the shortest kernel time it may forecast. A fit made on large tensors only has
+  // no fixed cost of its own (c0 = 0); the operator's fixed cost on the most similar GPU that
+  // measured one stands in (small layer-norms are latency-bound everywhere).
+  std::vector<double> floor_us;
+  std::map<std::string, std::vector<std::int32_t>> fits_by_op;
+  std::size_t point_count = 0;  // calibration points of the fits
+};
+
+namespace {
+
+void build_indexes(OperatorFits& d) {
+  const Profile& p = *d.profile;
+  const std::size_t nf = p.vector_fits.size();
+  d.point_count = p.vector_points.size();
+  std::vector<std::vector<std::array<double, 2>>> kpts(nf), cpts(nf);
+  std::vector<std::vector<double>> kres(nf), cres(nf);
+  for (const VectorPoint& pt : p.vector_points) {
+    const auto fi = static_cast<std::size_t>(pt.fit);
+    const VectorFit& f = p.vector_fits[fi];
+    const double kern = memory_bound_kernel_us(f, *d.spec, pt.bytes, static_cast<double>(pt.rows));
+    const auto key = vector_key(pt.rows, pt.cols);
+    if (p.basis == TimeBasis::kCall) {
+      const CallOverhead& o = p.overhead_for(f.op);
+      cpts[fi].push_back(key);
+      cres[fi].push_back(std::log(pt.us / o.call_us(kern)));
+      if (pt.us >= kAboveFloor * o.floor_us) {
+        kpts[fi].push_back(key);
+        kres[fi].push_back(std::log(std::max(kShortestKernelInCallUs, pt.us - o.pre_us) / kern));
+      }
+    } else {
+      kpts[fi].push_back(key);
+      kres[fi].push_back(std::log(pt.us / kern));
+    }
+  }
+  for (std::size_t f = 0; f < nf; ++f) {
+    d.kernel_residual.emplace_back(std::move(kpts[f]), std::move(kres[f]), kNeighbours);
+    d.call_residual.emplace_back(std::move(cpts[f]), std::move(cres[f]), kNeighbours);
+    d.fits_by_op[p.vector_fits[f].op].push_back(static_cast<std::int32_t>(f));
+  }
+}
+
+// Fixed cost for fits that have none: the same operator and kernel configuration on the
+// most similar GPU (SM count and bandwidth) whose fit has one.
+void set_floors(std::vector<OperatorFits>& devices) {
+  const std::vector<DonorCandidate> candidates = donor_candidates(devices);
+  for (OperatorFits& d : devices) {
+    const auto& fits = d.profile->vector_fits;
+    d.floor_us.assign(fits.size(), kMinMemoryKernelUs);
+    std::vector<std::size_t> donors;
+    for (std::size_t f = 0; f < fits.size(); ++f) {
+      if (fits[f].c0 > 0) continue;
+      if (donors.empty()) donors = rank_donors(*d.spec, candidates, kFixedCostDonorWeights);
+      double donor_c0 = 0;
+      for (std::size_t o = 0; o < donors.size() && donor_c0 == 0; ++o) {
+        const OperatorFits& donor = devices[donors[o]];
+        if (&donor == &d) continue;
+        for (const VectorFit& of : donor.profile->vector_fits) {
+          if (of.op == fits[f].op && of.config == fits[f].config && of.c0 > 0) {
+            donor_c0 = of.c0;
+            break;
+          }
+        }
+      }
+      d.floor_us[f] = std::max(kMinMemoryKernelUs, donor_c0);
+    }
+  }
+}
+
+}  // namespace
+
+struct OperatorFitPredictor::Impl {
+  const Profile* profiles = nullptr;     // the predictor's profiles, in order
+  std::vector<OperatorFits> calibrated;  // parallel to the profiles
+  // Where a target's fits come from: its own profiles, or (when they have no operator fits)
+  // the most similar calibrated GPU's, evaluated with the target's spec.
+  struct TargetState {
+    const DeviceSpec* spec = nullptr;
+    std::vector<const OperatorFits*> devices;
+    bool spec_scaled = false;  // the target's fits are another GPU's
+  };
+  std::vector<TargetState> targets;
+};
+
+OperatorFitPredictor::OperatorFitPredictor() : impl_(std::make_unique<Impl>()) {}
+OperatorFitPredictor::OperatorFitPredictor(OperatorFitPredictor&&) noexcept = default;
+OperatorFitPredictor& OperatorFitPredictor::operator=(OperatorFitPredictor&&) noexcept = default;
+OperatorFitPredictor::~OperatorFitPredictor() = default;
+
+OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
+                                           const std::vector<Profile>& profiles)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->profiles = profiles.data();
+  impl_->calibrated.resize(profiles.size());
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    OperatorFits& d = impl_->calibrated[i];
+    d.profile = &profiles[i];
+    d.spec = catalogue.find(profiles[i].device);
+    build_indexes(d);
+  }
+  set_floors(impl_->calibrated);
+}
+
+void OperatorFitPredictor::add_target(const Target& target) {
+  Impl::TargetState t;
+  t.spec = target.spec;
+  t.spec_scaled = target.spec_scaled;
+  for (const Profile* p : target.profiles) {
+    const OperatorFits& d = impl_->calibrated[static_cast<std::size_t>(p - impl_->profiles)];
+    if (!p->vector_fits.empty()) t.devices.push_back(&d);
+  }
+  if (t.devices.empty()) {
+    // A donor's fits must have seen many shapes, when some GPU's have.
+    const auto& all = impl_->calibrated;
+    const bool any_rich = std::any_of(all.begin(), all.end(), [](const OperatorFits& d) {
+      return d.point_count >= kRichCalibrationPoints;
+    });
+    for (std::size_t i : rank_donors(*target.spec, donor_candidates(all), kGemmDonorWeights)) {
+      const OperatorFits& d = all[i];
+      if (!d.profile->vector_fits.empty() &&
+          (!any_rich || d.point_count >= kRichCalibrationPoints)) {
+        t.devices.push_back(&d);
+        t.spec_scaled = true;
+        break;
+      }
+    }
+  }
+  impl_->targets.push_back(std::move(t));
+}
+
+std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) const {
+  if (q.target >= impl_->targets.size()) return std::nullopt;
+  const KernelRecord& r = q.record;
+  const Impl::TargetState& t = impl_->targets[q.target];
+  VectorShape v = r.op.vec;
+  std::uint32_t shape_flags = 0;
+  if (v.bytes() <= 0) {
+    if ((q.cls.family == KernelFamily::kSplitKReduce || q.cls.family == KernelFamily::kGemv) &&
+        r.op.kind == OpKind::kGemm && r.op.gemm.valid()) {
+      // A GEMM's helper kernel (split-K reduction, GEMV) launched inside the library call:
+      // what the GEMM's shape says it moves.
+      v = gemm_helper_work(r.op.gemm, q.cls.family);
+    } else if (auto w = launch_work(r.launch.name, q.cls, r.launch.grid, r.launch.block)) {
+      // No shape from the record (a runtime launch outside any library call, a trace
+      // without shapes): what the launch of ATen's generic kernels implies.
+      v = w->vec;
+      shape_flags = prediction_flags::kNoShape;
+    }
+  }
+  if (v.bytes() <= 0) return std::nullopt;
+  const std::string key_op = op_key(r.op);
+  const std::string family(to_string(q.cls.family));
+  static const std::string kGeneric = kGenericOperator;
+  // The most specific fit: this operator with this kernel, this operator, the family.
+  const OperatorFits* best_d = nullptr;
+  std::int32_t best_f = -1;
+  int best_rank = kNoFit;
+  for (const OperatorFits* d : t.devices) {
+    for (const std::string* op : {&key_op, &family, &kGeneric}) {
+      auto it = d->fits_by_op.find(*op);
+      if (it == d->fits_by_op.end()) continue;
+      for (std::int32_t f : it->second) {
+        const VectorFit& fit = d->profile->vector_fits[static_cast<std::size_t>(f)];
+        const int rank = (op == &key_op   ? kOperatorAndKernel
+                          : op == &family ? kFamilyAndKernel
+                                          : kGenericAndKernel) +
+                         (fit.config == q.cls.config ? 0 : 1);
+        if (rank < best_rank ||
+            (rank == best_rank && best_d != nullptr &&
+             fit.points > best_d->profile->vector_fits[static_cast<std::size_t>(best_f)].points)) {
+          best_rank = rank;
+          best_d = d;
+          best_f = f;
+        }
+      }
+    }
+  }
+  if (best_d == nullptr) return std::nullopt;
+  const auto fi = static_cast<std::size_t>(best_f);
+  const VectorFit& fit = best_d->profile->vector_fits[fi];
+  Prediction p;
+  p.model = ModelKind::kMemoryBound;
+  p.config = fit.config;
+  p.flags |= shape_flags;
+  if (t.spec_scaled) p.flags |= prediction_flags::kSpecScaled;
+  const double kern = memory_bound_kernel_us(
+      fit, *t.spec, v.bytes(), static_cast<double>(std::max<std::int64_t>(1, v.rows)));
+  const auto key = vector_key(v.rows, v.cols);
+  const bool specific = best_rank <= kOperator;  // the residual table belongs to this operator
+  if (q.options.basis == TimeBasis::kCall && best_d->profile->basis == TimeBasis::kCall) {
+    const CallOverhead& oh = best_d->profile->overhead_for(fit.op);
+    p.us = oh.call_us(kern) * (specific ? best_d->call_residual[fi].correction(key) : 1.0);
+    p.basis = TimeBasis::kCall;
+  } else {
+    // Neither the residual table's correction nor a fit without a fixed cost may take a
+    // kernel under the operator's fixed cost.
+    p.us = std::max(best_d->floor_us[fi],
+                    kern * (specific ? best_d->kernel_residual[fi].correction(key) : 1.0));
+    p.basis = TimeBasis::kKernel;
+  }
+  return p;
+}
+
+}  // namespace pm2lat

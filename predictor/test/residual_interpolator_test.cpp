@@ -1,0 +1,97 @@
+// The flat k-d tree search gives exactly what nanoflann's search over the same points gives:
+// the same neighbours, in the same order, at the same distances (the forecasts depend on it).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include <nanoflann.hpp>
+
+#include "pm2lat/models/residual_interpolator.h"
+
+namespace pm2lat {
+namespace {
+
+template <std::size_t Dim>
+struct Cloud {
+  std::vector<std::array<double, Dim>> pts;
+  std::size_t kdtree_get_point_count() const { return pts.size(); }
+  double kdtree_get_pt(std::size_t i, std::size_t d) const { return pts[i][d]; }
+  template <class BBox>
+  bool kdtree_get_bbox(BBox& /*unused*/) const {
+    return false;
+  }
+};
+
+// Points on a coarse lattice (many equal coordinates and equal distances, as log2 shapes
+// give) plus jittered ones; queries inside and around them.
+template <std::size_t Dim>
+void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> lattice(0, 12);
+  std::uniform_real_distribution<double> jitter(-0.5, 0.5);
+  Cloud<Dim> cloud;
+  std::vector<double> residuals;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::array<double, Dim> p{};
+    for (auto& v : p) v = lattice(rng) + (i % 3 == 0 ? jitter(rng) : 0.0);
+    cloud.pts.push_back(p);
+    residuals.push_back(jitter(rng));
+  }
+  using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud<Dim>>,
+                                                   Cloud<Dim>, static_cast<int>(Dim), std::size_t>;
+  Tree tree(static_cast<int>(Dim), cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+  tree.buildIndex();
+  const ResidualInterpolator<Dim> interp(cloud.pts, residuals, 8);
+  std::uniform_real_distribution<double> where(-3, 15);
+  for (int q = 0; q < 2000; ++q) {
+    std::array<double, Dim> x{};
+    for (auto& v : x) v = q % 2 == 0 ? std::round(where(rng)) : where(rng);
+    for (std::size_t k : {std::size_t{1}, std::size_t{8}, std::size_t{16}}) {
+      std::array<std::size_t, 16> want_i{}, got_i{};
+      std::array<double, 16> want_d{}, got_d{};
+      nanoflann::KNNResultSet<double, std::size_t> result(k);
+      result.init(want_i.data(), want_d.data());
+      tree.findNeighbors(result, x.data(), nanoflann::SearchParams(32, 0.5f));
+      ASSERT_EQ(interp.nearest_k(x, k, got_i.data(), got_d.data()), result.size());
+      for (std::size_t i = 0; i < result.size(); ++i) {
+        ASSERT_EQ(got_i[i], want_i[i]) << "query " << q << " k " << k << " rank " << i;
+        ASSERT_EQ(got_d[i], want_d[i]) << "query " << q << " k " << k << " rank " << i;
+      }
+    }
+    // The correction: inverse-square weights of the 8 nearest residuals, capped at e^1.1.
+    std::array<std::size_t, 8> idx{};
+    std::array<double, 8> d2{};
+    nanoflann::KNNResultSet<double, std::size_t> result(8);
+    result.init(idx.data(), d2.data());
+    tree.findNeighbors(result, x.data(), nanoflann::SearchParams(32, 0.5f));
+    double wsum = 0, sum = 0;
+    for (std::size_t i = 0; i < result.size(); ++i) {
+      const double d = std::sqrt(d2[i]) + 0.3;
+      wsum += 1.0 / (d * d);
+      sum += 1.0 / (d * d) * residuals[idx[i]];
+    }
+    ASSERT_EQ(interp.correction(x), std::exp(std::clamp(sum / wsum, -1.1, 1.1))) << q;
+  }
+}
+
+TEST(ResidualInterpolator, FindsExactlyWhatNanoflannFinds) {
+  expect_same_neighbours_as_nanoflann<2>(3000, 1);
+  expect_same_neighbours_as_nanoflann<5>(20000, 2);
+  expect_same_neighbours_as_nanoflann<5>(40, 3);  // fewer points than a few leaves
+}
+
+TEST(ResidualInterpolator, WithoutResidualsOrPointsCorrectsNothing) {
+  const ResidualInterpolator<2> none;
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(none.correction({1, 1}), 1.0);
+  const ResidualInterpolator<2> zeros({{0, 0}, {1, 1}}, {}, 8);
+  EXPECT_EQ(zeros.size(), 2u);
+  EXPECT_EQ(zeros.correction({0.2, 0.1}), 1.0);
+  EXPECT_EQ(zeros.nearest({0.9, 0.8}), 1u);
+}
+
+}  // namespace
+}  // namespace pm2lat

@@ -1,0 +1,31 @@
+// The GPUs a target may name (`pm2lat devices`): the catalogue's specs and, per GPU, where
+// its predictions would come from (its own profiles, or the GPU it borrows them from).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "pm2lat/device_spec.h"
+#include "pm2lat/predictor.h"
+
+namespace pm2lat::reports {
+
+struct DeviceListing {
+  const DeviceSpec* spec = nullptr;
+  // What the GPU's own profiles calibrate ("gemm fp32, bf16; operators; attention; conv;
+  // kernel families"); empty when it has none.
+  std::string calibrated;
+  // The GPU whose profiles stand in when it has none of its own (spec-scaled); empty when it
+  // has its own or no GPU is calibrated at all.
+  std::string borrowed_from;
+};
+
+// Every catalogue GPU, in catalogue order. Adds each as a target of `predictor`.
+std::vector<DeviceListing> list_devices(Predictor& predictor);
+
+// One line per GPU: name, architecture, compute capability, SMs, memory bandwidth, peak
+// FP32 / TF32 / BF16 / FP8 throughput, profile, other names.
+void print_device_list(std::ostream& out, const std::vector<DeviceListing>& devices);
+
+}  // namespace pm2lat::reports
