@@ -15,10 +15,6 @@ namespace pm2lat::shim::hooks {
 
 namespace {
 
-// Sentinel external correlation id for a launch whose slot was dropped: its kernel record
-// is then known to come from a hooked launch, not from a path the hooks miss.
-constexpr std::uint64_t kDroppedLaunch = ~std::uint64_t{0};
-
 // True when this launch should be recorded by the hooks; starts the shim if CUDA was
 // initialised before it could see it.
 bool hooks_record_now() noexcept {
@@ -87,7 +83,7 @@ CUresult record_launch(const LaunchCall& call, CallReal&& call_real) noexcept {
   bool pushed = false;
   if (cupti != nullptr) {
     pushed = cupti->push_external_correlation(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2,
-                                              s ? s->seq : kDroppedLaunch) == CUPTI_SUCCESS;
+                                              s ? s->seq : kDroppedLaunchSeq) == CUPTI_SUCCESS;
     if (pushed && s) s->flags |= slot_flags::kExternalCorrelation;
   }
   bool timed = false;
@@ -205,7 +201,7 @@ CUresult graph_launch(PFN_cuGraphLaunch_v10000 real, LaunchApi api, CUgraphExec 
   bool pushed = false;
   if (cupti != nullptr) {
     pushed = cupti->push_external_correlation(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2,
-                                              s ? s->seq : kDroppedLaunch) == CUPTI_SUCCESS;
+                                              s ? s->seq : kDroppedLaunchSeq) == CUPTI_SUCCESS;
     if (pushed && s) s->flags |= slot_flags::kExternalCorrelation;
   }
   const CUresult r = real(exec, stream);

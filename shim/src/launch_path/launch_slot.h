@@ -89,6 +89,11 @@ inline constexpr std::uint16_t kExternalCorrelation = 1u << 6;  // seq pushed to
 
 inline constexpr int kMaxSlotArgs = 8;
 
+// The external correlation id pushed around a launch whose slot could not be reserved (a full
+// ring): its kernel record is then known to come from a hooked launch that was dropped, not
+// from a path the hooks miss.
+inline constexpr std::uint64_t kDroppedLaunchSeq = ~std::uint64_t{0};
+
 struct LaunchSlot {
   std::uint64_t seq;
   std::uint64_t host_ts_ns;

@@ -1,0 +1,118 @@
+#include "collect/record_builder.h"
+
+#include <cmath>
+
+#include "collect/predictor_adapter.h"
+#include "collect/record_sink.h"
+#include "launch_path/launch_path_state.h"
+#include "launch_path/launch_recorder.h"
+#include "launch_path/string_table.h"
+
+namespace pm2lat::shim {
+
+namespace {
+
+// An 8-byte kernel parameter this large is a pointer, not a size the models could use.
+constexpr std::int64_t kLargestSizeArgument = std::int64_t(1) << 40;
+
+void set_dim(Dim3& d, const std::uint32_t v[3]) { d = Dim3{v[0], v[1], v[2]}; }
+
+}  // namespace
+
+RecordBuilder::RecordBuilder(std::int32_t rank, RecordSink& sink) : rank_(rank), sink_(sink) {}
+
+void RecordBuilder::on_kernel(const JoinedKernel& kernel) { sink_.add(build(kernel)); }
+
+const KernelClass& RecordBuilder::classify(std::uint32_t name_id) {
+  auto it = classes_.find(name_id);
+  if (it != classes_.end()) return it->second;
+  return classes_.emplace(name_id, PredictorAdapter::classify(StringTable::instance().get(name_id)))
+      .first->second;
+}
+
+std::uint32_t RecordBuilder::name_id_of(const JoinedKernel& k) {
+  const std::uint32_t id = k.launch ? k.launch->name_id : StringTable::kUnknown;
+  if (id != StringTable::kUnknown || k.timing == nullptr || k.timing->name == nullptr) return id;
+  // The hooks could not name it (or never saw it): CUPTI's name.
+  auto it = cupti_names_.find(k.timing->name);
+  if (it == cupti_names_.end()) {
+    it = cupti_names_.emplace(k.timing->name, StringTable::instance().intern(k.timing->name)).first;
+  }
+  return it->second;
+}
+
+BuiltRecord RecordBuilder::build(const JoinedKernel& k) {
+  const LaunchSlot* s = k.launch;
+  const KernelTiming* t = k.timing;
+  BuiltRecord b;
+  b.name_id = name_id_of(k);
+  PredictedRecord& pr = b.pr;
+  KernelRecord& r = pr.record;
+  r.seq = (s != nullptr && !k.replay)
+              ? s->seq
+              : launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
+  r.ts_ns = t ? t->start_ns : s->host_ts_ns;
+  r.device = t ? static_cast<std::int32_t>(t->device) : 0;
+  r.stream = t ? t->stream : s->stream;
+  r.launch.name = std::string(StringTable::instance().get(b.name_id));
+  set_dim(r.launch.grid, s ? s->grid : t->grid);
+  set_dim(r.launch.block, s ? s->block : t->block);
+  set_dim(r.launch.cluster, s ? s->cluster : t->cluster);
+  r.launch.shared_mem_bytes = s ? s->smem : t->smem;
+  r.launch.registers_per_thread = (s && s->regs) ? s->regs : (t ? t->registers : 0);
+  if (t != nullptr && t->graph_node_id != 0) {
+    r.graph_id = t->graph_id;
+    r.graph_node_id = t->graph_node_id;
+  }
+
+  RecordNotes& n = b.notes;
+  n.bits = k.notes;
+  if (s != nullptr) {
+    for (int i = 0; i < s->n_args; ++i) {
+      const std::int64_t v = s->args[i];
+      n.args.push_back(v);
+      const bool eight_bytes = (s->arg_is_8byte >> i) & 1u;
+      if (!eight_bytes || (v > -kLargestSizeArgument && v < kLargestSizeArgument)) {
+        r.launch.int_args.push_back(v);
+      }
+    }
+    n.call = s->call_id;
+    if (s->flags & slot_flags::kFirstLaunch) n.bits |= notes::kFirstLaunch;
+    if (s->flags & slot_flags::kCooperative) n.bits |= notes::kCooperative;
+    if (s->flags & slot_flags::kRuntimeOnly) n.bits |= notes::kRuntimeOnly;
+    if (s->api != LaunchApi::kUnknown) n.api = to_string(s->api);
+    if (s->runtime_api != LaunchApi::kUnknown) n.via = to_string(s->runtime_api);
+    n.correlation = s->correlation_id;
+  }
+  if (t != nullptr) n.correlation = t->correlation_id;
+  if (k.op != nullptr) {
+    r.op.kind = k.op->kind;
+    r.op.source = to_string(k.op->source);
+    r.op.name = to_string(k.op->api);
+    r.op.gemm = k.op->gemm;
+    r.op.conv = k.op->conv;
+    n.call = k.op->call_id;
+  }
+
+  if (t != nullptr) {
+    b.measured_ns = t->end_ns - t->start_ns;
+    r.measured_us = double(b.measured_ns) / 1000.0;
+  } else if (k.events_us) {
+    r.measured_us = *k.events_us;
+    b.measured_ns = static_cast<std::uint64_t>(std::llround(*k.events_us * 1000.0));
+  }
+  r.basis = TimeBasis::kKernel;
+  pr.rank = rank_;
+
+  const KernelClass& cls = classify(b.name_id);
+  b.cls = &cls;
+  pr.family = cls.family;
+  pr.config = cls.config;
+  if (s != nullptr) {
+    b.handle = s->handle;
+    b.geometry = geometry_digest(s->name_id, s->grid, s->block, s->smem);
+  }
+  return b;
+}
+
+}  // namespace pm2lat::shim
