@@ -6,9 +6,11 @@
 #include <cupti.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "fake_driver_state.h"
 #include "fake_sim.h"
@@ -25,6 +27,15 @@ Context g_primary_context;
 thread_local CUcontext t_current = nullptr;
 
 CUresult check_init() { return state().initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED; }
+
+// Waits for the simulated device the way the real driver does with more host threads than
+// cores (CU_CTX_SCHED_AUTO yields then): sleeping, not spinning, so that threads done with
+// their work do not take the CPU from the others.
+void wait_until(std::uint64_t ready_ns) {
+  for (std::uint64_t now = now_ns(); now < ready_ns; now = now_ns()) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(ready_ns - now));
+  }
+}
 
 void fill_dims(LaunchSpec& s, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                unsigned bz) {
@@ -308,7 +319,7 @@ CUresult cuCtxSynchronize(void) {
     std::lock_guard<std::mutex> lock(state().mu);
     ready = state().device_ready_ns;
   }
-  while (now_ns() < ready) {}
+  wait_until(ready);
   return CUDA_SUCCESS;
 }
 
@@ -641,7 +652,7 @@ CUresult cuStreamSynchronize(CUstream hStream) {
     std::lock_guard<std::mutex> lock(state().mu);
     ready = resolve_stream(hStream)->ready_ns;
   }
-  while (now_ns() < ready) {}
+  wait_until(ready);
   return CUDA_SUCCESS;
 }
 
@@ -671,7 +682,14 @@ CUresult cuEventQuery(CUevent hEvent) {
 }
 
 CUresult cuEventSynchronize(CUevent hEvent) {
-  while (cuEventQuery(hEvent) == CUDA_ERROR_NOT_READY) {}
+  auto* ev = reinterpret_cast<Event*>(hEvent);
+  if (ev == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  std::uint64_t ready;
+  {
+    std::lock_guard<std::mutex> lock(state().mu);
+    ready = ev->recorded ? ev->time_ns : 0;
+  }
+  wait_until(ready);
   return CUDA_SUCCESS;
 }
 
