@@ -117,20 +117,23 @@ TEST(RecordJoiner, HookedLaunchesJoinThroughTheirExternalCorrelation) {
   EXPECT_EQ(f.sink.out[1].notes, notes::kLaunchDropped);
 }
 
-TEST(RecordJoiner, ARecordAheadOfItsLaunchWaitsUntilTheRingsAreDrainedPastIt) {
+TEST(RecordJoiner, ARecordAheadOfItsLaunchWaitsForItAndJoinsAsSoonAsItIsDrained) {
   Fixture f(MetadataSource::kCuptiCallbacks);
   f.joiner.on_timing(timing(5), 0, 10);
-  EXPECT_EQ(f.joiner.records_waiting(), 1u);
-  // The launch is still in a ring (seq 9 < bound 10): the record waits, however late.
-  for (int pass = 0; pass < 3; ++pass) {
-    f.joiner.end_pass(RingState{9, 0}, 5'000 * kMs, false);
-  }
+  f.joiner.on_timing(timing(6), 0, 10);
+  EXPECT_EQ(f.joiner.records_waiting(), 2u);
+  // The launches are still in a ring (seq 9 < bound 10): the records wait, however late.
+  for (int pass = 0; pass < 3; ++pass) f.joiner.end_pass(RingState{9, 0}, 5'000 * kMs, false);
   EXPECT_TRUE(f.sink.out.empty());
-  f.joiner.on_slot(kernel_slot(9, 5, slot_flags::kFromCallback), 5'000 * kMs);
-  f.joiner.end_pass(kEmptyRings, 5'001 * kMs, false);
-  ASSERT_EQ(f.sink.out.size(), 1u);
+  // Drained: joined at the end of that pass, well within the grace period of orphans.
+  f.joiner.on_slot(kernel_slot(9, 5, slot_flags::kFromCallback), 1 * kMs);
+  f.joiner.on_slot(kernel_slot(10, 6, slot_flags::kFromCallback), 1 * kMs);
+  f.joiner.end_pass(kEmptyRings, 2 * kMs, false);
+  ASSERT_EQ(f.sink.out.size(), 2u);
   EXPECT_EQ(f.sink.out[0].launch->seq, 9u);
   EXPECT_EQ(f.sink.out[0].notes, 0u);
+  EXPECT_EQ(f.sink.out[1].launch->seq, 10u);
+  EXPECT_EQ(f.joiner.records_waiting(), 0u);
 }
 
 TEST(RecordJoiner, RecordsNoLaunchClaimsAreDropsFirstThenUnhooked) {

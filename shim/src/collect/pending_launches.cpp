@@ -1,11 +1,17 @@
 #include "collect/pending_launches.h"
 
+#include <cstddef>
+#include <cstring>
+
 namespace pm2lat::shim {
 
 namespace {
 // Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): the top bits of key x 2^64/phi spread
 // consecutive keys (correlation ids, sequence numbers) evenly over the table.
 constexpr std::uint64_t kGoldenRatio = 0x9e3779b97f4a7c15ull;
+// A kernel slot uses the arguments half of the slot's union: the library-call half is neither
+// read nor copied (it is most of the slot, and each waiting launch is copied once).
+constexpr std::size_t kKernelSlotBytes = offsetof(LaunchSlot, args) + sizeof(LaunchSlot::args);
 }  // namespace
 
 PendingLaunches::PendingLaunches() { rebuild(kMinBucketBits); }
@@ -55,7 +61,7 @@ void PendingLaunches::insert(std::uint64_t key, const LaunchSlot& slot, std::uin
     ++size_;
   }
   Entry& e = entry(b.index);
-  e.slot = slot;
+  std::memcpy(static_cast<void*>(&e.slot), &slot, kKernelSlotBytes);
   e.arrived_ns = arrived_ns;
   e.key = key;
   e.live = true;

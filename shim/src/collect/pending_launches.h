@@ -31,7 +31,7 @@ class PendingLaunches {
   PendingLaunches(const PendingLaunches&) = delete;
   PendingLaunches& operator=(const PendingLaunches&) = delete;
 
-  // Stores a launch; an existing entry with the same key is replaced.
+  // Stores a kernel launch (a kKernel slot); an existing entry with the same key is replaced.
   void insert(std::uint64_t key, const LaunchSlot& slot, std::uint64_t arrived_ns);
   // The launch with `key`, or null.
   Entry* find(std::uint64_t key) noexcept;

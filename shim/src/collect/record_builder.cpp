@@ -21,7 +21,49 @@ void set_dim(Dim3& d, const std::uint32_t v[3]) { d = Dim3{v[0], v[1], v[2]}; }
 
 RecordBuilder::RecordBuilder(std::int32_t rank, RecordSink& sink) : rank_(rank), sink_(sink) {}
 
-void RecordBuilder::on_kernel(const JoinedKernel& kernel) { sink_.add(build(kernel)); }
+void RecordBuilder::on_kernel(const JoinedKernel& kernel) {
+  if (sink_.waiting_for_profiles()) {
+    if (held_.size() < kMaxHeld) {
+      hold(kernel);
+      return;
+    }
+  } else if (!held_.empty()) {
+    release_held();  // first what came first
+  }
+  build(kernel, scratch_);
+  sink_.add(scratch_);
+}
+
+void RecordBuilder::hold(const JoinedKernel& k) {
+  HeldKernel& h = held_.emplace_back();
+  h.has_launch = k.launch != nullptr;
+  if (h.has_launch) h.launch = *k.launch;
+  h.has_timing = k.timing != nullptr;
+  if (h.has_timing) h.timing = *k.timing;
+  h.has_op = k.op != nullptr;
+  if (h.has_op) h.op = *k.op;
+  h.has_events = k.events_us.has_value();
+  h.events_us = k.events_us.value_or(0);
+  h.notes = k.notes;
+  h.replay = k.replay;
+}
+
+void RecordBuilder::release_held() {
+  if (held_.empty() || sink_.waiting_for_profiles()) return;
+  for (const HeldKernel& h : held_) {
+    JoinedKernel k;
+    k.launch = h.has_launch ? &h.launch : nullptr;
+    k.timing = h.has_timing ? &h.timing : nullptr;
+    k.op = h.has_op ? &h.op : nullptr;
+    if (h.has_events) k.events_us = h.events_us;
+    k.notes = h.notes;
+    k.replay = h.replay;
+    build(k, scratch_);
+    sink_.add(scratch_);
+  }
+  held_.clear();
+  held_.shrink_to_fit();  // the start-up burst is over: give the memory back
+}
 
 const KernelClass& RecordBuilder::classify(std::uint32_t name_id) {
   auto it = classes_.find(name_id);
@@ -41,12 +83,15 @@ std::uint32_t RecordBuilder::name_id_of(const JoinedKernel& k) {
   return it->second;
 }
 
-BuiltRecord RecordBuilder::build(const JoinedKernel& k) {
+void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
   const LaunchSlot* s = k.launch;
   const KernelTiming* t = k.timing;
-  BuiltRecord b;
   b.name_id = name_id_of(k);
+  b.measured_ns = 0;
+  b.handle = 0;
+  b.geometry = 0;
   PredictedRecord& pr = b.pr;
+  pr.predictions.clear();
   KernelRecord& r = pr.record;
   r.seq = (s != nullptr && !k.replay)
               ? s->seq
@@ -54,18 +99,26 @@ BuiltRecord RecordBuilder::build(const JoinedKernel& k) {
   r.ts_ns = t ? t->start_ns : s->host_ts_ns;
   r.device = t ? static_cast<std::int32_t>(t->device) : 0;
   r.stream = t ? t->stream : s->stream;
-  r.launch.name = std::string(StringTable::instance().get(b.name_id));
+  r.graph_id = 0;
+  r.graph_node_id = 0;
+  r.launch.name.assign(StringTable::instance().get(b.name_id));
   set_dim(r.launch.grid, s ? s->grid : t->grid);
   set_dim(r.launch.block, s ? s->block : t->block);
   set_dim(r.launch.cluster, s ? s->cluster : t->cluster);
   r.launch.shared_mem_bytes = s ? s->smem : t->smem;
   r.launch.registers_per_thread = (s && s->regs) ? s->regs : (t ? t->registers : 0);
+  r.launch.int_args.clear();
   if (t != nullptr && t->graph_node_id != 0) {
     r.graph_id = t->graph_id;
     r.graph_node_id = t->graph_node_id;
   }
 
   RecordNotes& n = b.notes;
+  n.api = nullptr;
+  n.via = nullptr;
+  n.correlation = 0;
+  n.call = 0;
+  n.args.clear();
   n.bits = k.notes;
   if (s != nullptr) {
     for (int i = 0; i < s->n_args; ++i) {
@@ -85,15 +138,18 @@ BuiltRecord RecordBuilder::build(const JoinedKernel& k) {
     n.correlation = s->correlation_id;
   }
   if (t != nullptr) n.correlation = t->correlation_id;
-  if (k.op != nullptr) {
-    r.op.kind = k.op->kind;
-    r.op.source = to_string(k.op->source);
-    r.op.name = to_string(k.op->api);
-    r.op.gemm = k.op->gemm;
-    r.op.conv = k.op->conv;
-    n.call = k.op->call_id;
-  }
+  OpContext& op = r.op;
+  op.kind = k.op ? k.op->kind : OpKind::kUnknown;
+  op.source.assign(k.op ? to_string(k.op->source) : "");
+  op.name.assign(k.op ? to_string(k.op->api) : "");
+  op.gemm = k.op ? k.op->gemm : GemmShape{};
+  op.conv = k.op ? k.op->conv : ConvShape{};
+  op.attention = AttentionShape{};
+  op.vec = VectorShape{};
+  op.collective = CollectiveShape{};
+  if (k.op != nullptr) n.call = k.op->call_id;
 
+  r.measured_us.reset();
   if (t != nullptr) {
     b.measured_ns = t->end_ns - t->start_ns;
     r.measured_us = double(b.measured_ns) / 1000.0;
@@ -112,7 +168,6 @@ BuiltRecord RecordBuilder::build(const JoinedKernel& k) {
     b.handle = s->handle;
     b.geometry = geometry_digest(s->name_id, s->grid, s->block, s->smem);
   }
-  return b;
 }
 
 }  // namespace pm2lat::shim

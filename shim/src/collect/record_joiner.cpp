@@ -219,42 +219,55 @@ void RecordJoiner::end_pass(const RingState& rings, std::uint64_t now_ns, bool f
 }
 
 void RecordJoiner::settle_orphans(const RingState& rings, std::uint64_t now_ns, bool final) {
-  while (!orphans_.empty()) {
-    const Orphan& o = orphans_.front();
+  while (orphans_head_ < orphans_.size()) {
+    const Orphan& o = orphans_[orphans_head_];
+    // Its launch may have been drained since.
+    if (join(o.timing)) {
+      ++orphans_head_;
+      continue;
+    }
     // A record can arrive before its launch's slot is drained when the worker is behind
     // (a starved CPU): it waits until the rings are drained past it. The grace period covers
     // a launch still between its reservation and its publication. Old or too many orphans
     // are settled regardless, so that a stuck ring cannot hold memory.
     const bool settled_anyway =
-        now_ns - o.arrived_ns > kTimingTimeoutNs || orphans_.size() > kMaxPending;
+        now_ns - o.arrived_ns > kTimingTimeoutNs || orphans_.size() - orphans_head_ > kMaxPending;
     const bool may_still_come = o.seq_bound > rings.oldest_waiting_seq || passes_ - o.pass < 2 ||
                                 now_ns - o.arrived_ns < kOrphanGraceNs;
     if (!final && !settled_anyway && may_still_come) break;
     const KernelTiming t = o.timing;
-    orphans_.pop_front();
-    if (join(t)) continue;
-    // A launch only a runtime hook saw has no correlation: join it by name and geometry.
-    bool matched = false;
-    for (auto it = runtime_only_.begin(); it != runtime_only_.end(); ++it) {
-      if (!same_kernel(it->slot, t)) continue;
-      const LaunchSlot s = it->slot;
-      runtime_only_.erase(it);
-      emit(&s, &t, call_context(s), notes::kRuntimeOnly);
-      matched = true;
-      break;
-    }
-    if (matched) continue;
-    // A launch dropped from a full ring still runs: its record is an orphan too. Orphans are
-    // put down to drops first (their count is known), the rest to the coverage oracle: CUPTI
-    // ran a kernel no hook saw.
-    if (orphans_from_drops_ < rings.launches_dropped) {
-      ++orphans_from_drops_;
-      emit(nullptr, &t, nullptr, notes::kLaunchDropped);
-      continue;
-    }
-    counters_.unhooked++;
-    emit(nullptr, &t, nullptr, notes::kUnhooked);
+    ++orphans_head_;
+    settle_unclaimed(t, rings);
   }
+  // The queue is a vector read from orphans_head_: its front is given back in large steps.
+  if (orphans_head_ == orphans_.size()) {
+    orphans_.clear();
+    orphans_head_ = 0;
+  } else if (orphans_head_ > kOrphanCompactAt && orphans_head_ * 2 > orphans_.size()) {
+    orphans_.erase(orphans_.begin(), orphans_.begin() + static_cast<std::ptrdiff_t>(orphans_head_));
+    orphans_head_ = 0;
+  }
+}
+
+void RecordJoiner::settle_unclaimed(const KernelTiming& t, const RingState& rings) {
+  // A launch only a runtime hook saw has no correlation: join it by name and geometry.
+  for (auto it = runtime_only_.begin(); it != runtime_only_.end(); ++it) {
+    if (!same_kernel(it->slot, t)) continue;
+    const LaunchSlot s = it->slot;
+    runtime_only_.erase(it);
+    emit(&s, &t, call_context(s), notes::kRuntimeOnly);
+    return;
+  }
+  // A launch dropped from a full ring still runs: its record is an orphan too. Orphans are put
+  // down to drops first (their count is known), the rest to the coverage oracle: CUPTI ran a
+  // kernel no hook saw.
+  if (orphans_from_drops_ < rings.launches_dropped) {
+    ++orphans_from_drops_;
+    emit(nullptr, &t, nullptr, notes::kLaunchDropped);
+    return;
+  }
+  counters_.unhooked++;
+  emit(nullptr, &t, nullptr, notes::kUnhooked);
 }
 
 void RecordJoiner::expire(std::uint64_t now_ns, bool final) {

@@ -11,6 +11,7 @@
 #include <deque>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "collect/graph_registry.h"
 #include "collect/pending_launches.h"
@@ -80,7 +81,7 @@ class RecordJoiner {
   void end_pass(const RingState& rings, std::uint64_t now_ns, bool final);
 
   std::size_t launches_waiting() const noexcept { return pending_.size() + runtime_only_.size(); }
-  std::size_t records_waiting() const noexcept { return orphans_.size(); }
+  std::size_t records_waiting() const noexcept { return orphans_.size() - orphans_head_; }
 
  private:
   struct RuntimeOnly {
@@ -102,6 +103,8 @@ class RecordJoiner {
   bool join(const KernelTiming& t);
   bool join_graph_node(const KernelTiming& t);
   void settle_orphans(const RingState& rings, std::uint64_t now_ns, bool final);
+  // A record no launch claimed: a runtime-only launch's, a dropped launch's, or unhooked.
+  void settle_unclaimed(const KernelTiming& t, const RingState& rings);
   void expire(std::uint64_t now_ns, bool final);
   const OpPod* call_context(const LaunchSlot& s) const;
   void emit(const LaunchSlot* launch, const KernelTiming* timing, const OpPod* op,
@@ -122,7 +125,10 @@ class RecordJoiner {
   std::unordered_map<std::uint64_t, LaunchSlot> graph_by_seq_;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> graph_order_;  // (key, arrived)
   std::deque<RuntimeOnly> runtime_only_;  // launches joinable only by name and geometry
-  std::deque<Orphan> orphans_;
+  // Records waiting for their launch, oldest first from orphans_head_.
+  static constexpr std::size_t kOrphanCompactAt = 4096;
+  std::vector<Orphan> orphans_;
+  std::size_t orphans_head_ = 0;
   std::unordered_map<std::uint64_t, OpPod> calls_;  // library call id -> context
   std::deque<std::uint64_t> call_order_;
 };

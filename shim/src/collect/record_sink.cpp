@@ -80,7 +80,6 @@ void RecordSink::adopt_profiles() {
   for (const auto& msg : load_problems_) Diagnostics::instance().warn_once(msg, msg);
   summary_.set_source(predictor_->source_name());
   open_records_file();
-  write_deferred();
 }
 
 void RecordSink::settle_profiles(std::uint64_t deadline_ns) {
@@ -99,23 +98,11 @@ void RecordSink::settle_profiles(std::uint64_t deadline_ns) {
   Diagnostics::instance().warn_once("profiles-late",
                                     "the program was stopped by a signal before the profiles "
                                     "loaded: records are written without predictions");
+  gave_up_ = true;
   open_records_file();
-  write_deferred();
 }
 
-void RecordSink::write_deferred() {
-  while (!deferred_.empty()) {
-    finish(deferred_.front());
-    deferred_.pop_front();
-  }
-}
-
-void RecordSink::add(BuiltRecord&& b) {
-  if (predictor_ == nullptr && loaded_.load(std::memory_order_acquire) == nullptr &&
-      deferred_.size() < kMaxDeferred) {
-    deferred_.push_back(std::move(b));
-    return;
-  }
+void RecordSink::add(BuiltRecord& b) {
   adopt_profiles();
   finish(b);
 }

@@ -1,14 +1,13 @@
 // Where records end: predicted for every target (memoised: training loops repeat the same
 // launches), checked against the measurement on the run's GPU (the accuracy monitor), added to
 // the summary, written to the records file. The profiles load on a thread of their own while
-// the program starts; records made meanwhile wait for them (a bounded number: beyond it they
-// are written without predictions rather than held).
+// the program starts; the record builder holds back what it builds meanwhile
+// (waiting_for_profiles()).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <deque>
 #include <memory>
 #include <string>
 #include <thread>
@@ -40,7 +39,6 @@ struct SinkSetup {
 class RecordSink {
  public:
   static constexpr std::size_t kMaxPredictionMemo = std::size_t(1) << 16;
-  static constexpr std::size_t kMaxDeferred = std::size_t(1) << 17;  // waiting for profiles
 
   explicit RecordSink(SinkSetup setup);
   ~RecordSink();
@@ -55,7 +53,12 @@ class RecordSink {
   // takes), then writes what still waits, with or without predictions.
   void settle_profiles(std::uint64_t deadline_ns);
 
-  void add(BuiltRecord&& record);
+  // True while records should wait for the profiles (loading, not given up on).
+  bool waiting_for_profiles() const noexcept { return predictor_ == nullptr && !gave_up_; }
+
+  // Predicts and writes `record` (its buffers are the caller's to reuse afterwards); without
+  // profiles, writes it without predictions.
+  void add(BuiltRecord& record);
 
   // Flushes the records file every flush_ms (`now_ns` monotonic).
   void flush_if_due(std::uint64_t now_ns);
@@ -71,7 +74,6 @@ class RecordSink {
 
   const Predictions& predict(const BuiltRecord& b);
   void finish(BuiltRecord& b);
-  void write_deferred();
   void open_records_file();
   void write_summary();
 
@@ -80,7 +82,7 @@ class RecordSink {
   std::thread loader_;
   std::atomic<PredictorAdapter*> loaded_{nullptr};
   std::vector<std::string> load_problems_;
-  std::deque<BuiltRecord> deferred_;
+  bool gave_up_ = false;  // the profiles did not load in time: records go without predictions
   std::unordered_map<std::uint64_t, Predictions> predictions_;
   Summary summary_;
   AccuracyMonitor accuracy_;  // rolling per-family error on the run's GPU

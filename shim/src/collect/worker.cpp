@@ -19,7 +19,7 @@ namespace pm2lat::shim {
 namespace {
 
 constexpr std::uint64_t kNsPerMs = 1'000'000;
-constexpr std::size_t kRingBudget = 2048;  // slots per ring per pass
+
 // Passes alternate between rings and CUPTI buffers up to this many times per iteration.
 constexpr int kPassesPerIteration = 64;
 // CUPTI's own periodic flush may be unavailable: complete buffers are asked for this often.
@@ -119,6 +119,7 @@ RingState Worker::ring_state() const noexcept {
 
 void Worker::iteration(bool final) {
   sink_.adopt_profiles();
+  builder_.release_held();
   // Passes alternate between rings and CUPTI's buffers, so that a backlog in the rings does
   // not pile up as launches waiting for records that are already there.
   CuptiActivity& activity = CuptiActivity::instance();
@@ -127,11 +128,14 @@ void Worker::iteration(bool final) {
     pass_ns_ = monotonic_ns();
     buffers_.clear();
     if (cupti_activity_) activity.take_completed(buffers_);
-    // Rings before buffers: a launch's slot is published before its kernel can complete, so
-    // every record in these buffers has its slot drained by now (or arriving in a moment).
-    bool more = false;
+    // Then every ring up to what it had published by now: a launch's slot is published before
+    // its kernel can complete, so every record in these buffers finds its launch waiting (a
+    // record that arrives before its launch only waits, and costs more). Only what was there
+    // is drained, so that a thread launching without pause cannot keep the worker from the
+    // records.
+    bool drained_any = false;
     for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
-      more |= drain_ring(r, final, kRingBudget);
+      drained_any |= drain_ring(r, final, r->published());
     }
     const std::uint64_t seq_bound = launch_path_state().next_seq.load(std::memory_order_relaxed);
     for (const auto& b : buffers_) {
@@ -143,7 +147,7 @@ void Worker::iteration(bool final) {
           },
           [this](const ExternalCorrelation& e) { joiner_.on_external(e); });
     }
-    if (!more && buffers_.empty()) break;
+    if (!drained_any && buffers_.empty()) break;
   }
   const std::uint64_t now = monotonic_ns();
   joiner_.end_pass(ring_state(), now, final);
@@ -159,13 +163,15 @@ void Worker::iteration(bool final) {
   }
 }
 
-bool Worker::drain_ring(ThreadRing* ring, bool final, std::size_t budget) {
-  for (std::size_t n = 0; n < budget; ++n) {
+bool Worker::drain_ring(ThreadRing* ring, bool final, std::uint64_t until) {
+  bool drained_any = false;
+  while (ring->consumed() < until) {
     LaunchSlot* s = ring->peek();
-    if (s == nullptr || !handle_slot(ring, *s, final)) return false;
+    if (s == nullptr || !handle_slot(ring, *s, final)) break;
     ring->pop();
+    drained_any = true;
   }
-  return true;  // budget used up: more may be waiting
+  return drained_any;
 }
 
 bool Worker::handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final) {
@@ -195,6 +201,7 @@ void Worker::finalise() {
   if (cupti_activity_) CuptiActivity::instance().flush(true);
   iteration(true);
   sink_.settle_profiles(finish_deadline_ns_.load(std::memory_order_acquire));
+  builder_.release_held();
   ShimCounters& c = sink_.counters();
   c.passed_through = launch_path_state().passed_through.load(std::memory_order_relaxed);
   c.library_calls = library_calls_made();

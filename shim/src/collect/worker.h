@@ -49,8 +49,8 @@ class Worker {
  private:
   void run();
   void finalise();
-  // Handles up to `budget` slots; true when it stopped on the budget.
-  bool drain_ring(ThreadRing* ring, bool final, std::size_t budget);
+  // Handles the ring's slots until `until` (a published() count); true if it handled any.
+  bool drain_ring(ThreadRing* ring, bool final, std::uint64_t until);
   // False when the slot must stay in its ring (its CUDA events are not done yet).
   bool handle_slot(ThreadRing* ring, const LaunchSlot& s, bool final);
   RingState ring_state() const noexcept;
