@@ -134,6 +134,10 @@ RunResult run(const RunOptions& options) {
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   std::vector<std::string> args = options.argv;
+  if (options.without_loader_cache) {
+    // The dynamic loader run as a program: --inhibit-cache applies to every later dlopen.
+    args.insert(args.begin(), {PM2LAT_TEST_DYNAMIC_LOADER, "--inhibit-cache"});
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

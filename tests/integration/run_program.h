@@ -24,6 +24,11 @@ struct RunOptions {
   std::map<std::string, std::string> env;  // added to / overriding the defaults
   bool preload_shim = true;
   int timeout_s = 240;
+  // Libraries are found only where the environment says (LD_LIBRARY_PATH, the system's own
+  // directories), never through the loader's cache, which on a machine with the CUDA toolkit
+  // installed lists NVIDIA's libraries: a test about where the runtime looks for a library
+  // must not find the real one, which cannot run on the fake driver.
+  bool without_loader_cache = false;
 };
 
 // The defaults: LD_PRELOAD=libpm2lat.so, LD_LIBRARY_PATH=<fake CUDA stack>,

@@ -1,0 +1,79 @@
+// What a read of the runtime against NVIDIA's CUDA 13.0 libraries found, each reproduced on
+// a fake stack made as strict as the real one: where CUDA 13 installs CUPTI, a second CUPTI
+// client that behaves like PyTorch's profiler (kineto), drivers older than the headers, stream
+// capture that another thread's query invalidates, two copies of one library loaded the way
+// Python extension modules load them, a cuBLAS that reaches cuBLASLt through an internal entry
+// point, driver pointers that are not the exported symbols, CUkernel handles that cuFunc*
+// calls reject, and launch paths no hook covers.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "pm2lat/record_fields.h"
+#include "run_program.h"
+
+namespace pm2lat::test {
+namespace {
+
+namespace fs = std::filesystem;
+namespace field = record_field;
+
+[[maybe_unused]] std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// A library directory holding the fake stack's `libraries` under the names given.
+std::string library_dir(const std::map<std::string, std::string>& links) {
+  const fs::path dir = fs::path(scratch_dir()) / "lib";
+  fs::create_directories(dir);
+  for (const auto& [name, target] : links) {
+    fs::create_symlink(fs::path(PM2LAT_FAKE_CUDA_DIR) / target, dir / name);
+  }
+  return dir.string();
+}
+
+std::string mode_of(const Records& r) {
+  return r.header.at(field::runtime::kObject).at(field::runtime::kMode);
+}
+
+// ---- CUPTI where CUDA 13 installs it ------------------------------------------------------
+
+TEST(RealStack, CuptiIsFoundInTheToolkitsLib64AsCuda13InstallsIt) {
+  // CUDA 13 puts libcupti.so.13 in $CUDA_HOME/lib64; there is no extras/CUPTI any more.
+  const std::string cuda_home = scratch_dir() + "/cuda";
+  fs::create_directories(cuda_home + "/lib64");
+  fs::create_symlink(fs::path(PM2LAT_FAKE_CUDA_DIR) / "libcupti.so.13",
+                     cuda_home + "/lib64/libcupti.so.13");
+  RunOptions options{{program("many_threads"), "2", "20"},
+                     {{"LD_LIBRARY_PATH", library_dir({{"libcuda.so.1", "libcuda.so.1"}})},
+                      {"CUDA_HOME", cuda_home}}};
+  options.without_loader_cache = true;
+  const RunResult r = run(options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  EXPECT_EQ(mode_of(records), "cupti-callbacks+cupti-activity") << r.err;
+  for (const auto& k : records.kernels) EXPECT_TRUE(k.at(field::kMeasuredUs).is_number());
+}
+
+TEST(RealStack, CuptiIsFoundAsLibcupti12OnTheLibraryPath) {
+  // CUDA 12 wheels (nvidia-cuda-cupti-cu12) ship libcupti.so.12 only.
+  RunOptions options{{program("many_threads"), "2", "20"},
+                     {{"LD_LIBRARY_PATH", library_dir({{"libcuda.so.1", "libcuda.so.1"},
+                                                       {"libcupti.so.12", "libcupti.so.13"}})}}};
+  options.without_loader_cache = true;
+  const RunResult r = run(options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(mode_of(read_records(r.dir + "/records.jsonl")), "cupti-callbacks+cupti-activity")
+      << r.err;
+}
+
+}  // namespace
+}  // namespace pm2lat::test
