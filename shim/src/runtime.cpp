@@ -257,6 +257,11 @@ void Runtime::start() noexcept {
     if (g_load_pid != 0 && g_load_pid != owner_pid_) g_forked_child = true;
     const DriverApi* api = driver_api(
         reinterpret_cast<PFN_cuGetProcAddress_v12000>(real_of(EntryPoint::kGetProcAddressV2)));
+    if (api != nullptr) {
+      if (const std::string missing = missing_capabilities(*api); !missing.empty()) {
+        diag.warn_once("driver-capabilities", missing);
+      }
+    }
     choose_mode();
 
     WorkerSetup setup;

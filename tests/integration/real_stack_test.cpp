@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace field = record_field;
 
-[[maybe_unused]] std::size_t count(const std::string& text, const std::string& what) {
+std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
   return n;
@@ -73,6 +73,71 @@ TEST(RealStack, CuptiIsFoundAsLibcupti12OnTheLibraryPath) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(mode_of(read_records(r.dir + "/records.jsonl")), "cupti-callbacks+cupti-activity")
       << r.err;
+}
+
+// ---- drivers older than the headers --------------------------------------------------------
+
+// An r535 driver (CUDA 12.2) has no cuEventElapsedTime_v2 (12.8), cuFuncGetName (12.3),
+// cuStreamGetCaptureInfo_v3 (12.3) nor cuFuncGetParamInfo (12.4); asking cuGetProcAddress for
+// a version above the driver's is an error.
+constexpr const char* kR535Driver = "12020";
+
+TEST(RealStack, AnOlderDriverStillTimesLaunchesAndFollowsCapturesInHookMode) {
+  const RunResult r = run({{program("graph_replay"), "10"},
+                           {{"FAKE_CUDA_DRIVER_VERSION", kR535Driver}, {"PM2LAT_CUPTI", "off"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  EXPECT_EQ(mode_of(records), "hooks+cuda-events");
+  // The eager launch is timed with events; every replayed node is described by its capture.
+  ASSERT_EQ(records.kernels.size(), 31u) << r.err;
+  std::size_t replays = 0;
+  for (const auto& k : records.kernels) {
+    if (has_note(k, "graph_replay")) {
+      ++replays;
+    } else {
+      EXPECT_TRUE(k.at(field::kMeasuredUs).is_number()) << k.dump();
+    }
+  }
+  EXPECT_EQ(replays, 30u);
+  // What the driver cannot give is said once.
+  EXPECT_EQ(count(r.err, "driver 12.2"), 1u) << r.err;
+  EXPECT_NE(r.err.find("cuFuncGetName"), std::string::npos) << r.err;
+}
+
+TEST(RealStack, AnOlderDriverWithCuptiGetsItsNamesFromCupti) {
+  const RunResult r =
+      run({{program("graph_replay"), "10"},
+           {{"FAKE_CUDA_DRIVER_VERSION", kR535Driver}, {"PM2LAT_LAUNCH_SOURCE", "hooks"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  EXPECT_EQ(mode_of(records), "hooks+cupti-activity");
+  ASSERT_EQ(records.kernels.size(), 31u);
+  std::map<std::string, int> by_name;
+  for (const auto& k : records.kernels) {
+    ++by_name[k.at(field::kName)];
+    EXPECT_TRUE(k.at(field::kMeasuredUs).is_number()) << k.dump();
+    EXPECT_FALSE(has_note(k, "unhooked")) << k.dump();
+  }
+  EXPECT_EQ(by_name["graph_reduce"], 11);
+  EXPECT_EQ(by_name["graph_gemm_like"], 10);
+}
+
+// ---- stream capture and the worker's queries -------------------------------------------------
+
+TEST(RealStack, TimingWithEventsNeverInvalidatesAnotherThreadsGlobalCapture) {
+  const RunResult r =
+      run({{program("capture_while_timed"), "4", "100"}, {{"PM2LAT_CUPTI", "off"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("capture ok"), std::string::npos);
+  const Records records = read_records(r.dir + "/records.jsonl");
+  EXPECT_EQ(mode_of(records), "hooks+cuda-events");
+  std::size_t eager = 0;
+  for (const auto& k : records.kernels) {
+    if (k.at(field::kName) != "eager_busy_kernel") continue;
+    ++eager;
+    EXPECT_TRUE(k.at(field::kMeasuredUs).is_number()) << k.dump();
+  }
+  EXPECT_EQ(eager, 4u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <chrono>
 
+#include "driver_api.h"
 #include "interpose/library_context.h"
 #include "launch_path/clock.h"
 #include "launch_path/event_timer.h"
@@ -88,6 +89,13 @@ void Worker::run() {
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
   pthread_setname_np(pthread_self(), "pm2lat-worker");
+  // The worker queries events while the program may be capturing a graph in global mode on
+  // another thread (torch.cuda.graph): in the default mode that query would invalidate the
+  // program's capture (pytorch#104487). Relaxed mode makes this thread's calls legal.
+  if (const DriverApi* api = driver_api(); api && api->thread_exchange_stream_capture_mode) {
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    api->thread_exchange_stream_capture_mode(&mode);
+  }
   sink_.start_loading_profiles();
 
   std::uint32_t idle_sleep_us = kFirstIdleSleepUs;

@@ -49,17 +49,20 @@ bool stream_is_capturing(CUstream s) noexcept {
 void record_capture_node(LaunchSlot* s, CUstream stream) noexcept {
   s->flags |= slot_flags::kCaptured;
   const DriverApi* api = driver_api();
-  if (api == nullptr || api->stream_get_capture_info == nullptr) return;
+  if (api == nullptr) return;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   cuuint64_t id = 0;
   CUgraph graph = nullptr;
   const CUgraphNode* deps = nullptr;
   const CUgraphEdgeData* edges = nullptr;
   size_t n = 0;
-  if (api->stream_get_capture_info(stream, &status, &id, &graph, &deps, &edges, &n) !=
-      CUDA_SUCCESS) {
-    return;
+  CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+  if (api->stream_get_capture_info != nullptr) {
+    r = api->stream_get_capture_info(stream, &status, &id, &graph, &deps, &edges, &n);
+  } else if (api->stream_get_capture_info_v2 != nullptr) {  // drivers before 12.3
+    r = api->stream_get_capture_info_v2(stream, &status, &id, &graph, &deps, &n);
   }
+  if (r != CUDA_SUCCESS) return;
   if (status == CU_STREAM_CAPTURE_STATUS_ACTIVE && n == 1 && deps != nullptr) {
     s->graph = reinterpret_cast<std::uint64_t>(graph);
     s->graph_node = reinterpret_cast<std::uint64_t>(deps[0]);

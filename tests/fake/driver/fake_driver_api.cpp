@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "fake_driver_state.h"
 #include "fake_sim.h"
@@ -94,17 +95,20 @@ CUresult launch_ex(int cbid, const char* fname, const CUlaunchConfig* config, CU
   return launch_with_callbacks(cbid, fname, params, spec);
 }
 
-CUresult begin_capture(CUstream hStream) {
+CUresult begin_capture(CUstream hStream, CUstreamCaptureMode mode) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   Stream* st = resolve_stream(hStream);
   if (st->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   st->capturing = true;
   st->capture_invalidated = false;
+  st->capture_mode = mode;
+  st->capture_thread = capture_thread_id();
   st->capture_id = s.next_capture_id++;
   st->capture_graph = new Graph();
   st->capture_graph->id = s.next_graph_id++;
   st->last_node = nullptr;
+  s.capturing.insert(st);
   return CUDA_SUCCESS;
 }
 
@@ -114,6 +118,7 @@ CUresult end_capture(CUstream hStream, CUgraph* phGraph) {
   Stream* st = resolve_stream(hStream);
   if (!st->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   st->capturing = false;
+  s.capturing.erase(st);
   Graph* g = st->capture_graph;
   st->capture_graph = nullptr;
   st->last_node = nullptr;
@@ -229,7 +234,7 @@ CUresult cuInit(unsigned int) {
 
 CUresult cuDriverGetVersion(int* v) {
   if (v == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *v = 13000;
+  *v = driver_version();
   return CUDA_SUCCESS;
 }
 
@@ -317,6 +322,7 @@ CUresult cuCtxSynchronize(void) {
   std::uint64_t ready;
   {
     std::lock_guard<std::mutex> lock(state().mu);
+    if (CUresult r = check_capture_safety_locked(state())) return r;
     ready = state().device_ready_ns;
   }
   wait_until(ready);
@@ -650,6 +656,7 @@ CUresult cuStreamSynchronize(CUstream hStream) {
   std::uint64_t ready;
   {
     std::lock_guard<std::mutex> lock(state().mu);
+    if (CUresult r = check_capture_safety_locked(state())) return r;
     ready = resolve_stream(hStream)->ready_ns;
   }
   wait_until(ready);
@@ -677,6 +684,7 @@ CUresult cuEventQuery(CUevent hEvent) {
   auto* ev = reinterpret_cast<Event*>(hEvent);
   if (ev == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   std::lock_guard<std::mutex> lock(state().mu);
+  if (CUresult r = check_capture_safety_locked(state())) return r;
   if (!ev->recorded) return CUDA_SUCCESS;
   return now_ns() >= ev->time_ns ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
@@ -687,10 +695,17 @@ CUresult cuEventSynchronize(CUevent hEvent) {
   std::uint64_t ready;
   {
     std::lock_guard<std::mutex> lock(state().mu);
+    if (CUresult r = check_capture_safety_locked(state())) return r;
     ready = ev->recorded ? ev->time_ns : 0;
   }
   wait_until(ready);
   return CUDA_SUCCESS;
+}
+
+PM2LAT_DECLARE_EVENT_ELAPSED_TIME_V1(fake_event_elapsed_time_v1)
+
+CUresult fake_event_elapsed_time_v1(float* ms, CUevent hStart, CUevent hEnd) {
+  return cuEventElapsedTime_v2(ms, hStart, hEnd);
 }
 
 CUresult cuEventElapsedTime_v2(float* ms, CUevent hStart, CUevent hEnd) {
@@ -706,12 +721,18 @@ CUresult cuEventElapsedTime_v2(float* ms, CUevent hStart, CUevent hEnd) {
 
 // ---- stream capture and graphs --------------------------------------------------------------
 
-CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode) {
-  return begin_capture(hStream);
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
+  return begin_capture(hStream, mode);
 }
 
-CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode) {
-  return begin_capture(hStream);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
+  return begin_capture(hStream, mode);
+}
+
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
+  if (mode == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::swap(*mode, thread_capture_mode());
+  return CUDA_SUCCESS;
 }
 
 CUresult cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) {
@@ -728,6 +749,17 @@ CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* status) {
 
 CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus* status) {
   return is_capturing(hStream, status);
+}
+
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus* status, cuuint64_t* id,
+                                   CUgraph* graph, const CUgraphNode** deps, size_t* num) {
+  return capture_info(hStream, status, id, graph, deps, nullptr, num);
+}
+
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus* status,
+                                        cuuint64_t* id, CUgraph* graph, const CUgraphNode** deps,
+                                        size_t* num) {
+  return capture_info(hStream, status, id, graph, deps, nullptr, num);
 }
 
 CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus* status, cuuint64_t* id,

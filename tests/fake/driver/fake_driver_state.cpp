@@ -37,6 +37,14 @@ State& state() {
   return *g_state;
 }
 
+int driver_version() {
+  static const int version = [] {
+    const char* v = std::getenv("FAKE_CUDA_DRIVER_VERSION");
+    return v != nullptr ? std::atoi(v) : 13000;
+  }();
+  return version;
+}
+
 const char* intern(const std::string& name) { return state().names.insert(name).first->c_str(); }
 
 std::uint64_t now_ns() {
@@ -50,6 +58,31 @@ Stream* resolve_stream(CUstream stream) {
     return &state().default_stream;
   }
   return reinterpret_cast<Stream*>(stream);
+}
+
+std::uint64_t capture_thread_id() {
+  static std::atomic<std::uint64_t> next{1};
+  thread_local const std::uint64_t id = next.fetch_add(1);
+  return id;
+}
+
+CUstreamCaptureMode& thread_capture_mode() {
+  thread_local CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+  return mode;
+}
+
+CUresult check_capture_safety_locked(State& s) {
+  if (thread_capture_mode() == CU_STREAM_CAPTURE_MODE_RELAXED) return CUDA_SUCCESS;
+  bool violated = false;
+  for (Stream* st : s.capturing) {
+    const bool conflicts = st->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
+                           (st->capture_mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+                            st->capture_thread == capture_thread_id());
+    if (!conflicts) continue;
+    st->capture_invalidated = true;
+    violated = true;
+  }
+  return violated ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
 std::vector<KernelDecl> parse_module_image(const void* image) {

@@ -81,6 +81,8 @@ struct Stream {
   std::uint64_t ready_ns = 0;  // simulated time when the last queued work finishes
   bool capturing = false;
   bool capture_invalidated = false;
+  CUstreamCaptureMode capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+  std::uint64_t capture_thread = 0;  // capture_thread_id() of the thread that began it
   std::uint64_t capture_id = 0;
   Graph* capture_graph = nullptr;
   CUgraphNode last_node = nullptr;
@@ -107,6 +109,7 @@ struct State {
   std::uint64_t next_node_id = 1;
   std::uint64_t next_capture_id = 1;
   Stream default_stream;
+  std::set<Stream*> capturing;            // streams with a capture in progress
   std::set<std::string> names;            // interned kernel names
   std::vector<Function*> free_functions;  // recycled handles (so unloads reuse addresses)
   std::map<const char*, KernelStats> stats;
@@ -118,11 +121,22 @@ struct State {
 };
 
 State& state();
+// The CUDA version this driver implements: FAKE_CUDA_DRIVER_VERSION (e.g. 12020 for an r535
+// driver), 13000 by default.
+int driver_version();
 const char* intern(const std::string& name);
 std::uint64_t now_ns();
 
 // Resolves the NULL / legacy / per-thread handles to the default stream.
 Stream* resolve_stream(CUstream stream);
+
+// Stream capture modes (cuda.h, CUstreamCaptureMode): a "potentially unsafe" call (queries,
+// synchronisation) from a thread whose own mode is not RELAXED, while a GLOBAL capture runs in
+// any thread or a THREAD_LOCAL one in this thread, fails and invalidates those captures.
+// Returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED then, else CUDA_SUCCESS. Caller holds the lock.
+CUresult check_capture_safety_locked(State& s);
+std::uint64_t capture_thread_id();
+CUstreamCaptureMode& thread_capture_mode();
 
 // Parses a module image: "FAKECUBIN\n" followed by lines
 // "name[:size,size,...][:regs=N][:smem=N]". Anything else (a real fatbin) declares nothing;
