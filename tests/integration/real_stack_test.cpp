@@ -140,5 +140,80 @@ TEST(RealStack, TimingWithEventsNeverInvalidatesAnotherThreadsGlobalCapture) {
   EXPECT_EQ(eager, 4u);
 }
 
+// ---- a second CUPTI client: torch.profiler started and stopped mid-run ----------------------
+
+TEST(RealStack, AProfilerStartedMidRunGetsItsRecordsAndTimingGoesOn) {
+  const RunResult r = run({{program("kineto_like_profiler"), "20", "30", "40"}, {}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The profiler got every kernel it profiled, in buffers it allocated, of kinds it enabled.
+  EXPECT_NE(r.out.find("profiler kernels 30 unknown_buffers 0 unexpected_records 0"),
+            std::string::npos)
+      << r.out;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  std::map<std::string, int> measured;
+  for (const auto& k : records.kernels) {
+    if (k.at(field::kMeasuredUs).is_number()) ++measured[k.at(field::kName)];
+  }
+  EXPECT_EQ(measured["before_profiler_kernel"], 20);
+  EXPECT_EQ(measured["profiled_kernel"], 30);
+  EXPECT_EQ(measured["after_profiler_kernel"], 40);
+  EXPECT_EQ(count(r.err, "another CUPTI client"), 1u) << r.err;
+}
+
+// ---- two copies of a library, loaded the way Python extension modules are -------------------
+
+TEST(RealStack, EachModulesCallsReachItsOwnCopyOfALibraryLoadedTwice) {
+  const RunResult r = run({{program("two_library_copies"), "3"}, {}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cublas12 gemms 3 cublas13 gemms 3"), std::string::npos) << r.out;
+  // And both modules' GEMMs carry their call's context (k = 128 for the first, 64 for the
+  // second).
+  const Records records = read_records(r.dir + "/records.jsonl");
+  std::map<std::int64_t, int> by_k;
+  for (const auto& k : records.kernels) {
+    ASSERT_TRUE(k.contains(field::kOp)) << k.dump();
+    ++by_k[k.at(field::kOp).at(field::op::kK).get<std::int64_t>()];
+  }
+  EXPECT_EQ(by_k[128], 3);
+  EXPECT_EQ(by_k[64], 3);
+}
+
+TEST(RealStack, RtldDefaultFromALocallyLoadedModuleStillFindsItsOwnDependencies) {
+  const RunResult r = run({{program("two_library_copies"), "1"}, {}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rtld_default cublas12 1 cublas13 1"), std::string::npos) << r.out;
+}
+
+// ---- cuBLAS reaches cuBLASLt through internal entry points --------------------------------
+
+TEST(RealStack, GemmsCublasRunsOnCublasLtCarryTheirConfigurationFromTheKernel) {
+  const RunResult r = run({{program("library_calls")}, {}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  int checked = 0;
+  for (const auto& k : records.kernels) {
+    if (!k.contains(field::kOp) || k.at(field::kFamily) != "gemm") continue;
+    const auto& op = k.at(field::kOp);
+    const std::string api = op.at(field::op::kName);
+    if (api == "cublasGemmEx") {
+      // nvjet_tst_128x256_64x4_1x2_...: a 128x256 tile, 4 stages, no split-K.
+      EXPECT_EQ(op.at(field::op::kAlgoTile), (nlohmann::json{128, 256})) << k.dump();
+      EXPECT_EQ(op.at(field::op::kAlgoStages), 4) << k.dump();
+      EXPECT_EQ(op.at(field::op::kAlgoSplitK), 1) << k.dump();
+      ++checked;
+    } else if (api == "cublasGemmStridedBatchedEx") {
+      // sm90_xmma_gemm_f16f16_..._tilesize128x128x64...: batch 8 on grid z.
+      EXPECT_EQ(op.at(field::op::kAlgoTile), (nlohmann::json{128, 128})) << k.dump();
+      EXPECT_EQ(op.at(field::op::kAlgoSplitK), 1) << k.dump();
+      ++checked;
+    } else if (api == "cublasLtMatmul") {
+      // Called directly: what cuBLASLt's algorithm said (split-K 4) stands.
+      EXPECT_EQ(op.at(field::op::kAlgoSplitK), 4) << k.dump();
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 3);
+}
+
 }  // namespace
 }  // namespace pm2lat::test

@@ -119,7 +119,12 @@ RunResult run(const RunOptions& options) {
     // die_after_fork=0: a forked child that starts its own threads (the runtime does) is legal.
     env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66:report_signal_unsafe=0:die_after_fork=0";
   }
-  if (options.preload_shim) preload += (preload.empty() ? "" : ":") + std::string(PM2LAT_SHIM_PATH);
+  // PM2LAT_TEST_SHIM runs the tests against another build of the runtime (e.g. an older one,
+  // to check that a test fails without the change it is about).
+  const char* shim = std::getenv("PM2LAT_TEST_SHIM");
+  if (options.preload_shim) {
+    preload += (preload.empty() ? "" : ":") + std::string(shim && *shim ? shim : PM2LAT_SHIM_PATH);
+  }
   if (!preload.empty()) env["LD_PRELOAD"] = preload;
   for (const auto& [k, v] : options.env) {
     if (v.empty()) {

@@ -31,7 +31,7 @@ struct RunOptions {
   bool without_loader_cache = false;
 };
 
-// The defaults: LD_PRELOAD=libpm2lat.so, LD_LIBRARY_PATH=<fake CUDA stack>,
+// The defaults: LD_PRELOAD=libpm2lat.so (or $PM2LAT_TEST_SHIM), LD_LIBRARY_PATH=<fake CUDA stack>,
 // PM2LAT_OUT=<dir>/records.jsonl, PM2LAT_SUMMARY=<dir>/summary.json,
 // FAKE_CUDA_LOG=<dir>/fake.log (per-kernel lines), PM2LAT_TARGETS=A100.
 RunResult run(const RunOptions& options);

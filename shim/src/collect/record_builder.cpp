@@ -1,5 +1,6 @@
 #include "collect/record_builder.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "collect/predictor_adapter.h"
@@ -16,6 +17,28 @@ namespace {
 constexpr std::int64_t kLargestSizeArgument = std::int64_t(1) << 40;
 
 void set_dim(Dim3& d, const std::uint32_t v[3]) { d = Dim3{v[0], v[1], v[2]}; }
+
+// cuBLAS and CUTLASS launch split-K slices along grid z, batch by batch: z = batch x slices
+// (the same reading the GEMM models make of a launch).
+std::int32_t split_k_from_grid(const Dim3& grid, std::int64_t batch) {
+  if (batch <= 1) return static_cast<std::int32_t>(std::max<std::uint32_t>(1, grid.z));
+  if (grid.z >= static_cast<std::uint64_t>(2 * batch) && grid.z % batch == 0)
+    return static_cast<std::int32_t>(grid.z / batch);
+  return 1;
+}
+
+// The GEMM configuration a record carries comes from the kernel it ran, whichever way the
+// library reached it: cuBLAS runs its GEMMs on cuBLASLt through internal entry points, so the
+// algorithm is rarely seen at a cublasLtMatmul call. What cuBLASLt said, when it did, stays.
+void complete_gemm_config(GemmShape& g, const KernelClass& cls, const Dim3& grid) {
+  if (cls.family != KernelFamily::kGemm) return;
+  if (g.algo_tile_m == 0 && cls.gemm.tile_m > 0 && cls.gemm.tile_n > 0) {
+    g.algo_tile_m = cls.gemm.tile_m;
+    g.algo_tile_n = cls.gemm.tile_n;
+  }
+  if (g.algo_stages == 0 && cls.gemm.stages > 0) g.algo_stages = cls.gemm.stages;
+  if (g.algo_split_k == 0) g.algo_split_k = split_k_from_grid(grid, g.batch);
+}
 
 }  // namespace
 
@@ -162,6 +185,7 @@ void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
 
   const KernelClass& cls = classify(b.name_id);
   b.cls = &cls;
+  if (op.kind == OpKind::kGemm) complete_gemm_config(op.gemm, cls, r.launch.grid);
   pr.family = cls.family;
   pr.config = cls.config;
   if (s != nullptr) {
