@@ -20,6 +20,7 @@
 #include "driver_api.h"
 #include "interpose/entry_points.h"
 #include "launch_path/handle_cache.h"
+#include "launch_path/handle_kinds.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"
@@ -118,9 +119,11 @@ void arm_signal(int sig) {
 void fork_prepare() {
   StringTable::instance().lock_for_fork();
   HandleCache::instance().lock_for_fork();
+  HandleKinds::instance().lock_for_fork();
 }
 
 void fork_parent() {
+  HandleKinds::instance().unlock_after_fork();
   HandleCache::instance().unlock_after_fork();
   StringTable::instance().unlock_after_fork();
 }
@@ -128,6 +131,7 @@ void fork_parent() {
 void fork_child() {
   StringTable::instance().reset_lock_after_fork();
   HandleCache::instance().reset_lock_after_fork();
+  HandleKinds::instance().reset_lock_after_fork();
   Runtime::instance().on_fork_child();
 }
 

@@ -215,5 +215,55 @@ TEST(RealStack, GemmsCublasRunsOnCublasLtCarryTheirConfigurationFromTheKernel) {
   EXPECT_EQ(checked, 3);
 }
 
+// ---- CUkernel handles and cuFunc* calls ---------------------------------------------------------
+
+TEST(RealStack, InCallbackModeNoHandleIsAskedAboutWithTheWrongKindOfCall) {
+  const RunResult r = run({{program("driver_launch_paths")}, {}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const FakeLog fake = read_fake_log(r.dir + "/fake.log");
+  for (const auto& [api, n] : fake.misuse) ADD_FAILURE() << api << " called " << n << " times";
+  const Records records = read_records(r.dir + "/records.jsonl");
+  EXPECT_EQ(mode_of(records), "cupti-callbacks+cupti-activity");
+  bool library_kernel = false, triton = false;
+  for (const auto& k : records.kernels) {
+    if (k.at(field::kName) == "path_library_kernel") {
+      // A CUkernel launched as a CUfunction: name, registers and shared memory from CUPTI.
+      library_kernel = true;
+      EXPECT_EQ(k.at(field::kRegs), 32) << k.dump();
+      EXPECT_EQ(k.at(field::kGrid), (nlohmann::json{7, 1, 1})) << k.dump();
+    }
+    if (k.at(field::kName) == "triton_poi_fused_add_0") {
+      // A CUfunction from cuModuleGetFunction: its parameters are still read.
+      triton = true;
+      const auto args = k.at(field::runtime::kObject).at(field::runtime::kArgs);
+      EXPECT_EQ(args.back(), 4096) << k.dump();
+    }
+  }
+  EXPECT_TRUE(library_kernel);
+  EXPECT_TRUE(triton);
+}
+
+// ---- cuGetProcAddress pointers that are not the exported symbols -----------------------------
+
+TEST(RealStack, DriverPointersThatAreNotItsExportedSymbolsAreStillHooked) {
+  const RunResult r =
+      run({{program("driver_launch_paths")},
+           {{"FAKE_CUDA_PROC_TRAMPOLINES", "1"}, {"PM2LAT_LAUNCH_SOURCE", "hooks"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  EXPECT_EQ(mode_of(records), "hooks+cupti-activity");
+  std::map<std::string, std::string> api;
+  for (const auto& k : records.kernels) {
+    EXPECT_FALSE(has_note(k, "unhooked")) << k.dump();
+    const auto& rt = k.at(field::runtime::kObject);
+    if (rt.contains(field::runtime::kApi)) api[k.at(field::kName)] = rt.at(field::runtime::kApi);
+  }
+  EXPECT_EQ(api["path_getproc_default"], "cuLaunchKernel");
+  EXPECT_EQ(api["path_getproc_ptds"], "cuLaunchKernel_ptsz");
+  EXPECT_EQ(api["path_getproc_ex_ptds"], "cuLaunchKernelEx_ptsz");
+  EXPECT_EQ(api["path_resolver_self"], "cuLaunchKernel");
+  EXPECT_EQ(api["path_legacy_getproc"], "cuLaunchKernel");
+}
+
 }  // namespace
 }  // namespace pm2lat::test

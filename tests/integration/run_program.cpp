@@ -211,6 +211,11 @@ FakeLog read_fake_log(const std::string& path) {
       std::uint64_t count = 0, total = 0;
       in >> name >> count >> total;
       log.kernels[name] = {count, total};
+    } else if (kind == "misuse") {
+      std::string api;
+      std::uint64_t n = 0;
+      in >> api >> n;
+      log.misuse[api] = n;
     } else if (kind == "exec") {
       FakeExecution e;
       in >> e.correlation >> e.name >> e.grid[0] >> e.grid[1] >> e.grid[2] >> e.block[0] >>

@@ -64,6 +64,8 @@ struct FakeLog {
   std::uint64_t launches = 0;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> kernels;  // count, total ns
   std::vector<FakeExecution> executions;
+  // cuFunc*/cuKernel* calls made on the other kind of handle, by entry point.
+  std::map<std::string, std::uint64_t> misuse;
 };
 FakeLog read_fake_log(const std::string& path);
 

@@ -128,7 +128,9 @@ void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
   set_dim(r.launch.grid, s ? s->grid : t->grid);
   set_dim(r.launch.block, s ? s->block : t->block);
   set_dim(r.launch.cluster, s ? s->cluster : t->cluster);
-  r.launch.shared_mem_bytes = s ? s->smem : t->smem;
+  // CUPTI's shared memory (static + dynamic) when it measured the kernel: a launch seen by a
+  // CUPTI callback may not know its handle's static part.
+  r.launch.shared_mem_bytes = t ? t->smem : s->smem;
   r.launch.registers_per_thread = (s && s->regs) ? s->regs : (t ? t->registers : 0);
   r.launch.int_args.clear();
   if (t != nullptr && t->graph_node_id != 0) {

@@ -383,7 +383,7 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
   return cuModuleLoadData(module, image);
 }
 
-CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+static CUresult module_get_function(CUfunction* hfunc, CUmodule hmod, const char* name) {
   if (CUresult r = check_init()) return r;
   if (hfunc == nullptr || hmod == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(state().mu);
@@ -433,7 +433,7 @@ CUresult cuLibraryUnload(CUlibrary library) {
   return cuModuleUnload(reinterpret_cast<CUmodule>(library));
 }
 
-CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
+static CUresult library_get_kernel(CUkernel* pKernel, CUlibrary library, const char* name) {
   if (CUresult r = check_init()) return r;
   if (pKernel == nullptr || library == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(state().mu);
@@ -456,18 +456,51 @@ CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* na
   return CUDA_SUCCESS;
 }
 
-CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
+static CUresult kernel_get_function(CUfunction* pFunc, CUkernel kernel) {
   auto* k = reinterpret_cast<Function*>(kernel);
   if (k == nullptr || k->magic != kKernelMagic) return CUDA_ERROR_INVALID_HANDLE;
   *pFunc = reinterpret_cast<CUfunction>(k->context_function);
   return CUDA_SUCCESS;
 }
 
-// Conservative: a CUkernel is not accepted where a CUfunction is named, so a tool must fall
-// back to cuKernelGetName (what to do on a real driver is still to be checked on a GPU).
+// The calls that hand out kernel handles are seen by a CUPTI client like any driver call.
+CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+  cuModuleGetFunction_params params{hfunc, hmod, name};
+  return with_api_callbacks(CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction, "cuModuleGetFunction",
+                            &params, nullptr, nullptr,
+                            [&](std::uint32_t) { return module_get_function(hfunc, hmod, name); });
+}
+
+CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
+  cuLibraryGetKernel_params params{pKernel, library, name};
+  return with_api_callbacks(
+      CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel, "cuLibraryGetKernel", &params, nullptr, nullptr,
+      [&](std::uint32_t) { return library_get_kernel(pKernel, library, name); });
+}
+
+CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
+  cuKernelGetFunction_params params{pFunc, kernel};
+  return with_api_callbacks(CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction, "cuKernelGetFunction",
+                            &params, nullptr, nullptr,
+                            [&](std::uint32_t) { return kernel_get_function(pFunc, kernel); });
+}
+
+// cuFuncGet* are documented for CUfunction handles and cuKernelGet* for CUkernel handles only;
+// the fake refuses the other kind, and counts each such call in its log ("misuse"): what a
+// real driver does with it is undefined.
+namespace {
+bool misused(const Function* f, std::uint32_t expected, const char* api) {
+  if (f == nullptr || f->magic == expected || f->magic == kDeadMagic) return false;
+  std::lock_guard<std::mutex> lock(state().mu);
+  ++state().misuse[api];
+  return true;
+}
+}  // namespace
+
 CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
   auto* f = reinterpret_cast<Function*>(hfunc);
   if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (misused(f, kFunctionMagic, "cuFuncGetName")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kFunctionMagic) return CUDA_ERROR_INVALID_HANDLE;
   *name = f->name;
   return CUDA_SUCCESS;
@@ -476,6 +509,7 @@ CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
 CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
   auto* f = reinterpret_cast<Function*>(hfunc);
   if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (misused(f, kKernelMagic, "cuKernelGetName")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kKernelMagic) return CUDA_ERROR_INVALID_HANDLE;
   *name = f->name;
   return CUDA_SUCCESS;
@@ -500,6 +534,7 @@ static CUresult param_info(Function* f, size_t index, size_t* offset, size_t* si
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset,
                             size_t* paramSize) {
   auto* f = reinterpret_cast<Function*>(func);
+  if (misused(f, kFunctionMagic, "cuFuncGetParamInfo")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kFunctionMagic) return CUDA_ERROR_INVALID_HANDLE;
   return param_info(f, paramIndex, paramOffset, paramSize);
 }
@@ -507,6 +542,7 @@ CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOff
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramOffset,
                               size_t* paramSize) {
   auto* f = reinterpret_cast<Function*>(kernel);
+  if (misused(f, kKernelMagic, "cuKernelGetParamInfo")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kKernelMagic) return CUDA_ERROR_INVALID_HANDLE;
   return param_info(f, paramIndex, paramOffset, paramSize);
 }
@@ -523,12 +559,14 @@ static CUresult function_attribute(int* pi, CUfunction_attribute attrib, Functio
 
 CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
   auto* f = reinterpret_cast<Function*>(hfunc);
+  if (misused(f, kFunctionMagic, "cuFuncGetAttribute")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kFunctionMagic || pi == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   return function_attribute(pi, attrib, f);
 }
 
 CUresult cuKernelGetAttribute(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice) {
   auto* f = reinterpret_cast<Function*>(kernel);
+  if (misused(f, kKernelMagic, "cuKernelGetAttribute")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kKernelMagic || pi == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   return function_attribute(pi, attrib, f);
 }

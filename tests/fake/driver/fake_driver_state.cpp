@@ -311,6 +311,9 @@ void log_exit_handler() {
     std::fprintf(f, "kernel %s %llu %llu\n", name, static_cast<unsigned long long>(st.count),
                  static_cast<unsigned long long>(st.total_ns));
   }
+  for (const auto& [api, n] : s.misuse) {
+    std::fprintf(f, "misuse %s %llu\n", api.c_str(), static_cast<unsigned long long>(n));
+  }
   for (const auto& line : s.exec_log) std::fprintf(f, "%s\n", line.c_str());
   std::fclose(f);
 }

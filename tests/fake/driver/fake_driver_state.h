@@ -114,7 +114,8 @@ struct State {
   std::vector<Function*> free_functions;  // recycled handles (so unloads reuse addresses)
   std::map<const char*, KernelStats> stats;
   std::uint64_t launches = 0;
-  std::vector<std::string> exec_log;  // FAKE_CUDA_LOG_KERNELS=1
+  std::map<std::string, std::uint64_t> misuse;  // calls of cuFunc*/cuKernel* on the other kind
+  std::vector<std::string> exec_log;            // FAKE_CUDA_LOG_KERNELS=1
   bool log_kernels = false;
   std::string log_path;
   std::uint64_t max_backlog_ns = 2'000'000;

@@ -4,6 +4,7 @@
 // flag; a missing symbol is CUDA_SUCCESS with a NULL pointer and SYMBOL_NOT_FOUND; a version
 // above the driver's is CUDA_ERROR_INVALID_VALUE). The driver's version is chosen per test
 // (FAKE_CUDA_DRIVER_VERSION): entry points introduced after it are not there.
+#include <cstdlib>
 #include <cstring>
 
 #include "fake_driver_state.h"
@@ -94,6 +95,49 @@ const Entry kEntries[] = {
 
 #undef FN
 
+// FAKE_CUDA_PROC_TRAMPOLINES=1: cuGetProcAddress hands out internal addresses that are not
+// the exported symbols (functions of the driver that forward to them), as a driver may: a tool
+// cannot recognise the entry points by address then.
+template <auto Fn>
+struct Trampoline;
+template <typename R, typename... A, R (*Fn)(A...)>
+struct Trampoline<Fn> {
+  __attribute__((noinline)) static R call(A... a) { return Fn(a...); }
+};
+
+#define TRAMPOLINE(x) \
+  { reinterpret_cast<void*>(&x), reinterpret_cast<void*>(&Trampoline<&x>::call) }
+
+struct Internal {
+  void* exported;
+  void* internal;
+};
+
+const Internal kInternal[] = {
+    TRAMPOLINE(cuLaunchKernel),
+    TRAMPOLINE(cuLaunchKernel_ptsz),
+    TRAMPOLINE(cuLaunchKernelEx),
+    TRAMPOLINE(cuLaunchKernelEx_ptsz),
+    TRAMPOLINE(cuLaunchCooperativeKernel),
+    TRAMPOLINE(cuLaunchCooperativeKernel_ptsz),
+    TRAMPOLINE(cuGraphLaunch),
+    TRAMPOLINE(cuGraphLaunch_ptsz),
+    TRAMPOLINE(cuGraphInstantiateWithFlags),
+    TRAMPOLINE(cuStreamBeginCapture_v2),
+    TRAMPOLINE(cuStreamEndCapture),
+};
+
+#undef TRAMPOLINE
+
+void* internal_address(void* exported) {
+  static const bool enabled = std::getenv("FAKE_CUDA_PROC_TRAMPOLINES") != nullptr;
+  if (!enabled) return exported;
+  for (const Internal& i : kInternal) {
+    if (i.exported == exported) return i.internal;
+  }
+  return exported;
+}
+
 CUresult lookup(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
                 CUdriverProcAddressQueryResult* status) {
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -118,7 +162,7 @@ CUresult lookup(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flag
     return CUDA_SUCCESS;
   }
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-  *pfn = (per_thread && best->per_thread) ? best->per_thread : best->legacy;
+  *pfn = internal_address((per_thread && best->per_thread) ? best->per_thread : best->legacy);
   if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
   return CUDA_SUCCESS;
 }
