@@ -265,5 +265,26 @@ TEST(RealStack, DriverPointersThatAreNotItsExportedSymbolsAreStillHooked) {
   EXPECT_EQ(api["path_legacy_getproc"], "cuLaunchKernel");
 }
 
+// ---- CUDA events, as many as launches need ----------------------------------------------------
+
+TEST(RealStack, EventTimingCreatesEventsAsLaunchesNeedThemWithinABound) {
+  constexpr int kThreads = 8;
+  constexpr int kLaunches = 200;
+  const RunResult r =
+      run({{program("many_threads"), std::to_string(kThreads), std::to_string(kLaunches)},
+           {{"PM2LAT_CUPTI", "off"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  EXPECT_EQ(mode_of(records), "hooks+cuda-events");
+  ASSERT_EQ(records.kernels.size(), std::size_t(kThreads * kLaunches));
+  for (const auto& k : records.kernels) EXPECT_TRUE(k.at(field::kMeasuredUs).is_number());
+  // At most a pair per launch in flight, never more than a pair per launch, within the
+  // process-wide bound (EventTimer::kMaxPairs pairs).
+  const FakeLog fake = read_fake_log(r.dir + "/fake.log");
+  EXPECT_GT(fake.events_created, 0u);
+  EXPECT_LE(fake.events_created, std::uint64_t(2 * kThreads * kLaunches));
+  EXPECT_LE(fake.events_created, 2u * 4096u);
+}
+
 }  // namespace
 }  // namespace pm2lat::test

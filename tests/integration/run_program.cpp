@@ -206,6 +206,8 @@ FakeLog read_fake_log(const std::string& path) {
   while (in >> kind) {
     if (kind == "launches") {
       in >> log.launches;
+    } else if (kind == "events_created") {
+      in >> log.events_created;
     } else if (kind == "kernel") {
       std::string name;
       std::uint64_t count = 0, total = 0;

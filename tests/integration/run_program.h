@@ -62,6 +62,7 @@ struct FakeExecution {
 };
 struct FakeLog {
   std::uint64_t launches = 0;
+  std::uint64_t events_created = 0;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> kernels;  // count, total ns
   std::vector<FakeExecution> executions;
   // cuFunc*/cuKernel* calls made on the other kind of handle, by entry point.

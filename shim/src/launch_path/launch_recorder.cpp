@@ -145,6 +145,7 @@ void fill_common(LaunchSlot* s, SlotKind kind) noexcept {
   s->correlation_id = 0;
   s->smem = 0;
   s->regs = 0;
+  s->event_pair = 0;
   s->result = 0;
   s->flags = 0;
   s->api = LaunchApi::kUnknown;
@@ -205,7 +206,7 @@ LaunchSlot* begin_kernel_slot(const LaunchCall& c, std::uint32_t correlation_id,
   s->handle = c.handle;
   s->stream = c.stream;
   s->name_id = info->name_id;
-  s->regs = info->registers;
+  s->regs = static_cast<std::uint16_t>(info->registers);
   s->smem = c.smem + info->static_smem;
   std::memcpy(s->grid, c.grid, sizeof(s->grid));
   std::memcpy(s->block, c.block, sizeof(s->block));

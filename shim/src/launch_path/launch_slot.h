@@ -107,9 +107,10 @@ struct LaunchSlot {
   std::uint32_t grid[3];
   std::uint32_t block[3];
   std::uint32_t cluster[3];
-  std::uint32_t smem;  // dynamic + static
-  std::uint32_t regs;
-  std::int32_t result;  // CUresult / cudaError_t of the real call
+  std::uint32_t smem;        // dynamic + static
+  std::uint16_t regs;        // registers per thread (at most 255)
+  std::uint16_t event_pair;  // the CUDA event pair timing it (kEventsTimed)
+  std::int32_t result;       // CUresult / cudaError_t of the real call
   std::uint16_t flags;
   SlotKind kind;
   LaunchApi api;

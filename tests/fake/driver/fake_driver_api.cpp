@@ -704,6 +704,7 @@ CUresult cuStreamSynchronize(CUstream hStream) {
 CUresult cuEventCreate(CUevent* phEvent, unsigned int) {
   if (CUresult r = check_init()) return r;
   *phEvent = reinterpret_cast<CUevent>(new Event());
+  state().events_created.fetch_add(1, std::memory_order_relaxed);
   return CUDA_SUCCESS;
 }
 

@@ -307,6 +307,8 @@ void log_exit_handler() {
   std::FILE* f = std::fopen(s.log_path.c_str(), "w");
   if (f == nullptr) return;
   std::fprintf(f, "launches %llu\n", static_cast<unsigned long long>(s.launches));
+  std::fprintf(f, "events_created %llu\n",
+               static_cast<unsigned long long>(s.events_created.load()));
   for (const auto& [name, st] : s.stats) {
     std::fprintf(f, "kernel %s %llu %llu\n", name, static_cast<unsigned long long>(st.count),
                  static_cast<unsigned long long>(st.total_ns));

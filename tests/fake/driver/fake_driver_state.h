@@ -114,6 +114,7 @@ struct State {
   std::vector<Function*> free_functions;  // recycled handles (so unloads reuse addresses)
   std::map<const char*, KernelStats> stats;
   std::uint64_t launches = 0;
+  std::atomic<std::uint64_t> events_created{0};
   std::map<std::string, std::uint64_t> misuse;  // calls of cuFunc*/cuKernel* on the other kind
   std::vector<std::string> exec_log;            // FAKE_CUDA_LOG_KERNELS=1
   bool log_kernels = false;
