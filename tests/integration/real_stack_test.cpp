@@ -286,5 +286,63 @@ TEST(RealStack, EventTimingCreatesEventsAsLaunchesNeedThemWithinABound) {
   EXPECT_LE(fake.events_created, 2u * 4096u);
 }
 
+// ---- launch paths no hook covers ------------------------------------------------------------
+
+// A cooperative multi-device launch, a graph built node by node, a graph node changed in its
+// executable: recorded from CUPTI alone, with all CUPTI says, and marked unhooked.
+void expect_unhooked_paths_recorded_completely(const std::map<std::string, std::string>& env) {
+  const RunResult r = run({{program("unhooked_graph_paths"), "3"}, env});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  const FakeLog fake = read_fake_log(r.dir + "/fake.log");
+  ASSERT_EQ(records.kernels.size(), fake.executions.size());
+  std::map<std::string, std::vector<nlohmann::json>> by_name;
+  for (const auto& k : records.kernels) {
+    // Complete: what ran, its geometry, its measurement.
+    EXPECT_TRUE(k.at(field::kMeasuredUs).is_number()) << k.dump();
+    EXPECT_GT(k.at(field::kRegs).get<int>(), 0) << k.dump();
+    by_name[k.at(field::kName)].push_back(k);
+  }
+  ASSERT_EQ(by_name["multi_device_kernel"].size(), 1u);
+  const auto& multi = by_name["multi_device_kernel"][0];
+  EXPECT_TRUE(has_note(multi, "unhooked")) << multi.dump();
+  EXPECT_TRUE(has_note(multi, "cooperative")) << multi.dump();
+  EXPECT_EQ(multi.at(field::kGrid), (nlohmann::json{4, 1, 1}));
+
+  ASSERT_EQ(by_name["explicit_node_kernel"].size(), 3u);
+  for (const auto& k : by_name["explicit_node_kernel"]) {
+    EXPECT_TRUE(has_note(k, "unhooked")) << k.dump();
+    EXPECT_TRUE(has_note(k, "graph_replay")) << k.dump();
+    EXPECT_EQ(k.at(field::kGrid), (nlohmann::json{8, 1, 1}));
+  }
+
+  // The first replay ran the captured launch; after the change, the new one, which no hook saw.
+  const auto& updated = by_name["captured_then_updated_kernel"];
+  ASSERT_EQ(updated.size(), 4u);
+  int as_captured = 0, changed = 0;
+  for (const auto& k : updated) {
+    if (k.at(field::kGrid) == nlohmann::json{2, 1, 1}) {
+      ++as_captured;
+      EXPECT_FALSE(has_note(k, "unhooked")) << k.dump();
+    } else {
+      ++changed;
+      EXPECT_EQ(k.at(field::kGrid), (nlohmann::json{16, 1, 1})) << k.dump();
+      EXPECT_TRUE(has_note(k, "unhooked")) << k.dump();
+    }
+  }
+  EXPECT_EQ(as_captured, 1);
+  EXPECT_EQ(changed, 3);
+  const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
+  EXPECT_EQ(summary.at("counters").at("unhooked"), 1 + 3 + 3);
+}
+
+TEST(RealStack, LaunchPathsNoHookCoversAreRecordedCompletelyAndSayUnhooked) {
+  expect_unhooked_paths_recorded_completely({});
+}
+
+TEST(RealStack, LaunchPathsNoHookCoversAreRecordedCompletelyAndSayUnhookedInHookMode) {
+  expect_unhooked_paths_recorded_completely({{"PM2LAT_LAUNCH_SOURCE", "hooks"}});
+}
+
 }  // namespace
 }  // namespace pm2lat::test

@@ -162,7 +162,10 @@ void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
     if (s->runtime_api != LaunchApi::kUnknown) n.via = to_string(s->runtime_api);
     n.correlation = s->correlation_id;
   }
-  if (t != nullptr) n.correlation = t->correlation_id;
+  if (t != nullptr) {
+    n.correlation = t->correlation_id;
+    if (t->cooperative) n.bits |= notes::kCooperative;
+  }
   OpContext& op = r.op;
   op.kind = k.op ? k.op->kind : OpKind::kUnknown;
   op.source.assign(k.op ? to_string(k.op->source) : "");

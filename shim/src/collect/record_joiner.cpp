@@ -25,6 +25,14 @@ bool same_kernel(const LaunchSlot& s, const KernelTiming& t) {
          StringTable::instance().get(s.name_id) == t.name;
 }
 
+// A replayed node's record matches its template: same geometry, and the same name when the
+// template has one.
+bool launched_as(const LaunchSlot& s, const KernelTiming& t) {
+  if (!same_geometry(s, t)) return false;
+  return s.name_id == StringTable::kUnknown || t.name == nullptr ||
+         StringTable::instance().get(s.name_id) == t.name;
+}
+
 }  // namespace
 
 RecordJoiner::RecordJoiner(JoinerSetup setup, ShimCounters& counters, JoinedKernelSink& sink)
@@ -165,7 +173,7 @@ bool RecordJoiner::join_graph_node(const KernelTiming& t) {
     // capture by name and geometry, and remember the id for the next replays.
     if (const auto* kernels = graphs_.kernels_of_exec(launch->graph_exec)) {
       for (const GraphTemplate& k : *kernels) {
-        if (!same_kernel(k.slot, t)) continue;
+        if (!launched_as(k.slot, t)) continue;
         LaunchSlot alias = k.slot;
         alias.graph_node = t.graph_node_id;
         alias.graph = 0;
@@ -177,8 +185,12 @@ bool RecordJoiner::join_graph_node(const KernelTiming& t) {
   }
   if (tmpl == nullptr && launch == nullptr) return false;
   counters_.graph_replays++;
-  if (tmpl == nullptr) {
-    emit(nullptr, &t, nullptr, notes::kGraphReplay);
+  // A node no hook recorded (added with cuGraphAddKernelNode), or one changed in its
+  // executable since it was captured (cuGraphExecKernelNodeSetParams): what ran is what CUPTI
+  // says, and no hook saw it.
+  if (tmpl == nullptr || !launched_as(tmpl->slot, t)) {
+    counters_.unhooked++;
+    emit(nullptr, &t, nullptr, notes::kGraphReplay | notes::kUnhooked);
     return true;
   }
   LaunchSlot k = tmpl->slot;

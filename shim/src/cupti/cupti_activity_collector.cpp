@@ -253,6 +253,7 @@ void CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* t, Externa
     t->registers = k->registersPerThread;
     t->graph_node_id = k->graphNodeId;
     t->graph_id = k->graphId;
+    t->cooperative = k->launchType != CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
     t->name = k->name;
     *what = 1;
   } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {

@@ -36,6 +36,7 @@ struct KernelTiming {
   std::uint32_t registers = 0;
   std::uint64_t graph_node_id = 0;
   std::uint32_t graph_id = 0;
+  bool cooperative = false;    // a cooperative launch (single or multi-device)
   const char* name = nullptr;  // CUPTI's shared string, valid for the session
 };
 

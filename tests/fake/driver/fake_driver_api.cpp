@@ -6,6 +6,7 @@
 #include <cupti.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -88,7 +89,7 @@ CUresult launch_ex(int cbid, const char* fname, const CUlaunchConfig* config, CU
       spec.cluster[1] = a.value.clusterDim.y;
       spec.cluster[2] = a.value.clusterDim.z;
     } else if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
-      spec.cooperative = a.value.cooperative != 0;
+      spec.cooperative = a.value.cooperative != 0 ? 1 : 0;
     }
   }
   cuLaunchKernelEx_params params{config, f, kernelParams, extra};
@@ -170,6 +171,7 @@ CUresult instantiate(CUgraphExec* phExec, CUgraph hGraph) {
     for (Node* n : g->nodes) {
       auto* clone = new Node(*n);
       clone->id = s.next_node_id++;
+      clone->original = n;
       exec->nodes.push_back(clone);
       events.push_back(FakeGraphEvent{20 /*CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED*/, nullptr, hGraph,
                                       hGraph, reinterpret_cast<CUgraphNode>(clone),
@@ -622,7 +624,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int g
   spec.smem = smem;
   spec.stream = hStream;
   spec.kernel_params = kernelParams;
-  spec.cooperative = true;
+  spec.cooperative = 1;
   cuLaunchCooperativeKernel_params params{f, gx, gy, gz, bx, by, bz, smem, hStream, kernelParams};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
                                "cuLaunchCooperativeKernel", params, spec);
@@ -638,11 +640,119 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned 
   spec.smem = smem;
   spec.stream = hStream;
   spec.kernel_params = kernelParams;
-  spec.cooperative = true;
+  spec.cooperative = 1;
   cuLaunchCooperativeKernel_ptsz_params params{f,  gx, gy,   gz,      bx,
                                                by, bz, smem, hStream, kernelParams};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
                                "cuLaunchCooperativeKernel_ptsz", params, spec);
+}
+
+// Deprecated in CUDA 13 but still exported: one launch per device (the fake has one).
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* launchParamsList,
+                                              unsigned int numDevices, unsigned int flags) {
+  if (launchParamsList == nullptr || numDevices != 1) return CUDA_ERROR_INVALID_VALUE;
+  const CUDA_LAUNCH_PARAMS& p = launchParamsList[0];
+  LaunchSpec spec;
+  spec.function = reinterpret_cast<Function*>(p.function);
+  fill_dims(spec, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY, p.blockDimZ);
+  spec.smem = p.sharedMemBytes;
+  spec.stream = p.hStream;
+  spec.kernel_params = p.kernelParams;
+  spec.cooperative = 2;
+  cuLaunchCooperativeKernelMultiDevice_params params{launchParamsList, numDevices, flags};
+  return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
+                               "cuLaunchCooperativeKernelMultiDevice", params, spec);
+}
+
+// ---- graphs built node by node ----------------------------------------------------------------
+
+CUresult cuGraphCreate(CUgraph* phGraph, unsigned int) {
+  if (CUresult r = check_init()) return r;
+  if (phGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(state().mu);
+  auto* g = new Graph();
+  g->id = state().next_graph_id++;
+  *phGraph = reinterpret_cast<CUgraph>(g);
+  return CUDA_SUCCESS;
+}
+
+namespace {
+// A kernel node's launch from its parameters (func, else kern). Caller holds the lock.
+bool set_kernel_node(Node* n, const CUDA_KERNEL_NODE_PARAMS* p) {
+  Function* f = launchable(p->func != nullptr ? p->func : reinterpret_cast<CUfunction>(p->kern));
+  if (f == nullptr) return false;
+  const Function* ctx_f =
+      (f->magic == kKernelMagic && f->context_function) ? f->context_function : f;
+  n->name = f->name;
+  n->grid[0] = p->gridDimX;
+  n->grid[1] = p->gridDimY;
+  n->grid[2] = p->gridDimZ;
+  n->block[0] = p->blockDimX;
+  n->block[1] = p->blockDimY;
+  n->block[2] = p->blockDimZ;
+  n->smem = p->sharedMemBytes;
+  n->registers = ctx_f->decl.registers;
+  n->static_smem = ctx_f->decl.static_smem;
+  n->has_gemm_work = false;
+  return true;
+}
+}  // namespace
+
+CUresult cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                              const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (phGraphNode == nullptr || hGraph == nullptr || nodeParams == nullptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  FakeGraphEvent created{};
+  {
+    std::lock_guard<std::mutex> lock(state().mu);
+    auto* node = new Node();
+    if (!set_kernel_node(node, nodeParams)) {
+      delete node;
+      return CUDA_ERROR_INVALID_HANDLE;
+    }
+    node->id = state().next_node_id++;
+    auto* g = reinterpret_cast<Graph*>(hGraph);
+    g->nodes.push_back(node);
+    *phGraphNode = reinterpret_cast<CUgraphNode>(node);
+    created = FakeGraphEvent{13 /*CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED*/,
+                             nullptr,
+                             hGraph,
+                             nullptr,
+                             *phGraphNode,
+                             nullptr,
+                             CU_GRAPH_NODE_TYPE_KERNEL,
+                             nullptr};
+  }
+  notify_graph_event(created);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+  if (hGraph == nullptr || numNodes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(state().mu);
+  const auto* g = reinterpret_cast<Graph*>(hGraph);
+  if (nodes == nullptr) {
+    *numNodes = g->nodes.size();
+    return CUDA_SUCCESS;
+  }
+  const size_t n = std::min(*numNodes, g->nodes.size());
+  for (size_t i = 0; i < n; ++i) nodes[i] = reinterpret_cast<CUgraphNode>(g->nodes[i]);
+  *numNodes = n;
+  return CUDA_SUCCESS;
+}
+
+// Changes a kernel node of an executable graph in place: its next replays run the new launch.
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (hGraphExec == nullptr || hNode == nullptr || nodeParams == nullptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(state().mu);
+  auto* exec = reinterpret_cast<GraphExec*>(hGraphExec);
+  for (Node* n : exec->nodes) {
+    if (n->original != reinterpret_cast<Node*>(hNode)) continue;
+    return set_kernel_node(n, nodeParams) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 // A launch entry point that no interposer wraps and that the tool's API callbacks do not

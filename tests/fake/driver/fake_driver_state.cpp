@@ -164,8 +164,8 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
                                    const std::uint32_t grid[3], const std::uint32_t block[3],
                                    const std::uint32_t cluster[3], std::uint32_t smem,
                                    int registers, int static_smem, std::uint32_t correlation,
-                                   std::uint64_t node_id, std::uint32_t graph_id, bool cooperative,
-                                   const fake_sim::GemmWork* gemm) {
+                                   std::uint64_t node_id, std::uint32_t graph_id,
+                                   std::uint8_t cooperative, const fake_sim::GemmWork* gemm) {
   const std::uint64_t dur =
       gemm != nullptr
           ? fake_sim::gemm_duration_ns(name, grid, *gemm, fake_sim::device_model().sm_count)
@@ -205,7 +205,7 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
   e.correlation_id = correlation;
   e.graph_node_id = node_id;
   e.graph_id = graph_id;
-  e.cooperative = cooperative ? 1 : 0;
+  e.cooperative = cooperative;
   return e;
 }
 
@@ -289,9 +289,9 @@ CUresult replay(GraphExec* exec, CUstream stream_handle, std::uint32_t correlati
     Stream* stream = resolve_stream(stream_handle);
     if (stream->capturing) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     for (Node* n : exec->nodes) {
-      done.push_back(execute_locked(
-          s, stream, n->name, n->grid, n->block, n->cluster, n->smem, n->registers, n->static_smem,
-          correlation, n->id, exec->graph_id, false, n->has_gemm_work ? &n->gemm_work : nullptr));
+      done.push_back(execute_locked(s, stream, n->name, n->grid, n->block, n->cluster, n->smem,
+                                    n->registers, n->static_smem, correlation, n->id,
+                                    exec->graph_id, 0, n->has_gemm_work ? &n->gemm_work : nullptr));
     }
     ready = s.device_ready_ns;
   }

@@ -64,6 +64,7 @@ struct Node {
   int static_smem = 0;
   bool has_gemm_work = false;  // captured from the launch's Params (fake_gemm_law.h)
   fake_sim::GemmWork gemm_work;
+  Node* original = nullptr;  // for a node of an executable graph: the node it was cloned from
 };
 
 struct Graph {
@@ -157,7 +158,7 @@ struct LaunchSpec {
   std::uint32_t cluster[3] = {1, 1, 1};
   std::uint32_t smem = 0;
   CUstream stream = nullptr;
-  bool cooperative = false;
+  std::uint8_t cooperative = 0;  // FakeKernelExecution::cooperative
   void** kernel_params = nullptr;
   bool has_gemm_work = false;  // the first argument describes a GEMM (fake_gemm_law.h)
   fake_sim::GemmWork gemm_work;
