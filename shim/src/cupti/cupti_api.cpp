@@ -42,13 +42,23 @@ void* open_cupti(const std::string& explicit_path, std::string* path) {
       return h;
     }
   }
-  // The toolkit the environment names comes first (its lib64 before extras/CUPTI/lib64), then
-  // the library path (and the loader's cache), then the default toolkit.
+  // The loader's own override first (LD_LIBRARY_PATH), then the toolkit the environment names
+  // (its lib64 before extras/CUPTI/lib64), then the loader's default search (its cache), then
+  // the default toolkit.
   std::vector<std::string> candidates;
-  auto add_toolkit = [&](const std::string& root) {
-    for (const char* dir : kToolkitDirs) {
-      for (const char* name : kCuptiNames) candidates.push_back(root + "/" + dir + "/" + name);
+  auto add_dir = [&](const std::string& dir) {
+    for (const char* name : kCuptiNames) candidates.push_back(dir + "/" + name);
+  };
+  if (const char* path = std::getenv("LD_LIBRARY_PATH"); path != nullptr) {
+    std::string dirs = path;
+    for (std::size_t start = 0, end; start <= dirs.size(); start = end + 1) {
+      end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      if (end > start) add_dir(dirs.substr(start, end - start));
     }
+  }
+  auto add_toolkit = [&](const std::string& root) {
+    for (const char* dir : kToolkitDirs) add_dir(root + "/" + dir);
   };
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
     if (const char* root = std::getenv(var); root != nullptr && *root != '\0') add_toolkit(root);
