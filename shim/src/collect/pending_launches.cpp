@@ -97,7 +97,7 @@ void PendingLaunches::erase(Entry* e) noexcept {
 }
 
 void PendingLaunches::compact() {
-  while (bits_ > kMinBucketBits && size_ * 16 < buckets_.size()) rebuild(bits_ - 1);
+  while (bits_ > kMinBucketBits && size_ * 64 < buckets_.size()) rebuild(bits_ - 1);
 }
 
 std::pair<std::uint64_t, PendingLaunches::Entry*> PendingLaunches::oldest() noexcept {

@@ -106,6 +106,7 @@ void RecordJoiner::on_kernel_slot(const LaunchSlot& s, std::uint64_t now_ns) {
   }
   if (setup_.timing == TimingMode::kCupti) {
     if ((s.flags & slot_flags::kFromCallback) != 0 && s.correlation_id != 0) {
+      if (join_waiting_record(s)) return;
       pending_.insert(s.correlation_id, s, now_ns);
     } else if ((s.flags & slot_flags::kExternalCorrelation) != 0) {
       pending_.insert(s.seq | kSeqKeyBit, s, now_ns);
@@ -155,7 +156,23 @@ void RecordJoiner::on_external(const ExternalCorrelation& e) {
 
 void RecordJoiner::on_timing(const KernelTiming& t, std::uint64_t now_ns, std::uint64_t seq_bound) {
   if (join(t)) return;
-  orphans_.push_back(Orphan{t, now_ns, passes_, seq_bound});
+  if (setup_.metadata == MetadataSource::kCuptiCallbacks && t.graph_node_id == 0) {
+    orphan_by_correlation_[t.correlation_id] = orphans_erased_ + orphans_.size();
+  }
+  orphans_.push_back(Orphan{t, now_ns, passes_, seq_bound, false});
+  ++orphans_waiting_;
+}
+
+bool RecordJoiner::join_waiting_record(const LaunchSlot& s) {
+  if (orphan_by_correlation_.empty()) return false;
+  auto it = orphan_by_correlation_.find(s.correlation_id);
+  if (it == orphan_by_correlation_.end()) return false;
+  Orphan& o = orphans_[it->second - orphans_erased_];
+  orphan_by_correlation_.erase(it);
+  o.joined = true;
+  --orphans_waiting_;
+  emit(&s, &o.timing, call_context(s), 0);
+  return true;
 }
 
 bool RecordJoiner::join_graph_node(const KernelTiming& t) {
@@ -232,10 +249,14 @@ void RecordJoiner::end_pass(const RingState& rings, std::uint64_t now_ns, bool f
 
 void RecordJoiner::settle_orphans(const RingState& rings, std::uint64_t now_ns, bool final) {
   while (orphans_head_ < orphans_.size()) {
-    const Orphan& o = orphans_[orphans_head_];
-    // Its launch may have been drained since.
-    if (join(o.timing)) {
+    Orphan& o = orphans_[orphans_head_];
+    if (o.joined) {
       ++orphans_head_;
+      continue;
+    }
+    // Its launch may have been drained since (hook mode: through its external correlation).
+    if (join(o.timing)) {
+      forget_orphan(o);
       continue;
     }
     // A record can arrive before its launch's slot is drained when the worker is behind
@@ -243,22 +264,33 @@ void RecordJoiner::settle_orphans(const RingState& rings, std::uint64_t now_ns, 
     // a launch still between its reservation and its publication. Old or too many orphans
     // are settled regardless, so that a stuck ring cannot hold memory.
     const bool settled_anyway =
-        now_ns - o.arrived_ns > kTimingTimeoutNs || orphans_.size() - orphans_head_ > kMaxPending;
+        now_ns - o.arrived_ns > kTimingTimeoutNs || orphans_waiting_ > kMaxPending;
     const bool may_still_come = o.seq_bound > rings.oldest_waiting_seq || passes_ - o.pass < 2 ||
                                 now_ns - o.arrived_ns < kOrphanGraceNs;
     if (!final && !settled_anyway && may_still_come) break;
     const KernelTiming t = o.timing;
-    ++orphans_head_;
+    forget_orphan(o);
     settle_unclaimed(t, rings);
   }
   // The queue is a vector read from orphans_head_: its front is given back in large steps.
   if (orphans_head_ == orphans_.size()) {
+    orphans_erased_ += orphans_.size();
     orphans_.clear();
     orphans_head_ = 0;
   } else if (orphans_head_ > kOrphanCompactAt && orphans_head_ * 2 > orphans_.size()) {
     orphans_.erase(orphans_.begin(), orphans_.begin() + static_cast<std::ptrdiff_t>(orphans_head_));
+    orphans_erased_ += orphans_head_;
     orphans_head_ = 0;
   }
+}
+
+void RecordJoiner::forget_orphan(Orphan& o) {
+  if (setup_.metadata == MetadataSource::kCuptiCallbacks && o.timing.graph_node_id == 0) {
+    orphan_by_correlation_.erase(o.timing.correlation_id);
+  }
+  o.joined = true;
+  --orphans_waiting_;
+  ++orphans_head_;
 }
 
 void RecordJoiner::settle_unclaimed(const KernelTiming& t, const RingState& rings) {

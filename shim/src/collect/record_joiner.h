@@ -81,7 +81,7 @@ class RecordJoiner {
   void end_pass(const RingState& rings, std::uint64_t now_ns, bool final);
 
   std::size_t launches_waiting() const noexcept { return pending_.size() + runtime_only_.size(); }
-  std::size_t records_waiting() const noexcept { return orphans_.size() - orphans_head_; }
+  std::size_t records_waiting() const noexcept { return orphans_waiting_; }
 
  private:
   struct RuntimeOnly {
@@ -95,14 +95,19 @@ class RecordJoiner {
     // Launch sequence numbers handed out when the record arrived: its launch, if hooked, has
     // a smaller one, so once every ring is drained past this bound it can no longer turn up.
     std::uint64_t seq_bound;
+    bool joined;  // its launch arrived since and took it
   };
 
   void on_kernel_slot(const LaunchSlot& s, std::uint64_t now_ns);
+  // A record that arrived ahead of its launch `s` (callback mode): joins it now.
+  bool join_waiting_record(const LaunchSlot& s);
   void on_graph_launch(const LaunchSlot& s, std::uint64_t now_ns);
   void on_library_call(const LaunchSlot& s);
   bool join(const KernelTiming& t);
   bool join_graph_node(const KernelTiming& t);
   void settle_orphans(const RingState& rings, std::uint64_t now_ns, bool final);
+  // Takes the orphan at orphans_head_ out of the queue.
+  void forget_orphan(Orphan& o);
   // A record no launch claimed: a runtime-only launch's, a dropped launch's, or unhooked.
   void settle_unclaimed(const KernelTiming& t, const RingState& rings);
   void expire(std::uint64_t now_ns, bool final);
@@ -125,10 +130,15 @@ class RecordJoiner {
   std::unordered_map<std::uint64_t, LaunchSlot> graph_by_seq_;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> graph_order_;  // (key, arrived)
   std::deque<RuntimeOnly> runtime_only_;  // launches joinable only by name and geometry
-  // Records waiting for their launch, oldest first from orphans_head_.
+  // Records waiting for their launch, oldest first from orphans_head_. In callback mode a
+  // launch arriving after its record finds it by correlation id (the value: the orphan's
+  // position counted from the first orphan ever, orphans_erased_ + index).
   static constexpr std::size_t kOrphanCompactAt = 4096;
   std::vector<Orphan> orphans_;
   std::size_t orphans_head_ = 0;
+  std::size_t orphans_erased_ = 0;
+  std::size_t orphans_waiting_ = 0;
+  std::unordered_map<std::uint32_t, std::size_t> orphan_by_correlation_;
   std::unordered_map<std::uint64_t, OpPod> calls_;  // library call id -> context
   std::deque<std::uint64_t> call_order_;
 };

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "driver_api.h"
@@ -23,6 +24,9 @@ constexpr std::uint64_t kNsPerMs = 1'000'000;
 
 // Passes alternate between rings and CUPTI buffers up to this many times per iteration.
 constexpr int kPassesPerIteration = 64;
+// Slots drained per pass before the records that came meanwhile, shared among the rings.
+constexpr std::uint64_t kPassSlots = 16384;
+constexpr std::uint64_t kMinRingShare = 256;
 // CUPTI's own periodic flush may be unavailable: complete buffers are asked for this often.
 constexpr std::uint64_t kCuptiFlushNs = 500 * kNsPerMs;
 // A final events-timed slot waits this long for its GPU work (1 ms steps).
@@ -136,14 +140,19 @@ void Worker::iteration(bool final) {
     pass_ns_ = monotonic_ns();
     buffers_.clear();
     if (cupti_activity_) activity.take_completed(buffers_);
-    // Then every ring up to what it had published by now: a launch's slot is published before
-    // its kernel can complete, so every record in these buffers finds its launch waiting (a
-    // record that arrives before its launch only waits, and costs more). Only what was there
-    // is drained, so that a thread launching without pause cannot keep the worker from the
-    // records.
+    // Then the rings, up to what each had published by now: a launch's slot is published
+    // before its kernel can complete, so the records in these buffers mostly find their
+    // launches waiting. Only what was there is drained, so that a thread launching without
+    // pause cannot keep the worker from the records; and at most kPassSlots, shared among the
+    // rings, so that CUPTI's buffers come back to the pool while the worker catches up (a record
+    // ahead of its launch waits and is joined when the launch is drained).
+    std::size_t rings = 0;
+    for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) ++rings;
+    const std::uint64_t share =
+        std::max<std::uint64_t>(kMinRingShare, kPassSlots / std::max<std::size_t>(1, rings));
     bool drained_any = false;
     for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
-      drained_any |= drain_ring(r, final, r->published());
+      drained_any |= drain_ring(r, final, std::min(r->published(), r->consumed() + share));
     }
     const std::uint64_t seq_bound = launch_path_state().next_seq.load(std::memory_order_relaxed);
     for (const auto& b : buffers_) {

@@ -210,13 +210,21 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
 }
 
 // Like a real launch queue that is full, a launch blocks while the simulated device is too
-// far behind the host. This is the back-pressure real programs feel from a busy GPU.
-// Sleeps until half the backlog has drained, so a blocked launcher wakes up rarely.
+// far behind the host. This is the back-pressure real programs feel from a busy GPU. The queue
+// has two marks, as a driver's push buffer does: once it is full, launches wait until it has
+// drained to a quarter, then go on without waiting until it is full again. (Waiting at a
+// single mark would wake every launching thread for every kernel the device retires.)
+std::atomic<bool> g_queue_full{false};
+
 void throttle(std::uint64_t device_ready, std::uint64_t max_backlog) {
   const std::uint64_t now = now_ns();
-  if (device_ready > now + max_backlog) {
-    std::this_thread::sleep_for(std::chrono::nanoseconds(device_ready - now - max_backlog / 2));
+  const std::uint64_t low = max_backlog / 4;
+  if (device_ready > now + max_backlog) g_queue_full.store(true, std::memory_order_relaxed);
+  if (!g_queue_full.load(std::memory_order_relaxed)) return;
+  if (device_ready > now + low) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(device_ready - now - low));
   }
+  g_queue_full.store(false, std::memory_order_relaxed);
 }
 
 void deliver(const FakeKernelExecution& e) {
