@@ -2,7 +2,11 @@
 # Validates libpm2lat.so on a machine with a real NVIDIA GPU: coverage (every kernel CUPTI
 # saw was also seen by a hook, nothing dropped, everything measured) and overhead (wall time
 # of the same workload with and without the runtime), for the cuBLAS example and, when
-# PyTorch is installed, the PyTorch example (eager, torch.compile, CUDA graphs).
+# PyTorch is installed, the PyTorch example (eager, torch.compile, CUDA graphs). Then what
+# only real hardware can confirm of what the fake stack reproduces (shim/README.md, "Found by
+# reading the runtime against CUDA 13"): torch.profiler started and stopped in the middle of
+# a run, torch.cuda.graph capture while kernels are timed with CUDA events, and hook mode
+# (with events timing) on this driver, which is the old-driver path when it is older than 12.8.
 #
 #   scripts/gpu-check.sh [build-dir]        (default: build/default)
 #
@@ -77,6 +81,104 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   check_workload pytorch-graphs python3 "$root/examples/pytorch_train.py" --steps 50 --graphs
 else
   note "PyTorch with CUDA not available: PyTorch checks skipped"
+fi
+
+# ---- what the fake CUDA stack reproduces and only a GPU confirms ----------------------------
+
+# Checks a summary (and optionally its warnings) for a run that must be complete.
+check_summary() {
+  python3 - "$@" <<'PY' || failures=$((failures + 1))
+import json, sys
+name, path = sys.argv[1], sys.argv[2]
+want_warning = sys.argv[3] if len(sys.argv) > 3 else ""
+s = json.load(open(path))
+c = s["counters"]
+problems = []
+if c["records"] == 0: problems.append("no kernel records")
+if c["measured"] != c["records"]: problems.append(f"{c['records'] - c['measured']} records unmeasured")
+if c["timing_lost"]: problems.append(f"{c['timing_lost']} launches lost their timing")
+if want_warning and not any(want_warning in w for w in s.get("warnings", [])):
+    problems.append(f"no warning mentioning '{want_warning}'")
+print(f"{name}: mode {s['mode']}, {c['records']} records, {c['measured']} measured, "
+      f"{c['unhooked']} unhooked, {c['timing_lost']} timing lost")
+for p in problems: print(f"FAIL: {name}: {p}")
+sys.exit(1 if problems else 0)
+PY
+}
+
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  cat > "$out/profiler_mid_run.py" <<'PY'
+# torch.profiler started and stopped in the middle of a run: kineto registers its own CUPTI
+# buffer callbacks, enables kinds and disables them at stop. Prints what the profiler saw.
+import torch
+from torch.profiler import ProfilerActivity, profile
+x = torch.randn(2048, 2048, device="cuda")
+def steps(n):
+    for _ in range(n):
+        y = x @ x
+        y = torch.relu(y)
+    torch.cuda.synchronize()
+steps(50)
+with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    steps(50)
+kernels = sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+steps(50)
+print(f"profiler_kernels {kernels}")
+PY
+  cat > "$out/graph_capture_events.py" <<'PY'
+# torch.cuda.graph capture (global mode) while earlier kernels are still being timed with
+# CUDA events by the runtime's worker thread: the capture must not be invalidated.
+import torch
+x = torch.randn(4096, 4096, device="cuda")
+for _ in range(20):
+    y = x @ x
+g = torch.cuda.CUDAGraph()
+s = torch.cuda.Stream()
+with torch.cuda.stream(s):
+    with torch.cuda.graph(g):
+        z = torch.relu(x @ x)
+for _ in range(20):
+    g.replay()
+torch.cuda.synchronize()
+print("capture ok")
+PY
+  dir="$out/profiler"; mkdir -p "$dir"
+  plain="$(python3 "$out/profiler_mid_run.py" | sed -n 's/profiler_kernels //p')"
+  under="$(LD_PRELOAD="$lib" PM2LAT_OUT="$dir/" PM2LAT_SUMMARY="$dir/summary.json" \
+           python3 "$out/profiler_mid_run.py" | sed -n 's/profiler_kernels //p')"
+  note "torch.profiler mid-run: the profiler saw $plain kernels alone, $under under the runtime"
+  [[ -n "$under" && "$under" == "$plain" ]] || fail "torch.profiler lost kernels under the runtime"
+  check_summary profiler-mid-run "$dir/summary.json" "another CUPTI client"
+
+  dir="$out/graph-capture-events"; mkdir -p "$dir"
+  if LD_PRELOAD="$lib" PM2LAT_TIMING=events PM2LAT_OUT="$dir/" PM2LAT_SUMMARY="$dir/summary.json" \
+      python3 "$out/graph_capture_events.py" | grep -q "capture ok"; then
+    check_summary graph-capture-events "$dir/summary.json"
+  else
+    fail "torch.cuda.graph capture failed while the runtime timed kernels with CUDA events"
+  fi
+else
+  note "PyTorch with CUDA not available: profiler and graph-capture checks skipped"
+fi
+
+# Hook mode with events timing: the path of a driver without CUPTI callbacks, and, on a driver
+# older than 12.8 (r535, r550), the entry points asked for at the driver's own version.
+driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)"
+if [[ -x "$gemm" ]]; then
+  dir="$out/hooks-events"; mkdir -p "$dir"
+  LD_PRELOAD="$lib" PM2LAT_LAUNCH_SOURCE=hooks PM2LAT_TIMING=events PM2LAT_OUT="$dir/" \
+    PM2LAT_SUMMARY="$dir/summary.json" "$gemm" 50 >/dev/null
+  check_summary "hooks-events (driver $driver)" "$dir/summary.json"
+  python3 - "$dir" <<'PY' || failures=$((failures + 1))
+import glob, json, sys
+names = 0
+for path in glob.glob(sys.argv[1] + "/records.*.jsonl"):
+    with open(path) as f:
+        next(f)
+        names += sum(1 for line in f if json.loads(line)["name"])
+print(f"hooks-events: {names} named records")
+sys.exit(0 if names else 1)
+PY
 fi
 
 if [[ -x "$build/shim/pm2lat_launch_path_bench" ]]; then

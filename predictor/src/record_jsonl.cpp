@@ -1,5 +1,7 @@
 #include "pm2lat/record_jsonl.h"
 
+#include "pm2lat/record_fields.h"
+
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -7,6 +9,7 @@ namespace pm2lat {
 namespace {
 
 using nlohmann::json;
+using namespace record_field;
 
 json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
 
@@ -20,68 +23,68 @@ Dim3 dim3_from(const json& j) {
 }
 
 json op_json(const OpContext& op) {
-  json o = {{"kind", std::string(to_string(op.kind))}};
-  if (!op.source.empty()) o["source"] = op.source;
-  if (!op.name.empty()) o["name"] = op.name;
+  json o = {{op::kKind, std::string(to_string(op.kind))}};
+  if (!op.source.empty()) o[op::kSource] = op.source;
+  if (!op.name.empty()) o[op::kName] = op.name;
   switch (op.kind) {
     case OpKind::kGemm: {
       const GemmShape& g = op.gemm;
-      o.update({{"b", g.batch},
-                {"m", g.m},
-                {"n", g.n},
-                {"k", g.k},
-                {"trans_a", g.trans_a},
-                {"trans_b", g.trans_b},
-                {"dtype", std::string(to_string(g.a))},
-                {"compute", std::string(to_string(g.compute))}});
-      if (g.algo_tile_m > 0) o["algo_tile"] = {g.algo_tile_m, g.algo_tile_n};
-      if (g.algo_stages > 0) o["algo_stages"] = g.algo_stages;
-      if (g.algo_split_k > 0) o["algo_split_k"] = g.algo_split_k;
+      o.update({{op::kBatch, g.batch},
+                {op::kM, g.m},
+                {op::kN, g.n},
+                {op::kK, g.k},
+                {op::kTransA, g.trans_a},
+                {op::kTransB, g.trans_b},
+                {op::kDtype, std::string(to_string(g.a))},
+                {op::kCompute, std::string(to_string(g.compute))}});
+      if (g.algo_tile_m > 0) o[op::kAlgoTile] = {g.algo_tile_m, g.algo_tile_n};
+      if (g.algo_stages > 0) o[op::kAlgoStages] = g.algo_stages;
+      if (g.algo_split_k > 0) o[op::kAlgoSplitK] = g.algo_split_k;
       break;
     }
     case OpKind::kConv: {
       const ConvShape& c = op.conv;
-      o.update({{"n", c.batch},
-                {"c", c.in_channels},
-                {"h", c.in_h},
-                {"w", c.in_w},
-                {"k", c.out_channels},
-                {"r", c.kernel_h},
-                {"s", c.kernel_w},
-                {"stride", {c.stride_h, c.stride_w}},
-                {"pad", {c.pad_h, c.pad_w}},
-                {"dilation", {c.dilation_h, c.dilation_w}},
-                {"groups", c.groups},
-                {"dtype", std::string(to_string(c.dtype))}});
+      o.update({{op::kConvN, c.batch},
+                {op::kConvC, c.in_channels},
+                {op::kConvH, c.in_h},
+                {op::kConvW, c.in_w},
+                {op::kK, c.out_channels},
+                {op::kConvR, c.kernel_h},
+                {op::kConvS, c.kernel_w},
+                {op::kStride, {c.stride_h, c.stride_w}},
+                {op::kPad, {c.pad_h, c.pad_w}},
+                {op::kDilation, {c.dilation_h, c.dilation_w}},
+                {op::kGroups, c.groups},
+                {op::kDtype, std::string(to_string(c.dtype))}});
       break;
     }
     case OpKind::kAttention: {
       const AttentionShape& a = op.attention;
-      o.update({{"b", a.batch},
-                {"sq", a.seqlen_q},
-                {"skv", a.seqlen_kv},
-                {"h", a.heads},
-                {"hkv", a.kv_heads},
-                {"d", a.head_dim},
-                {"causal", a.causal},
-                {"backward", a.backward},
-                {"dtype", std::string(to_string(a.dtype))}});
-      if (a.window > 0) o["window"] = a.window;
-      if (a.kv_dtype != DType::kUnknown) o["kv_dtype"] = std::string(to_string(a.kv_dtype));
+      o.update({{op::kBatch, a.batch},
+                {op::kSeqQ, a.seqlen_q},
+                {op::kSeqKv, a.seqlen_kv},
+                {op::kHeads, a.heads},
+                {op::kKvHeads, a.kv_heads},
+                {op::kHeadDim, a.head_dim},
+                {op::kCausal, a.causal},
+                {op::kBackward, a.backward},
+                {op::kDtype, std::string(to_string(a.dtype))}});
+      if (a.window > 0) o[op::kWindow] = a.window;
+      if (a.kv_dtype != DType::kUnknown) o[op::kKvDtype] = std::string(to_string(a.kv_dtype));
       break;
     }
     case OpKind::kCollective:
-      o.update({{"bytes", op.collective.bytes}, {"ranks", op.collective.ranks}});
+      o.update({{op::kBytes, op.collective.bytes}, {op::kRanks, op.collective.ranks}});
       break;
     case OpKind::kUnknown:
       if (op.vec.bytes() <= 0) break;
       [[fallthrough]];
     default:
-      o.update({{"rows", op.vec.rows},
-                {"cols", op.vec.cols},
-                {"bytes_read", op.vec.bytes_read},
-                {"bytes_written", op.vec.bytes_written},
-                {"dtype", std::string(to_string(op.vec.dtype))}});
+      o.update({{op::kRows, op.vec.rows},
+                {op::kCols, op.vec.cols},
+                {op::kBytesRead, op.vec.bytes_read},
+                {op::kBytesWritten, op.vec.bytes_written},
+                {op::kDtype, std::string(to_string(op.vec.dtype))}});
       break;
   }
   return o;
@@ -96,81 +99,92 @@ T get_or(const json& j, const char* key, T fallback) {
 
 OpContext op_from(const json& o) {
   OpContext op;
-  op.kind = parse_op_kind(get_or<std::string>(o, "kind", "unknown"));
-  op.source = get_or<std::string>(o, "source", "");
-  op.name = get_or<std::string>(o, "name", "");
+  op.kind = parse_op_kind(get_or<std::string>(o, op::kKind, "unknown"));
+  op.source = get_or<std::string>(o, op::kSource, "");
+  op.name = get_or<std::string>(o, op::kName, "");
   switch (op.kind) {
     case OpKind::kGemm: {
       GemmShape& g = op.gemm;
-      g.batch = get_or<std::int64_t>(o, "b", 1);
-      g.m = get_or<std::int64_t>(o, "m", 0);
-      g.n = get_or<std::int64_t>(o, "n", 0);
-      g.k = get_or<std::int64_t>(o, "k", 0);
-      g.trans_a = get_or<bool>(o, "trans_a", false);
-      g.trans_b = get_or<bool>(o, "trans_b", false);
-      g.a = g.b = g.c = parse_dtype(get_or<std::string>(o, "dtype", ""));
-      g.compute = parse_dtype(get_or<std::string>(o, "compute", ""));
-      if (auto it = o.find("algo_tile"); it != o.end() && it->is_array() && it->size() == 2) {
+      g.batch = get_or<std::int64_t>(o, op::kBatch, 1);
+      g.m = get_or<std::int64_t>(o, op::kM, 0);
+      g.n = get_or<std::int64_t>(o, op::kN, 0);
+      g.k = get_or<std::int64_t>(o, op::kK, 0);
+      g.trans_a = get_or<bool>(o, op::kTransA, false);
+      g.trans_b = get_or<bool>(o, op::kTransB, false);
+      g.a = g.b = g.c = parse_dtype(get_or<std::string>(o, op::kDtype, ""));
+      g.compute = parse_dtype(get_or<std::string>(o, op::kCompute, ""));
+      if (auto it = o.find(op::kAlgoTile); it != o.end() && it->is_array() && it->size() == 2) {
         g.algo_tile_m = (*it)[0].get<std::int32_t>();
         g.algo_tile_n = (*it)[1].get<std::int32_t>();
       }
-      g.algo_stages = get_or<std::int32_t>(o, "algo_stages", 0);
-      g.algo_split_k = get_or<std::int32_t>(o, "algo_split_k", 0);
+      g.algo_stages = get_or<std::int32_t>(o, op::kAlgoStages, 0);
+      g.algo_split_k = get_or<std::int32_t>(o, op::kAlgoSplitK, 0);
       break;
     }
     case OpKind::kConv: {
       ConvShape& c = op.conv;
-      c.batch = get_or<std::int64_t>(o, "n", 0);
-      c.in_channels = get_or<std::int64_t>(o, "c", 0);
-      c.in_h = get_or<std::int64_t>(o, "h", 0);
-      c.in_w = get_or<std::int64_t>(o, "w", 0);
-      c.out_channels = get_or<std::int64_t>(o, "k", 0);
-      c.kernel_h = get_or<std::int64_t>(o, "r", 0);
-      c.kernel_w = get_or<std::int64_t>(o, "s", 0);
-      if (auto it = o.find("stride"); it != o.end() && it->is_array() && it->size() == 2) {
+      c.batch = get_or<std::int64_t>(o, op::kConvN, 0);
+      c.in_channels = get_or<std::int64_t>(o, op::kConvC, 0);
+      c.in_h = get_or<std::int64_t>(o, op::kConvH, 0);
+      c.in_w = get_or<std::int64_t>(o, op::kConvW, 0);
+      c.out_channels = get_or<std::int64_t>(o, op::kK, 0);
+      c.kernel_h = get_or<std::int64_t>(o, op::kConvR, 0);
+      c.kernel_w = get_or<std::int64_t>(o, op::kConvS, 0);
+      if (auto it = o.find(op::kStride); it != o.end() && it->is_array() && it->size() == 2) {
         c.stride_h = (*it)[0].get<std::int64_t>();
         c.stride_w = (*it)[1].get<std::int64_t>();
       }
-      if (auto it = o.find("pad"); it != o.end() && it->is_array() && it->size() == 2) {
+      if (auto it = o.find(op::kPad); it != o.end() && it->is_array() && it->size() == 2) {
         c.pad_h = (*it)[0].get<std::int64_t>();
         c.pad_w = (*it)[1].get<std::int64_t>();
       }
-      if (auto it = o.find("dilation"); it != o.end() && it->is_array() && it->size() == 2) {
+      if (auto it = o.find(op::kDilation); it != o.end() && it->is_array() && it->size() == 2) {
         c.dilation_h = (*it)[0].get<std::int64_t>();
         c.dilation_w = (*it)[1].get<std::int64_t>();
       }
-      c.groups = get_or<std::int64_t>(o, "groups", 1);
-      c.dtype = parse_dtype(get_or<std::string>(o, "dtype", ""));
+      c.groups = get_or<std::int64_t>(o, op::kGroups, 1);
+      c.dtype = parse_dtype(get_or<std::string>(o, op::kDtype, ""));
       break;
     }
     case OpKind::kAttention: {
       AttentionShape& a = op.attention;
-      a.batch = get_or<std::int64_t>(o, "b", 0);
-      a.seqlen_q = get_or<std::int64_t>(o, "sq", 0);
-      a.seqlen_kv = get_or<std::int64_t>(o, "skv", 0);
-      a.heads = get_or<std::int64_t>(o, "h", 0);
-      a.kv_heads = get_or<std::int64_t>(o, "hkv", 0);
-      a.head_dim = get_or<std::int64_t>(o, "d", 0);
-      a.causal = get_or<bool>(o, "causal", false);
-      a.backward = get_or<bool>(o, "backward", false);
-      a.dtype = parse_dtype(get_or<std::string>(o, "dtype", ""));
-      a.window = get_or<std::int64_t>(o, "window", 0);
-      a.kv_dtype = parse_dtype(get_or<std::string>(o, "kv_dtype", ""));
+      a.batch = get_or<std::int64_t>(o, op::kBatch, 0);
+      a.seqlen_q = get_or<std::int64_t>(o, op::kSeqQ, 0);
+      a.seqlen_kv = get_or<std::int64_t>(o, op::kSeqKv, 0);
+      a.heads = get_or<std::int64_t>(o, op::kHeads, 0);
+      a.kv_heads = get_or<std::int64_t>(o, op::kKvHeads, 0);
+      a.head_dim = get_or<std::int64_t>(o, op::kHeadDim, 0);
+      a.causal = get_or<bool>(o, op::kCausal, false);
+      a.backward = get_or<bool>(o, op::kBackward, false);
+      a.dtype = parse_dtype(get_or<std::string>(o, op::kDtype, ""));
+      a.window = get_or<std::int64_t>(o, op::kWindow, 0);
+      a.kv_dtype = parse_dtype(get_or<std::string>(o, op::kKvDtype, ""));
       break;
     }
     case OpKind::kCollective:
-      op.collective.bytes = get_or<double>(o, "bytes", 0);
-      op.collective.ranks = get_or<std::int32_t>(o, "ranks", 0);
+      op.collective.bytes = get_or<double>(o, op::kBytes, 0);
+      op.collective.ranks = get_or<std::int32_t>(o, op::kRanks, 0);
       break;
     default:
-      op.vec.rows = get_or<std::int64_t>(o, "rows", 0);
-      op.vec.cols = get_or<std::int64_t>(o, "cols", 0);
-      op.vec.bytes_read = get_or<double>(o, "bytes_read", 0);
-      op.vec.bytes_written = get_or<double>(o, "bytes_written", 0);
-      op.vec.dtype = parse_dtype(get_or<std::string>(o, "dtype", ""));
+      op.vec.rows = get_or<std::int64_t>(o, op::kRows, 0);
+      op.vec.cols = get_or<std::int64_t>(o, op::kCols, 0);
+      op.vec.bytes_read = get_or<double>(o, op::kBytesRead, 0);
+      op.vec.bytes_written = get_or<double>(o, op::kBytesWritten, 0);
+      op.vec.dtype = parse_dtype(get_or<std::string>(o, op::kDtype, ""));
       break;
   }
   return op;
+}
+
+json runtime_json(const RecordRuntime& rt) {
+  json o = json::object();
+  if (!rt.api.empty()) o[runtime::kApi] = rt.api;
+  if (!rt.via.empty()) o[runtime::kVia] = rt.via;
+  if (rt.correlation != 0) o[runtime::kCorrelation] = rt.correlation;
+  if (rt.call != 0) o[runtime::kCall] = rt.call;
+  if (!rt.args.empty()) o[runtime::kArgs] = rt.args;
+  o[runtime::kNotes] = rt.notes;
+  return o;
 }
 
 json parse_line(std::string_view line, const std::string& where) {
@@ -192,67 +206,72 @@ const Prediction* PredictedRecord::prediction_for(std::string_view target) const
   return nullptr;
 }
 
-std::string header_to_jsonl(const RecordsHeader& h) {
-  json j = {{"schema", kRecordSchemaName},
-            {"version", kRecordSchemaVersion},
-            {"gpu", h.gpu},
-            {"targets", h.targets},
-            {"pid", h.pid},
-            {"rank", h.rank},
-            {"host", h.host},
-            {"command", h.command}};
+std::string header_to_jsonl(const RecordsHeader& h, const RuntimeHeader* runtime_info) {
+  json j = {{kSchema, kRecordSchemaName},
+            {kVersion, kRecordSchemaVersion},
+            {kGpu, h.gpu},
+            {kTargets, h.targets},
+            {kPid, h.pid},
+            {kRank, h.rank},
+            {kHost, h.host},
+            {kCommand, h.command}};
+  if (runtime_info != nullptr) {
+    j[runtime::kObject] = {{runtime::kMode, runtime_info->mode},
+                           {runtime::kVersion, runtime_info->version}};
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string record_to_jsonl(const PredictedRecord& pr) {
+std::string record_to_jsonl(const PredictedRecord& pr, const RecordRuntime* runtime_info) {
   const KernelRecord& r = pr.record;
-  json j = {{"seq", r.seq},
-            {"ts_ns", r.ts_ns},
-            {"rank", pr.rank},
-            {"device", r.device},
-            {"gpu", pr.gpu},
-            {"stream", r.stream},
-            {"name", r.launch.name},
-            {"family", std::string(to_string(pr.family))},
-            {"config", pr.config},
-            {"grid", dim3_json(r.launch.grid)},
-            {"block", dim3_json(r.launch.block)},
-            {"cluster", dim3_json(r.launch.cluster)},
-            {"smem", r.launch.shared_mem_bytes},
-            {"regs", r.launch.registers_per_thread}};
-  if (r.graph_id != 0) j["graph"] = {{"id", r.graph_id}, {"node", r.graph_node_id}};
-  if (r.op.kind != OpKind::kUnknown || r.op.vec.bytes() > 0) j["op"] = op_json(r.op);
-  j["measured_us"] = r.measured_us ? json(*r.measured_us) : json(nullptr);
-  j["basis"] = std::string(to_string(r.basis));
+  json j = {{kSeq, r.seq},
+            {kTsNs, r.ts_ns},
+            {kRank, pr.rank},
+            {kDevice, r.device},
+            {kGpu, pr.gpu},
+            {kStream, r.stream},
+            {kName, r.launch.name},
+            {kFamily, std::string(to_string(pr.family))},
+            {kConfig, pr.config},
+            {kGrid, dim3_json(r.launch.grid)},
+            {kBlock, dim3_json(r.launch.block)},
+            {kCluster, dim3_json(r.launch.cluster)},
+            {kSmem, r.launch.shared_mem_bytes},
+            {kRegs, r.launch.registers_per_thread}};
+  if (r.graph_id != 0) j[kGraph] = {{kGraphId, r.graph_id}, {kGraphNode, r.graph_node_id}};
+  if (r.op.kind != OpKind::kUnknown || r.op.vec.bytes() > 0) j[kOp] = op_json(r.op);
+  j[kMeasuredUs] = r.measured_us ? json(*r.measured_us) : json(nullptr);
+  j[kBasis] = std::string(to_string(r.basis));
   json pred = json::object(), model = json::object(), flags = json::object();
   for (const auto& [target, p] : pr.predictions) {
     pred[target] = p.us;
     model[target] = std::string(to_string(p.model));
     flags[target] = flags_to_string(p.flags);
   }
-  j["predicted_us"] = pred;
-  j["model"] = model;
-  j["flags"] = flags;
+  j[kPredictedUs] = pred;
+  j[kModel] = model;
+  j[kFlags] = flags;
+  if (runtime_info != nullptr) j[runtime::kObject] = runtime_json(*runtime_info);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 RecordsHeader header_from_jsonl(std::string_view line, const std::string& where) {
   const json j = parse_line(line, where);
-  if (get_or<std::string>(j, "schema", "") != kRecordSchemaName)
+  if (get_or<std::string>(j, kSchema, "") != kRecordSchemaName)
     throw std::runtime_error(where + ": not a pm2lat records file (no '" + kRecordSchemaName +
                              "' header)");
-  if (get_or<int>(j, "version", 0) != kRecordSchemaVersion)
+  if (get_or<int>(j, kVersion, 0) != kRecordSchemaVersion)
     throw std::runtime_error(where + ": records schema version " +
-                             std::to_string(get_or<int>(j, "version", 0)) + ", this build reads " +
+                             std::to_string(get_or<int>(j, kVersion, 0)) + ", this build reads " +
                              std::to_string(kRecordSchemaVersion));
   RecordsHeader h;
   try {
-    h.gpu = get_or<std::string>(j, "gpu", "");
-    h.targets = get_or<std::vector<std::string>>(j, "targets", {});
-    h.pid = get_or<std::int64_t>(j, "pid", 0);
-    h.rank = get_or<std::int32_t>(j, "rank", 0);
-    h.host = get_or<std::string>(j, "host", "");
-    h.command = get_or<std::string>(j, "command", "");
+    h.gpu = get_or<std::string>(j, kGpu, "");
+    h.targets = get_or<std::vector<std::string>>(j, kTargets, {});
+    h.pid = get_or<std::int64_t>(j, kPid, 0);
+    h.rank = get_or<std::int32_t>(j, kRank, 0);
+    h.host = get_or<std::string>(j, kHost, "");
+    h.command = get_or<std::string>(j, kCommand, "");
   } catch (const std::exception& e) {
     throw std::runtime_error(where + ": " + e.what());
   }
@@ -264,38 +283,38 @@ PredictedRecord record_from_jsonl(std::string_view line, const std::string& wher
   PredictedRecord pr;
   try {
     KernelRecord& r = pr.record;
-    r.seq = get_or<std::uint64_t>(j, "seq", 0);
-    r.ts_ns = get_or<std::uint64_t>(j, "ts_ns", 0);
-    pr.rank = get_or<std::int32_t>(j, "rank", 0);
-    r.device = get_or<std::int32_t>(j, "device", 0);
-    pr.gpu = get_or<std::string>(j, "gpu", "");
-    r.stream = get_or<std::uint64_t>(j, "stream", 0);
-    r.launch.name = get_or<std::string>(j, "name", "");
-    pr.family = parse_kernel_family(get_or<std::string>(j, "family", "unknown"));
-    pr.config = get_or<std::string>(j, "config", "");
-    if (j.contains("grid")) r.launch.grid = dim3_from(j["grid"]);
-    if (j.contains("block")) r.launch.block = dim3_from(j["block"]);
-    if (j.contains("cluster")) r.launch.cluster = dim3_from(j["cluster"]);
-    r.launch.shared_mem_bytes = get_or<std::uint32_t>(j, "smem", 0);
-    r.launch.registers_per_thread = get_or<std::uint32_t>(j, "regs", 0);
-    if (auto g = j.find("graph"); g != j.end() && g->is_object()) {
-      r.graph_id = get_or<std::uint64_t>(*g, "id", 0);
-      r.graph_node_id = get_or<std::uint64_t>(*g, "node", 0);
+    r.seq = get_or<std::uint64_t>(j, kSeq, 0);
+    r.ts_ns = get_or<std::uint64_t>(j, kTsNs, 0);
+    pr.rank = get_or<std::int32_t>(j, kRank, 0);
+    r.device = get_or<std::int32_t>(j, kDevice, 0);
+    pr.gpu = get_or<std::string>(j, kGpu, "");
+    r.stream = get_or<std::uint64_t>(j, kStream, 0);
+    r.launch.name = get_or<std::string>(j, kName, "");
+    pr.family = parse_kernel_family(get_or<std::string>(j, kFamily, "unknown"));
+    pr.config = get_or<std::string>(j, kConfig, "");
+    if (j.contains(kGrid)) r.launch.grid = dim3_from(j[kGrid]);
+    if (j.contains(kBlock)) r.launch.block = dim3_from(j[kBlock]);
+    if (j.contains(kCluster)) r.launch.cluster = dim3_from(j[kCluster]);
+    r.launch.shared_mem_bytes = get_or<std::uint32_t>(j, kSmem, 0);
+    r.launch.registers_per_thread = get_or<std::uint32_t>(j, kRegs, 0);
+    if (auto g = j.find(kGraph); g != j.end() && g->is_object()) {
+      r.graph_id = get_or<std::uint64_t>(*g, kGraphId, 0);
+      r.graph_node_id = get_or<std::uint64_t>(*g, kGraphNode, 0);
     }
-    if (auto o = j.find("op"); o != j.end() && o->is_object()) r.op = op_from(*o);
-    if (auto m = j.find("measured_us"); m != j.end() && m->is_number())
+    if (auto o = j.find(kOp); o != j.end() && o->is_object()) r.op = op_from(*o);
+    if (auto m = j.find(kMeasuredUs); m != j.end() && m->is_number())
       r.measured_us = m->get<double>();
     r.basis =
-        get_or<std::string>(j, "basis", "kernel") == "call" ? TimeBasis::kCall : TimeBasis::kKernel;
-    if (auto p = j.find("predicted_us"); p != j.end() && p->is_object()) {
-      const json models = j.value("model", json::object());
+        get_or<std::string>(j, kBasis, "kernel") == "call" ? TimeBasis::kCall : TimeBasis::kKernel;
+    if (auto p = j.find(kPredictedUs); p != j.end() && p->is_object()) {
+      const json models = j.value(kModel, json::object());
       for (const auto& [target, us] : p->items()) {
         Prediction pred;
         pred.us = us.get<double>();
         pred.basis = TimeBasis::kKernel;
         if (models.is_object() && models.contains(target) && models[target].is_string())
           pred.model = parse_model_kind(models[target].get<std::string>());
-        if (auto f = j.find("flags");
+        if (auto f = j.find(kFlags);
             f != j.end() && f->is_object() && f->contains(target) && (*f)[target].is_string())
           pred.flags = parse_flags((*f)[target].get<std::string>());
         pr.predictions.emplace_back(target, pred);

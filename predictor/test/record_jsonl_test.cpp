@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "pm2lat/record_fields.h"
 #include "pm2lat/record_jsonl.h"
 
 namespace pm2lat {
@@ -104,6 +107,31 @@ TEST(RecordJsonl, HeaderAndErrors) {
   PredictedRecord odd;
   odd.record.launch.name = std::string("bad\xff\xfename");
   EXPECT_NO_THROW((void)record_to_jsonl(odd));
+}
+
+TEST(RecordJsonl, RuntimeObjectsAreJsonWhateverTheirTextAndReadersIgnoreThem) {
+  namespace field = record_field;
+  RecordsHeader h;
+  h.gpu = "H100-SXM";
+  const RuntimeHeader runtime{"hooks \"quoted\" \\ mode", "0.1.0"};
+  const std::string header = header_to_jsonl(h, &runtime);
+  const auto j = nlohmann::json::parse(header);
+  EXPECT_EQ(j.at(field::runtime::kObject).at(field::runtime::kMode), runtime.mode);
+  EXPECT_EQ(header_from_jsonl(header, "t:1").gpu, "H100-SXM");
+
+  PredictedRecord pr;
+  pr.record.seq = 3;
+  RecordRuntime notes;
+  notes.api = "cuLaunchKernel";
+  notes.call = 9;
+  notes.notes = {"first_launch"};
+  const std::string line = record_to_jsonl(pr, &notes);
+  const auto r = nlohmann::json::parse(line).at(field::runtime::kObject);
+  EXPECT_EQ(r.at(field::runtime::kApi), "cuLaunchKernel");
+  EXPECT_EQ(r.at(field::runtime::kCall), 9);
+  EXPECT_FALSE(r.contains(field::runtime::kVia));
+  EXPECT_EQ(r.at(field::runtime::kNotes), (nlohmann::json{"first_launch"}));
+  EXPECT_EQ(record_from_jsonl(line, "t:2").record.seq, 3u);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "driver_api.h"
 #include "interpose/entry_points.h"
 #include "launch_path/handle_cache.h"
+#include "launch_path/handle_kinds.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"
@@ -118,9 +119,11 @@ void arm_signal(int sig) {
 void fork_prepare() {
   StringTable::instance().lock_for_fork();
   HandleCache::instance().lock_for_fork();
+  HandleKinds::instance().lock_for_fork();
 }
 
 void fork_parent() {
+  HandleKinds::instance().unlock_after_fork();
   HandleCache::instance().unlock_after_fork();
   StringTable::instance().unlock_after_fork();
 }
@@ -128,6 +131,7 @@ void fork_parent() {
 void fork_child() {
   StringTable::instance().reset_lock_after_fork();
   HandleCache::instance().reset_lock_after_fork();
+  HandleKinds::instance().reset_lock_after_fork();
   Runtime::instance().on_fork_child();
 }
 
@@ -257,26 +261,32 @@ void Runtime::start() noexcept {
     if (g_load_pid != 0 && g_load_pid != owner_pid_) g_forked_child = true;
     const DriverApi* api = driver_api(
         reinterpret_cast<PFN_cuGetProcAddress_v12000>(real_of(EntryPoint::kGetProcAddressV2)));
+    if (api != nullptr) {
+      if (const std::string missing = missing_capabilities(*api); !missing.empty()) {
+        diag.warn_once("driver-capabilities", missing);
+      }
+    }
     choose_mode();
 
     WorkerSetup setup;
-    setup.metadata = lp.metadata.load();
-    setup.timing = lp.timing.load();
-    setup.predict_only = setup.timing == TimingMode::kNone;
-    setup.cupti_activity = setup.timing == TimingMode::kCupti;
-    choose_output_paths(config_, owner_pid_, &setup.records_path, &setup.summary_json_path);
-    setup.summary = config_.summary == "stderr" || config_.summary.empty()
-                        ? config_.summary
-                        : expand_path(config_.summary, owner_pid_, g_forked_child);
-    setup.targets = config_.targets;
-    setup.source_device = device_name(api);
-    setup.header.pid = owner_pid_;
-    setup.header.rank = config_.rank;
-    setup.header.host = host_name();
-    setup.header.command = read_command_line();
-    setup.mode = mode_description();
-    setup.flush_ms = config_.flush_ms;
-    setup.drift_pct = config_.drift_pct;
+    setup.joiner.metadata = lp.metadata.load();
+    setup.joiner.timing = lp.timing.load();
+    setup.joiner.predict_only = setup.joiner.timing == TimingMode::kNone;
+    SinkSetup& sink = setup.sink;
+    choose_output_paths(config_, owner_pid_, &sink.records_path, &sink.summary_json_path);
+    sink.summary = config_.summary == "stderr" || config_.summary.empty()
+                       ? config_.summary
+                       : expand_path(config_.summary, owner_pid_, g_forked_child);
+    sink.targets = config_.targets;
+    sink.source_device = device_name(api);
+    sink.header.pid = owner_pid_;
+    sink.header.rank = config_.rank;
+    sink.header.host = host_name();
+    sink.header.command = read_command_line();
+    sink.mode = mode_description();
+    sink.predict_only = setup.joiner.predict_only;
+    sink.flush_ms = config_.flush_ms;
+    sink.drift_pct = config_.drift_pct;
     worker_ = new Worker(std::move(setup));
     worker_->start();
 

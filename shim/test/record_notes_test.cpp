@@ -4,17 +4,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pm2lat/record_jsonl.h"
+#include "pm2lat/record_fields.h"
 
 namespace pm2lat::shim {
 namespace {
 
-TEST(RecordNotes, AppendedToASharedSchemaRecordWhichStillParses) {
+namespace field = record_field;
+
+TEST(RecordNotes, WrittenAsTheRecordsRuntimeObjectWhichReadersOfTheSchemaIgnore) {
   PredictedRecord pr;
   pr.record.seq = 12;
   pr.record.launch.name = "ampere_sgemm_128x64_tn";
   pr.record.measured_us = 3.25;
-  std::string line = record_to_jsonl(pr);
   RecordNotes n;
   n.api = "cuLaunchKernelEx";
   n.via = "cudaLaunchKernelExC";
@@ -22,16 +23,17 @@ TEST(RecordNotes, AppendedToASharedSchemaRecordWhichStillParses) {
   n.call = 44;
   n.args = {4096, 128};
   n.bits = notes::kFirstLaunch | notes::kGraphReplay;
-  append_notes(line, n);
+  const RecordRuntime rt = record_runtime(n);
+  const std::string line = record_to_jsonl(pr, &rt);
   const auto j = nlohmann::json::parse(line);
-  EXPECT_EQ(j.at("seq"), 12);
-  EXPECT_EQ(j.at("runtime").at("api"), "cuLaunchKernelEx");
-  EXPECT_EQ(j.at("runtime").at("via"), "cudaLaunchKernelExC");
-  EXPECT_EQ(j.at("runtime").at("corr"), 812);
-  EXPECT_EQ(j.at("runtime").at("call"), 44);
-  EXPECT_EQ(j.at("runtime").at("args"), (nlohmann::json{4096, 128}));
-  EXPECT_EQ(j.at("runtime").at("notes"), (nlohmann::json{"first_launch", "graph_replay"}));
-  // Readers of the shared schema ignore the runtime's object.
+  EXPECT_EQ(j.at(field::kSeq), 12);
+  const auto& r = j.at(field::runtime::kObject);
+  EXPECT_EQ(r.at(field::runtime::kApi), "cuLaunchKernelEx");
+  EXPECT_EQ(r.at(field::runtime::kVia), "cudaLaunchKernelExC");
+  EXPECT_EQ(r.at(field::runtime::kCorrelation), 812);
+  EXPECT_EQ(r.at(field::runtime::kCall), 44);
+  EXPECT_EQ(r.at(field::runtime::kArgs), (nlohmann::json{4096, 128}));
+  EXPECT_EQ(r.at(field::runtime::kNotes), (nlohmann::json{"first_launch", "graph_replay"}));
   const PredictedRecord back = record_from_jsonl(line, "test");
   EXPECT_EQ(back.record.launch.name, "ampere_sgemm_128x64_tn");
   EXPECT_DOUBLE_EQ(*back.record.measured_us, 3.25);
@@ -39,10 +41,11 @@ TEST(RecordNotes, AppendedToASharedSchemaRecordWhichStillParses) {
 
 TEST(RecordNotes, NamesFollowBitOrderAndUnknownFieldsAreLeftOut) {
   EXPECT_EQ(notes::names(notes::kUnhooked | notes::kUnmeasured),
-            (std::vector<std::string>{"unmeasured", "unhooked"}));
-  std::string line = "{\"seq\":1}";
-  append_notes(line, RecordNotes{});
-  EXPECT_EQ(line, "{\"seq\":1,\"runtime\":{\"notes\":[]}}");
+            (std::vector<std::string_view>{"unmeasured", "unhooked"}));
+  const RecordRuntime rt = record_runtime(RecordNotes{});
+  const auto j = nlohmann::json::parse(record_to_jsonl(PredictedRecord{}, &rt));
+  EXPECT_EQ(j.at(field::runtime::kObject),
+            (nlohmann::json{{field::runtime::kNotes, nlohmann::json::array()}}));
 }
 
 }  // namespace

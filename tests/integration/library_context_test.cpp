@@ -1,6 +1,7 @@
 // Kernels launched inside cuBLAS, cuBLASLt and cuDNN calls carry their call's context:
 // GEMM shape, types, transposes, cuBLASLt's algorithm, convolution shape. A call's kernels
-// (GEMM + split-K reduction) share one context, and cuBLAS calling cuBLASLt counts once.
+// (GEMM + split-K reduction) share one context, and cuBLAS calling cuBLASLt counts once. A
+// GEMM kernel's record adds the configuration the kernel ran.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -76,9 +77,13 @@ TEST_F(LibraryContext, Fp32GemmShapesTypesAndSplitKReductions) {
   EXPECT_EQ(plain.at("dtype"), "fp32");
   EXPECT_EQ(plain.at("compute"), "fp32");
   EXPECT_EQ(plain.at("source"), "cublas");
-  // The long reduction: a GEMM and its split-K reduction, one context.
+  // The long reduction: a GEMM and its split-K reduction, one call's context; the GEMM's
+  // record adds the configuration its kernel ran (4 slices of K along grid z).
   ASSERT_EQ(sgemm[1].size(), 2u);
-  EXPECT_EQ(sgemm[1][0].at("op"), sgemm[1][1].at("op"));
+  nlohmann::json gemm_call = sgemm[1][0].at("op");
+  EXPECT_EQ(gemm_call.at("algo_split_k"), 4);
+  for (const char* algo : {"algo_tile", "algo_stages", "algo_split_k"}) gemm_call.erase(algo);
+  EXPECT_EQ(gemm_call, sgemm[1][1].at("op"));
   EXPECT_EQ(sgemm[1][0].at("op").at("k"), 8192);
   EXPECT_EQ(sgemm[1][1].at("name"), "splitKreduce_kernel");
   // TF32 allowed by the handle's math mode.

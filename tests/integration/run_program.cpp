@@ -119,7 +119,12 @@ RunResult run(const RunOptions& options) {
     // die_after_fork=0: a forked child that starts its own threads (the runtime does) is legal.
     env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66:report_signal_unsafe=0:die_after_fork=0";
   }
-  if (options.preload_shim) preload += (preload.empty() ? "" : ":") + std::string(PM2LAT_SHIM_PATH);
+  // PM2LAT_TEST_SHIM runs the tests against another build of the runtime (e.g. an older one,
+  // to check that a test fails without the change it is about).
+  const char* shim = std::getenv("PM2LAT_TEST_SHIM");
+  if (options.preload_shim) {
+    preload += (preload.empty() ? "" : ":") + std::string(shim && *shim ? shim : PM2LAT_SHIM_PATH);
+  }
   if (!preload.empty()) env["LD_PRELOAD"] = preload;
   for (const auto& [k, v] : options.env) {
     if (v.empty()) {
@@ -134,6 +139,10 @@ RunResult run(const RunOptions& options) {
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   std::vector<std::string> args = options.argv;
+  if (options.without_loader_cache) {
+    // The dynamic loader run as a program: --inhibit-cache applies to every later dlopen.
+    args.insert(args.begin(), {PM2LAT_TEST_DYNAMIC_LOADER, "--inhibit-cache"});
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -197,11 +206,18 @@ FakeLog read_fake_log(const std::string& path) {
   while (in >> kind) {
     if (kind == "launches") {
       in >> log.launches;
+    } else if (kind == "events_created") {
+      in >> log.events_created;
     } else if (kind == "kernel") {
       std::string name;
       std::uint64_t count = 0, total = 0;
       in >> name >> count >> total;
       log.kernels[name] = {count, total};
+    } else if (kind == "misuse") {
+      std::string api;
+      std::uint64_t n = 0;
+      in >> api >> n;
+      log.misuse[api] = n;
     } else if (kind == "exec") {
       FakeExecution e;
       in >> e.correlation >> e.name >> e.grid[0] >> e.grid[1] >> e.grid[2] >> e.block[0] >>

@@ -24,9 +24,14 @@ struct RunOptions {
   std::map<std::string, std::string> env;  // added to / overriding the defaults
   bool preload_shim = true;
   int timeout_s = 240;
+  // Libraries are found only where the environment says (LD_LIBRARY_PATH, the system's own
+  // directories), never through the loader's cache, which on a machine with the CUDA toolkit
+  // installed lists NVIDIA's libraries: a test about where the runtime looks for a library
+  // must not find the real one, which cannot run on the fake driver.
+  bool without_loader_cache = false;
 };
 
-// The defaults: LD_PRELOAD=libpm2lat.so, LD_LIBRARY_PATH=<fake CUDA stack>,
+// The defaults: LD_PRELOAD=libpm2lat.so (or $PM2LAT_TEST_SHIM), LD_LIBRARY_PATH=<fake CUDA stack>,
 // PM2LAT_OUT=<dir>/records.jsonl, PM2LAT_SUMMARY=<dir>/summary.json,
 // FAKE_CUDA_LOG=<dir>/fake.log (per-kernel lines), PM2LAT_TARGETS=A100.
 RunResult run(const RunOptions& options);
@@ -57,8 +62,11 @@ struct FakeExecution {
 };
 struct FakeLog {
   std::uint64_t launches = 0;
+  std::uint64_t events_created = 0;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> kernels;  // count, total ns
   std::vector<FakeExecution> executions;
+  // cuFunc*/cuKernel* calls made on the other kind of handle, by entry point.
+  std::map<std::string, std::uint64_t> misuse;
 };
 FakeLog read_fake_log(const std::string& path);
 

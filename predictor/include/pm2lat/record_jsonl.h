@@ -1,5 +1,5 @@
 // The kernel-record JSONL schema ("pm2lat.record" version 1): one line per kernel, written by
-// the runtime and by replay, read by every report. The one catalogue of field names.
+// the runtime and by replay, read by every report. Field names: pm2lat/record_fields.h.
 //
 //   {"seq":12,"ts_ns":1234,"rank":0,"device":0,"gpu":"H100-SXM","stream":7,
 //    "name":"<kernel name>","family":"gemm","config":"<normalised name>",
@@ -7,19 +7,28 @@
 //    "graph":{"id":1,"node":2}                                  (only for graph launches)
 //    "op":{"kind":"gemm","source":"cublasLt","name":"cublasLtMatmul",
 //          "b":1,"m":4096,"n":4096,"k":4096,"trans_a":false,"trans_b":true,
-//          "dtype":"bf16","compute":"fp32"}                   (gemm)
-//         {"kind":"elementwise","rows":..,"cols":..,"bytes":..,"dtype":..}  (memory-bound)
-//         {"kind":"attention","b":..,"sq":..,"skv":..,"h":..,"hkv":..,"d":..,"causal":..}
-//         {"kind":"conv", "n":..,"c":..,"h":..,"w":..,"k":..,"r":..,"s":..,"stride":..,"pad":..}
+//          "dtype":"bf16","compute":"fp32",
+//          "algo_tile":[128,256],"algo_stages":4,"algo_split_k":1}      (gemm; algo_* if known)
+//         {"kind":"conv","n":..,"c":..,"h":..,"w":..,"k":..,"r":..,"s":..,"stride":[..],
+//          "pad":[..],"dilation":[..],"groups":..,"dtype":..}
+//         {"kind":"attention","b":..,"sq":..,"skv":..,"h":..,"hkv":..,"d":..,"causal":..,
+//          "backward":..,"dtype":..[,"window":..][,"kv_dtype":..]}
+//         {"kind":"collective","bytes":..,"ranks":..}
+//         {"kind":"elementwise","rows":..,"cols":..,"bytes_read":..,"bytes_written":..,
+//          "dtype":..}                                          (memory-bound kinds)
 //    "measured_us":12.3,                                        (null when not measured)
 //    "basis":"kernel",
 //    "predicted_us":{"H100-SXM":12.0,"A100-SXM":20.1},
 //    "model":{"H100-SXM":"gemm_wave","A100-SXM":"gemm_wave"},
-//    "flags":{"H100-SXM":"","A100-SXM":"config_chosen"}}
+//    "flags":{"H100-SXM":"","A100-SXM":"config_chosen"}
+//    [,"runtime":{"api":..,"via":..,"corr":..,"call":..,"args":[..],"notes":[..]}]}
 //
 // The first line of a records file is a header:
 //   {"schema":"pm2lat.record","version":1,"gpu":"H100-SXM","targets":["H100-SXM",...],
-//    "pid":123,"rank":0,"host":"...","command":"..."}
+//    "pid":123,"rank":0,"host":"...","command":"..."[,"runtime":{"mode":..,"version":..}]}
+//
+// The "runtime" objects are what libpm2lat.so adds (how it saw and measured the program);
+// readers that do not need them ignore them.
 #pragma once
 
 #include <cstdint>
@@ -59,8 +68,24 @@ struct PredictedRecord {
   const Prediction* prediction_for(std::string_view target) const noexcept;
 };
 
-std::string header_to_jsonl(const RecordsHeader& h);
-std::string record_to_jsonl(const PredictedRecord& r);
+// The runtime's additions: how the program was observed (header), and how each kernel was
+// seen and measured (records).
+struct RuntimeHeader {
+  std::string mode;  // e.g. "cupti-callbacks+cupti-activity"
+  std::string version;
+};
+
+struct RecordRuntime {
+  std::string_view api;  // driver entry point ("" when unknown); views of static strings
+  std::string_view via;  // the runtime entry point that led to it, if any
+  std::uint32_t correlation = 0;
+  std::uint64_t call = 0;  // library call id (kernels of one call share it)
+  std::vector<std::int64_t> args;
+  std::vector<std::string_view> notes;  // static strings
+};
+
+std::string header_to_jsonl(const RecordsHeader& h, const RuntimeHeader* runtime_info = nullptr);
+std::string record_to_jsonl(const PredictedRecord& r, const RecordRuntime* runtime_info = nullptr);
 
 // Parsing. Throws std::runtime_error with `where` (file:line) on malformed lines.
 RecordsHeader header_from_jsonl(std::string_view line, const std::string& where);

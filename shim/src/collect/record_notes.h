@@ -1,14 +1,15 @@
-// What the runtime adds to a kernel record beyond the shared record schema
-// (pm2lat/record_jsonl.h): how the launch was seen and measured. Written as a "runtime"
-// object on each line; readers of the shared schema ignore it.
+// What the runtime adds to a kernel record beyond the shared record schema: how the launch
+// was seen and measured, written as the record's "runtime" object (pm2lat/record_jsonl.h):
 //
 //   "runtime":{"api":"cuLaunchKernelEx","via":"cudaLaunchKernelExC","corr":812,"call":44,
 //              "args":[4096,128],"notes":["first_launch","graph_replay"]}
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
+
+#include "pm2lat/record_jsonl.h"
 
 namespace pm2lat::shim {
 
@@ -24,8 +25,8 @@ inline constexpr std::uint32_t kPredictOnly = 1u << 7;    // another tool owns C
 inline constexpr std::uint32_t kTimingLost = 1u << 8;     // CUPTI never delivered its record
 inline constexpr std::uint32_t kCooperative = 1u << 9;
 
-// Names in bit order, as they appear in "notes".
-std::vector<std::string> names(std::uint32_t bits);
+// Names in bit order, as they appear in "notes" (static strings).
+std::vector<std::string_view> names(std::uint32_t bits);
 }  // namespace notes
 
 struct RecordNotes {
@@ -37,7 +38,7 @@ struct RecordNotes {
   std::uint32_t bits = 0;
 };
 
-// `line` is one record from record_to_jsonl(); the notes are added as a last member.
-void append_notes(std::string& line, const RecordNotes& n);
+// The record's "runtime" object for the records writer.
+RecordRuntime record_runtime(const RecordNotes& n);
 
 }  // namespace pm2lat::shim

@@ -1,7 +1,10 @@
 #include "cupti/cupti_activity_collector.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
+
+#include "diagnostics.h"
 
 namespace pm2lat::shim {
 
@@ -9,6 +12,13 @@ namespace {
 // CUPTI versions before API 27 (CUDA 12.9) may crash when a buffer request is refused, so
 // those always get a buffer, even past the pool limit.
 constexpr std::uint32_t kBufferRefusalMinVersion = 27;
+
+void warn_other_client() {
+  Diagnostics::instance().warn_once(
+      "cupti-client",
+      "another CUPTI client (a profiler such as torch.profiler) collects activity records: "
+      "its records are handed to it and pm2lat keeps measuring");
+}
 }  // namespace
 
 CuptiActivity& CuptiActivity::instance() {
@@ -24,6 +34,12 @@ bool CuptiActivity::start(const CuptiApi* api, bool external_correlation,
     return false;
   }
   api_ = api;
+  if (client_request_.load() != nullptr) warn_other_client();
+  std::uint64_t ours = bit(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (external_correlation) {
+    ours |= bit(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) | bit(CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+  our_kinds_.store(ours);
   // CONCURRENT_KERNEL, never KERNEL: the latter serialises all kernels.
   r = api->activity_enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (r != CUPTI_SUCCESS) {
@@ -79,15 +95,119 @@ void CuptiActivity::buffer_requested(std::uint8_t** buffer, std::size_t* size,
   }
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
   *size = *buffer ? kBufferBytes : 0;
-  if (*buffer) ++self.allocated_;
+  if (*buffer) {
+    ++self.allocated_;
+    self.owned_.push_back(*buffer);
+  }
 }
 
-void CuptiActivity::buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
-                                     std::size_t valid) {
+bool CuptiActivity::owns(const std::uint8_t* buffer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::uint8_t* b : owned_) {
+    if (b == buffer) return true;
+  }
+  return false;
+}
+
+void CuptiActivity::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
+                                     std::size_t size, std::size_t valid) {
   if (buffer == nullptr) return;
   CuptiActivity& self = instance();
+  if (!self.owns(buffer)) {
+    // A buffer the other client had before we registered: all of it is its own.
+    if (auto complete = self.client_complete_.load()) complete(ctx, stream, buffer, size, valid);
+    return;
+  }
+  self.forward_to_client(ctx, stream, buffer, valid);
   std::lock_guard<std::mutex> lock(self.mu_);
   self.completed_.push_back(Completed{buffer, valid});
+}
+
+void CuptiActivity::forward_to_client(CUcontext ctx, std::uint32_t stream,
+                                      const std::uint8_t* buffer, std::size_t valid) noexcept {
+  const std::uint64_t kinds = client_kinds_.load();
+  const auto request = client_request_.load();
+  const auto complete = client_complete_.load();
+  if (kinds == 0 || request == nullptr || complete == nullptr || api_ == nullptr) return;
+  auto* data = const_cast<std::uint8_t*>(buffer);
+  std::uint8_t* out = nullptr;
+  std::size_t out_size = 0, used = 0;
+  CUpti_Activity* record = nullptr;
+  bool have = api_->activity_get_next_record(data, valid, &record) == CUPTI_SUCCESS;
+  while (have) {
+    // A record's size is the distance to the next one (records are padded to 8 bytes).
+    CUpti_Activity* next = record;
+    const bool more = api_->activity_get_next_record(data, valid, &next) == CUPTI_SUCCESS;
+    const auto* start = reinterpret_cast<const std::uint8_t*>(record);
+    const std::size_t bytes = static_cast<std::size_t>(
+        (more ? reinterpret_cast<const std::uint8_t*>(next) : buffer + valid) - start);
+    bool wanted = (kinds & bit(record->kind)) != 0;
+    if (wanted && record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+      // Our own correlation ids are not the client's.
+      const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      wanted = e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2;
+    }
+    if (wanted) {
+      if (out != nullptr && used + bytes > out_size) {
+        complete(ctx, stream, out, out_size, used);
+        out = nullptr;
+      }
+      if (out == nullptr) {
+        std::size_t max_records = 0;
+        request(&out, &out_size, &max_records);
+        used = 0;
+        if (out != nullptr && out_size < bytes) {
+          complete(ctx, stream, out, out_size, 0);
+          out = nullptr;
+        }
+      }
+      if (out != nullptr) {
+        std::memcpy(out + used, start, bytes);
+        used += bytes;
+        client_records_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        client_lost_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    record = next;
+    have = more;
+  }
+  if (out != nullptr) complete(ctx, stream, out, out_size, used);
+}
+
+CUptiResult CuptiActivity::client_registers_callbacks(
+    CUpti_BuffersCallbackRequestFunc request, CUpti_BuffersCallbackCompleteFunc complete,
+    decltype(&cuptiActivityRegisterCallbacks) real) {
+  if (request == nullptr || complete == nullptr) return CUPTI_ERROR_INVALID_PARAMETER;
+  client_request_.store(request);
+  client_complete_.store(complete);
+  // Not collecting (yet): the registration is the client's. If we start later, buffers it
+  // was given then are recognised as its own.
+  if (api_ == nullptr) return real ? real(request, complete) : CUPTI_ERROR_NOT_INITIALIZED;
+  warn_other_client();
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CuptiActivity::client_enables(CUpti_ActivityKind kind,
+                                          decltype(&cuptiActivityEnable) real) {
+  if (static_cast<unsigned>(kind) < 64) client_kinds_.fetch_or(bit(kind));
+  if (static_cast<unsigned>(kind) < 64 && (our_kinds_.load() & bit(kind)) != 0)
+    return CUPTI_SUCCESS;
+  return real ? real(kind) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+CUptiResult CuptiActivity::client_disables(CUpti_ActivityKind kind,
+                                           decltype(&cuptiActivityDisable) real) {
+  if (static_cast<unsigned>(kind) < 64 && (client_kinds_.load() & bit(kind)) != 0) {
+    // What was recorded while the client had the kind enabled is still its own: hand it over
+    // now (a profiler disables its kinds, then flushes, and expects everything up to then).
+    if (api_ != nullptr) api_->activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    client_kinds_.fetch_and(~bit(kind));
+  }
+  // A kind we need stays enabled: the client stopping must not stop our measurements.
+  if (static_cast<unsigned>(kind) < 64 && (our_kinds_.load() & bit(kind)) != 0)
+    return CUPTI_SUCCESS;
+  return real ? real(kind) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 
 void CuptiActivity::take_completed(std::vector<Completed>& out) {
@@ -133,6 +253,7 @@ void CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* t, Externa
     t->registers = k->registersPerThread;
     t->graph_node_id = k->graphNodeId;
     t->graph_id = k->graphId;
+    t->cooperative = k->launchType != CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
     t->name = k->name;
     *what = 1;
   } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
@@ -149,6 +270,11 @@ void CuptiActivity::reset_after_fork() noexcept {
   new (&mu_) std::mutex();
   api_ = nullptr;
   completed_.clear();
+  owned_.clear();
+  client_request_.store(nullptr);
+  client_complete_.store(nullptr);
+  client_kinds_.store(0);
+  our_kinds_.store(0);
 }
 
 }  // namespace pm2lat::shim

@@ -1,8 +1,16 @@
 // CUPTI activity collection: a bounded pool of 8-byte aligned buffers handed to CUPTI, the
 // queue of completed buffers the worker takes, and the parser that turns records into the
 // two things the worker joins on: kernel timings and external correlations.
+//
+// CUPTI has one pair of buffer callbacks per process. When the program starts a profiler of
+// its own (torch.profiler: kineto registers its callbacks, enables kinds, disables them when
+// it stops) its calls come here (cupti_interposers.cpp): ours stay registered, the client's
+// records are copied into buffers it asked for and handed to it before our buffer is parsed
+// (so its forced flush still delivers everything), and kinds we need stay enabled whatever it
+// disables.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -28,6 +36,7 @@ struct KernelTiming {
   std::uint32_t registers = 0;
   std::uint64_t graph_node_id = 0;
   std::uint32_t graph_id = 0;
+  bool cooperative = false;    // a cooperative launch (single or multi-device)
   const char* name = nullptr;  // CUPTI's shared string, valid for the session
 };
 
@@ -64,6 +73,16 @@ class CuptiActivity {
   std::uint64_t buffers_refused() const noexcept { return refused_; }
   std::uint64_t records_dropped() noexcept;
 
+  // Another CUPTI client's calls (`real_*`: the CUPTI functions it meant to call).
+  CUptiResult client_registers_callbacks(CUpti_BuffersCallbackRequestFunc request,
+                                         CUpti_BuffersCallbackCompleteFunc complete,
+                                         decltype(&cuptiActivityRegisterCallbacks) real);
+  CUptiResult client_enables(CUpti_ActivityKind kind, decltype(&cuptiActivityEnable) real);
+  CUptiResult client_disables(CUpti_ActivityKind kind, decltype(&cuptiActivityDisable) real);
+  // Records handed to the other client, and records it lost (it gave no buffer).
+  std::uint64_t client_records() const noexcept { return client_records_.load(); }
+  std::uint64_t client_records_lost() const noexcept { return client_lost_.load(); }
+
   void reset_after_fork() noexcept;
 
  private:
@@ -71,6 +90,13 @@ class CuptiActivity {
   static void buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
                                std::size_t size, std::size_t valid);
   void release(std::uint8_t* buffer);
+  bool owns(const std::uint8_t* buffer);
+  // Copies the records the other client enabled into buffers it provides and hands them over.
+  void forward_to_client(CUcontext ctx, std::uint32_t stream, const std::uint8_t* buffer,
+                         std::size_t valid) noexcept;
+  static std::uint64_t bit(CUpti_ActivityKind kind) noexcept {
+    return std::uint64_t{1} << static_cast<unsigned>(kind);
+  }
   void visit(const CUpti_Activity* record, KernelTiming* timing, ExternalCorrelation* corr,
              int* what) const noexcept;
 
@@ -80,7 +106,18 @@ class CuptiActivity {
   std::size_t allocated_ = 0;
   std::uint64_t refused_ = 0;
   std::vector<Completed> completed_;
+  std::vector<std::uint8_t*> owned_;  // every buffer of the pool
+
+  // The other client, if any (set from its thread, read from CUPTI's).
+  std::atomic<CUpti_BuffersCallbackRequestFunc> client_request_{nullptr};
+  std::atomic<CUpti_BuffersCallbackCompleteFunc> client_complete_{nullptr};
+  std::atomic<std::uint64_t> client_kinds_{0};  // bit per CUpti_ActivityKind it enabled
+  std::atomic<std::uint64_t> our_kinds_{0};     // bit per kind the runtime needs
+  std::atomic<std::uint64_t> client_records_{0};
+  std::atomic<std::uint64_t> client_lost_{0};
 };
+
+static_assert(CUPTI_ACTIVITY_KIND_COUNT <= 64, "activity kinds are kept as bits of a word");
 
 template <typename OnKernel, typename OnExternal>
 void CuptiActivity::parse(const Completed& buffer, OnKernel&& on_kernel, OnExternal&& on_external) {

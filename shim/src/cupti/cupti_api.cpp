@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <vector>
 
 #include "interpose/real_dl.h"
@@ -22,24 +23,48 @@ bool bind(void* lib, const char* name, T& out, bool required, std::string* missi
   return out != nullptr || !required;
 }
 
+// CUPTI's names, newest first: CUDA 13 ships libcupti.so.13, CUDA 12 (and its pip wheels,
+// nvidia-cuda-cupti-cu12) libcupti.so.12; the unversioned name is a development symlink.
+constexpr const char* kCuptiNames[] = {"libcupti.so.13", "libcupti.so.12", "libcupti.so"};
+// Where a toolkit keeps it: lib64 since CUDA 13, extras/CUPTI/lib64 before.
+constexpr const char* kToolkitDirs[] = {"lib64", "extras/CUPTI/lib64"};
+constexpr const char* kDefaultToolkit = "/usr/local/cuda";
+
 void* open_cupti(const std::string& explicit_path, std::string* path) {
   if (!explicit_path.empty()) {
     *path = explicit_path;
     return dlopen(explicit_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   }
-  for (const char* name : {"libcupti.so.13", "libcupti.so.12", "libcupti.so"}) {
+  // A CUPTI the program already loaded (PyTorch brings its own): never a second one.
+  for (const char* name : kCuptiNames) {
     if (void* h = dlopen(name, RTLD_NOW | RTLD_NOLOAD)) {
       *path = name;
       return h;
     }
   }
-  std::vector<std::string> candidates = {"libcupti.so.13", "libcupti.so"};
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* root = std::getenv(var); root != nullptr && *root != '\0') {
-      candidates.push_back(std::string(root) + "/extras/CUPTI/lib64/libcupti.so");
+  // The loader's own override first (LD_LIBRARY_PATH), then the toolkit the environment names
+  // (its lib64 before extras/CUPTI/lib64), then the loader's default search (its cache), then
+  // the default toolkit.
+  std::vector<std::string> candidates;
+  auto add_dir = [&](const std::string& dir) {
+    for (const char* name : kCuptiNames) candidates.push_back(dir + "/" + name);
+  };
+  if (const char* path = std::getenv("LD_LIBRARY_PATH"); path != nullptr) {
+    std::string dirs = path;
+    for (std::size_t start = 0, end; start <= dirs.size(); start = end + 1) {
+      end = dirs.find(':', start);
+      if (end == std::string::npos) end = dirs.size();
+      if (end > start) add_dir(dirs.substr(start, end - start));
     }
   }
-  candidates.push_back("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so");
+  auto add_toolkit = [&](const std::string& root) {
+    for (const char* dir : kToolkitDirs) add_dir(root + "/" + dir);
+  };
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* root = std::getenv(var); root != nullptr && *root != '\0') add_toolkit(root);
+  }
+  candidates.insert(candidates.end(), std::begin(kCuptiNames), std::end(kCuptiNames));
+  add_toolkit(kDefaultToolkit);
   for (const std::string& c : candidates) {
     if (void* h = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       *path = c;

@@ -35,8 +35,10 @@ struct CuptiApi {
   decltype(&cuptiGetGraphNodeId) get_graph_node_id = nullptr;
   decltype(&cuptiGetGraphId) get_graph_id = nullptr;
 
-  // Loads `path` when given, else a CUPTI the process already has, else libcupti.so.13 /
-  // libcupti.so from the library path and the CUDA toolkit's extras directory. Returns false
+  // Loads `path` when given, else a CUPTI the process already has, else libcupti.so.13, .12 or
+  // libcupti.so from LD_LIBRARY_PATH, $CUDA_HOME or $CUDA_PATH (lib64, where CUDA 13 installs
+  // it, then extras/CUPTI/lib64), the loader's default search, then /usr/local/cuda. Returns
+  // false
   // with a reason when CUPTI is missing or lacks a required function.
   bool load(const std::string& explicit_path, std::string* reason);
 

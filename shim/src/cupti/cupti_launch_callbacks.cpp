@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "launch_path/handle_kinds.h"
 #include "launch_path/launch_path_state.h"
 #include "launch_path/launch_recorder.h"
 #include "launch_path/thread_state.h"
@@ -118,7 +119,40 @@ LaunchSlot* begin_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   }
 }
 
+// The calls that hand out kernel handles: the kind of each (handle_kinds.h).
+bool note_handle_kind(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  std::uint64_t handle = 0;
+  HandleKind kind = HandleKind::kUnknown;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction: {
+      const auto* p = static_cast<const cuModuleGetFunction_params*>(cb->functionParams);
+      if (p->hfunc != nullptr) handle = reinterpret_cast<std::uint64_t>(*p->hfunc);
+      kind = HandleKind::kFunction;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction: {
+      const auto* p = static_cast<const cuKernelGetFunction_params*>(cb->functionParams);
+      if (p->pFunc != nullptr) handle = reinterpret_cast<std::uint64_t>(*p->pFunc);
+      kind = HandleKind::kFunction;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel: {
+      const auto* p = static_cast<const cuLibraryGetKernel_params*>(cb->functionParams);
+      if (p->pKernel != nullptr) handle = reinterpret_cast<std::uint64_t>(*p->pKernel);
+      kind = HandleKind::kKernel;
+      break;
+    }
+    default: return false;
+  }
+  const auto* ret = static_cast<const CUresult*>(cb->functionReturnValue);
+  if (cb->callbackSite == CUPTI_API_EXIT && ret != nullptr && *ret == CUDA_SUCCESS) {
+    HandleKinds::instance().note(handle, kind);
+  }
+  return true;
+}
+
 void on_driver_api(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  if (note_handle_kind(cbid, cb)) return;
   if (cb->callbackSite == CUPTI_API_ENTER) {
     LaunchSlot* s = begin_launch(cbid, cb);
     if (cb->correlationData != nullptr) *cb->correlationData = reinterpret_cast<std::uint64_t>(s);
@@ -234,7 +268,9 @@ SubscribeResult CuptiCallbacks::subscribe(const CuptiApi* api, std::string* hold
         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz}) {
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction, CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction,
+        CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel}) {
     api->enable_callback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
   }
   for (CUpti_CallbackId cbid :

@@ -19,7 +19,6 @@ class CuptiCallbacks {
   // Subscribes as "pm2lat" and enables the launch and graph callbacks. On kSlotTaken,
   // `holder` names the current subscriber when CUPTI says (cuptiSubscribe_v2).
   SubscribeResult subscribe(const CuptiApi* api, std::string* holder, std::string* reason);
-  bool subscribed() const noexcept { return subscriber_ != nullptr; }
   // Gives the slot back (when the interposers were asked to record launches instead).
   void unsubscribe() noexcept;
 

@@ -11,35 +11,35 @@ using namespace pm2lat::shim;
 
 namespace {
 
-std::atomic<void*> g_get_math_mode{nullptr};
+NextDefinition g_get_math_mode;
 
 // TF32 is allowed for FP32 GEMMs when the handle's math mode says so (PyTorch sets it when
-// torch.backends.cuda.matmul.allow_tf32 is on).
-bool tf32_allowed(cublasHandle_t handle) noexcept {
-  auto get = next_definition<decltype(&cublasGetMathMode)>(g_get_math_mode, "cublasGetMathMode");
+// torch.backends.cuda.matmul.allow_tf32 is on). Asked of the cuBLAS copy `real` belongs to.
+bool tf32_allowed(cublasHandle_t handle, const void* real) noexcept {
+  auto get = g_get_math_mode.get<decltype(&cublasGetMathMode)>("cublasGetMathMode", real);
   cublasMath_t mode = CUBLAS_DEFAULT_MATH;
   if (get == nullptr || handle == nullptr || get(handle, &mode) != CUBLAS_STATUS_SUCCESS)
     return false;
   return (mode & CUBLAS_TF32_TENSOR_OP_MATH) != 0;
 }
 
-void describe_ex(LibraryCallScope& scope, cublasHandle_t h, cublasOperation_t ta,
+void describe_ex(LibraryCallScope& scope, const void* real, cublasHandle_t h, cublasOperation_t ta,
                  cublasOperation_t tb, std::int64_t m, std::int64_t n, std::int64_t k,
                  std::int64_t batch, cudaDataType at, cudaDataType bt, cudaDataType ct,
                  cublasComputeType_t compute) noexcept {
   if (!scope.outermost()) return;
   const DType a = from_cuda_data_type(at);
-  const DType cmp = from_cublas_compute(compute, a, a == DType::kFp32 && tf32_allowed(h));
+  const DType cmp = from_cublas_compute(compute, a, a == DType::kFp32 && tf32_allowed(h, real));
   scope.op().gemm = blas_gemm_shape(ta, tb, m, n, k, batch, a, from_cuda_data_type(bt),
                                     from_cuda_data_type(ct), cmp);
   scope.publish();
 }
 
-void describe_fixed(LibraryCallScope& scope, cublasHandle_t h, cublasOperation_t ta,
-                    cublasOperation_t tb, std::int64_t m, std::int64_t n, std::int64_t k,
-                    std::int64_t batch, DType t) noexcept {
+void describe_fixed(LibraryCallScope& scope, const void* real, cublasHandle_t h,
+                    cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
+                    std::int64_t k, std::int64_t batch, DType t) noexcept {
   if (!scope.outermost()) return;
-  const DType cmp = (t == DType::kFp32 && tf32_allowed(h)) ? DType::kTf32 : t;
+  const DType cmp = (t == DType::kFp32 && tf32_allowed(h, real)) ? DType::kTf32 : t;
   scope.op().gemm = blas_gemm_shape(ta, tb, m, n, k, batch, t, t, t, cmp);
   scope.publish();
 }
@@ -60,9 +60,10 @@ using GemmStridedBatchedExFn = cublasStatus_t (*)(
     cudaDataType, int, long long int, const void*, cudaDataType, int, long long int, const void*,
     void*, cudaDataType, int, long long int, int, cublasComputeType_t, cublasGemmAlgo_t);
 
-#define PM2LAT_REAL_T(fn, type)                      \
-  static std::atomic<void*> next_##fn{nullptr};      \
-  auto real = next_definition<type>(next_##fn, #fn); \
+// The definition the caller would have reached, from its own scope (next_definition.h).
+#define PM2LAT_REAL_T(fn, type)                                      \
+  static NextDefinition next_##fn;                                   \
+  auto real = next_##fn.get<type>(#fn, __builtin_return_address(0)); \
   if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED
 #define PM2LAT_REAL(fn) PM2LAT_REAL_T(fn, decltype(&fn))
 
@@ -77,7 +78,8 @@ PM2LAT_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperati
                                             int ldc) {
   PM2LAT_REAL(cublasSgemm_v2);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasSgemm, OpKind::kGemm);
-  describe_fixed(scope, handle, transa, transb, m, n, k, 1, DType::kFp32);
+  describe_fixed(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k, 1,
+                 DType::kFp32);
   return real(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -88,7 +90,8 @@ PM2LAT_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_
                                          int ldc) {
   PM2LAT_REAL(cublasHgemm);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasHgemm, OpKind::kGemm);
-  describe_fixed(scope, handle, transa, transb, m, n, k, 1, DType::kFp16);
+  describe_fixed(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k, 1,
+                 DType::kFp16);
   return real(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
@@ -100,7 +103,8 @@ PM2LAT_EXPORT cublasStatus_t cublasSgemmStridedBatched(
   PM2LAT_REAL(cublasSgemmStridedBatched);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasSgemmStridedBatched,
                          OpKind::kGemm);
-  describe_fixed(scope, handle, transa, transb, m, n, k, batchCount, DType::kFp32);
+  describe_fixed(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k,
+                 batchCount, DType::kFp32);
   return real(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C,
               ldc, strideC, batchCount);
 }
@@ -113,7 +117,8 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation
                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL_T(cublasGemmEx, GemmExFn);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmEx, OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, 1, Atype, Btype, Ctype, computeType);
+  describe_ex(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k, 1, Atype,
+              Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,
               ldc, computeType, algo);
 }
@@ -125,7 +130,8 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmEx_64(
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL(cublasGemmEx_64);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmEx64, OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, 1, Atype, Btype, Ctype, computeType);
+  describe_ex(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k, 1, Atype,
+              Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,
               ldc, computeType, algo);
 }
@@ -138,7 +144,8 @@ cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOpera
                     int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL_T(cublasGemmBatchedEx, GemmBatchedExFn);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmBatchedEx, OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
+  describe_ex(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k,
+              batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
               Carray, Ctype, ldc, batchCount, computeType, algo);
 }
@@ -151,7 +158,8 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmBatchedEx_64(
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   PM2LAT_REAL(cublasGemmBatchedEx_64);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmBatchedEx64, OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
+  describe_ex(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k,
+              batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
               Carray, Ctype, ldc, batchCount, computeType, algo);
 }
@@ -165,7 +173,8 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
   PM2LAT_REAL_T(cublasGemmStridedBatchedEx, GemmStridedBatchedExFn);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmStridedBatchedEx,
                          OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
+  describe_ex(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k,
+              batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
               strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
@@ -179,7 +188,8 @@ PM2LAT_EXPORT cublasStatus_t cublasGemmStridedBatchedEx_64(
   PM2LAT_REAL(cublasGemmStridedBatchedEx_64);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmStridedBatchedEx64,
                          OpKind::kGemm);
-  describe_ex(scope, handle, transa, transb, m, n, k, batchCount, Atype, Btype, Ctype, computeType);
+  describe_ex(scope, reinterpret_cast<const void*>(real), handle, transa, transb, m, n, k,
+              batchCount, Atype, Btype, Ctype, computeType);
   return real(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
               strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }

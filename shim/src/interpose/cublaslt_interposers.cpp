@@ -11,14 +11,16 @@ using namespace pm2lat::shim;
 
 namespace {
 
-std::atomic<void*> g_desc_get{nullptr};
-std::atomic<void*> g_layout_get{nullptr};
-std::atomic<void*> g_algo_get{nullptr};
+// Companions of the cublasLtMatmul called, from its own copy of cuBLASLt.
+NextDefinition g_desc_get;
+NextDefinition g_layout_get;
+NextDefinition g_algo_get;
+thread_local const void* t_lt = nullptr;  // the cublasLtMatmul being called
 
 template <typename T>
 bool desc_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a, T* out) noexcept {
-  auto get = next_definition<decltype(&cublasLtMatmulDescGetAttribute)>(
-      g_desc_get, "cublasLtMatmulDescGetAttribute");
+  auto get = g_desc_get.get<decltype(&cublasLtMatmulDescGetAttribute)>(
+      "cublasLtMatmulDescGetAttribute", t_lt);
   std::size_t written = 0;
   return get != nullptr && d != nullptr &&
          get(d, a, out, sizeof(T), &written) == CUBLAS_STATUS_SUCCESS && written == sizeof(T);
@@ -26,8 +28,8 @@ bool desc_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a, T* out)
 
 template <typename T>
 bool layout_attr(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t a, T* out) noexcept {
-  auto get = next_definition<decltype(&cublasLtMatrixLayoutGetAttribute)>(
-      g_layout_get, "cublasLtMatrixLayoutGetAttribute");
+  auto get = g_layout_get.get<decltype(&cublasLtMatrixLayoutGetAttribute)>(
+      "cublasLtMatrixLayoutGetAttribute", t_lt);
   std::size_t written = 0;
   return get != nullptr && l != nullptr &&
          get(l, a, out, sizeof(T), &written) == CUBLAS_STATUS_SUCCESS && written == sizeof(T);
@@ -36,8 +38,8 @@ bool layout_attr(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t a, T*
 template <typename T>
 bool algo_attr(const cublasLtMatmulAlgo_t* algo, cublasLtMatmulAlgoConfigAttributes_t a,
                T* out) noexcept {
-  auto get = next_definition<decltype(&cublasLtMatmulAlgoConfigGetAttribute)>(
-      g_algo_get, "cublasLtMatmulAlgoConfigGetAttribute");
+  auto get = g_algo_get.get<decltype(&cublasLtMatmulAlgoConfigGetAttribute)>(
+      "cublasLtMatmulAlgoConfigGetAttribute", t_lt);
   std::size_t written = 0;
   return get != nullptr && algo != nullptr &&
          get(algo, a, out, sizeof(T), &written) == CUBLAS_STATUS_SUCCESS && written == sizeof(T);
@@ -100,9 +102,10 @@ extern "C" PM2LAT_EXPORT cublasStatus_t cublasLtMatmul(
     const void* beta, const void* C, cublasLtMatrixLayout_t Cdesc, void* D,
     cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t* algo, void* workspace,
     size_t workspaceSizeInBytes, cudaStream_t stream) {
-  static std::atomic<void*> next{nullptr};
-  auto real = next_definition<decltype(&cublasLtMatmul)>(next, "cublasLtMatmul");
+  static NextDefinition next;
+  auto real = next.get<decltype(&cublasLtMatmul)>("cublasLtMatmul", __builtin_return_address(0));
   if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  t_lt = reinterpret_cast<const void*>(real);
   LibraryCallScope scope(LibrarySource::kCublasLt, LibraryApi::kCublasLtMatmul, OpKind::kGemm);
   if (scope.outermost()) {
     scope.op().gemm = describe(computeDesc, Adesc, Bdesc, Ddesc);

@@ -16,25 +16,26 @@ using namespace pm2lat::shim;
 
 namespace {
 
-std::atomic<void*> g_get_tensor{nullptr};
-std::atomic<void*> g_get_filter{nullptr};
-std::atomic<void*> g_get_conv{nullptr};
-std::atomic<void*> g_get_groups{nullptr};
-std::atomic<void*> g_create{nullptr};
-std::atomic<void*> g_get_attr{nullptr};
-std::atomic<void*> g_destroy{nullptr};
+// Companions of the cuDNN function called (`real`), from its own copy of cuDNN.
+NextDefinition g_get_tensor;
+NextDefinition g_get_filter;
+NextDefinition g_get_conv;
+NextDefinition g_get_groups;
+NextDefinition g_create;
+NextDefinition g_get_attr;
+NextDefinition g_destroy;
 
-ConvShape legacy_shape(cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+ConvShape legacy_shape(const void* real, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
                        cudnnConvolutionDescriptor_t conv) noexcept {
   ConvShape s;
-  auto get_tensor = next_definition<decltype(&cudnnGetTensor4dDescriptor)>(
-      g_get_tensor, "cudnnGetTensor4dDescriptor");
-  auto get_filter = next_definition<decltype(&cudnnGetFilter4dDescriptor)>(
-      g_get_filter, "cudnnGetFilter4dDescriptor");
-  auto get_conv = next_definition<decltype(&cudnnGetConvolution2dDescriptor)>(
-      g_get_conv, "cudnnGetConvolution2dDescriptor");
-  auto get_groups = next_definition<decltype(&cudnnGetConvolutionGroupCount)>(
-      g_get_groups, "cudnnGetConvolutionGroupCount");
+  auto get_tensor =
+      g_get_tensor.get<decltype(&cudnnGetTensor4dDescriptor)>("cudnnGetTensor4dDescriptor", real);
+  auto get_filter =
+      g_get_filter.get<decltype(&cudnnGetFilter4dDescriptor)>("cudnnGetFilter4dDescriptor", real);
+  auto get_conv = g_get_conv.get<decltype(&cudnnGetConvolution2dDescriptor)>(
+      "cudnnGetConvolution2dDescriptor", real);
+  auto get_groups = g_get_groups.get<decltype(&cudnnGetConvolutionGroupCount)>(
+      "cudnnGetConvolutionGroupCount", real);
   cudnnDataType_t type = CUDNN_DATA_FLOAT;
   int n = 0, c = 0, h = 0, wd = 0, ns = 0, cs = 0, hs = 0, ws = 0;
   if (get_tensor &&
@@ -139,14 +140,13 @@ class Walk {
 
 // The first forward convolution of the plan's operation graph; kind stays unknown for plans
 // whose operations are not all convolutions (fused graphs the shim does not decode yet).
-OpPod describe_plan(cudnnBackendDescriptor_t plan) {
+OpPod describe_plan(const void* real, cudnnBackendDescriptor_t plan) {
   OpPod op;
   Backend b{
-      next_definition<decltype(&cudnnBackendCreateDescriptor)>(g_create,
-                                                               "cudnnBackendCreateDescriptor"),
-      next_definition<decltype(&cudnnBackendGetAttribute)>(g_get_attr, "cudnnBackendGetAttribute"),
-      next_definition<decltype(&cudnnBackendDestroyDescriptor)>(g_destroy,
-                                                                "cudnnBackendDestroyDescriptor")};
+      g_create.get<decltype(&cudnnBackendCreateDescriptor)>("cudnnBackendCreateDescriptor", real),
+      g_get_attr.get<decltype(&cudnnBackendGetAttribute)>("cudnnBackendGetAttribute", real),
+      g_destroy.get<decltype(&cudnnBackendDestroyDescriptor)>("cudnnBackendDestroyDescriptor",
+                                                              real)};
   if (!b.create || !b.get || !b.destroy) return op;
   Walk walk(b);
   auto cfg =
@@ -215,13 +215,14 @@ PM2LAT_EXPORT cudnnStatus_t cudnnConvolutionForward(
     const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
     cudnnConvolutionFwdAlgo_t algo, void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
     const cudnnTensorDescriptor_t yDesc, void* y) {
-  static std::atomic<void*> next{nullptr};
-  auto real = next_definition<decltype(&cudnnConvolutionForward)>(next, "cudnnConvolutionForward");
+  static NextDefinition next;
+  auto real = next.get<decltype(&cudnnConvolutionForward)>("cudnnConvolutionForward",
+                                                           __builtin_return_address(0));
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
   LibraryCallScope scope(LibrarySource::kCudnn, LibraryApi::kCudnnConvolutionForward,
                          OpKind::kConv);
   if (scope.outermost()) {
-    scope.op().conv = legacy_shape(xDesc, wDesc, convDesc);
+    scope.op().conv = legacy_shape(reinterpret_cast<const void*>(real), xDesc, wDesc, convDesc);
     scope.publish();
   }
   return real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes,
@@ -231,8 +232,9 @@ PM2LAT_EXPORT cudnnStatus_t cudnnConvolutionForward(
 PM2LAT_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
                                                 cudnnBackendDescriptor_t executionPlan,
                                                 cudnnBackendDescriptor_t variantPack) {
-  static std::atomic<void*> next{nullptr};
-  auto real = next_definition<decltype(&cudnnBackendExecute)>(next, "cudnnBackendExecute");
+  static NextDefinition next;
+  auto real =
+      next.get<decltype(&cudnnBackendExecute)>("cudnnBackendExecute", __builtin_return_address(0));
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
   LibraryCallScope scope(LibrarySource::kCudnn, LibraryApi::kCudnnBackendExecute, OpKind::kUnknown);
   if (scope.outermost() && executionPlan != nullptr) {
@@ -247,7 +249,7 @@ PM2LAT_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
       }
     }
     if (!found) {
-      op = describe_plan(executionPlan);
+      op = describe_plan(reinterpret_cast<const void*>(real), executionPlan);
       std::lock_guard<std::mutex> lock(cache.mu);
       if (cache.plans.size() >= 4096) cache.plans.clear();
       cache.plans[executionPlan] = op;
@@ -261,8 +263,9 @@ PM2LAT_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
 
 // Plans are cached by address: forget one when it is destroyed, before the address is reused.
 PM2LAT_EXPORT cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t descriptor) {
-  auto real = next_definition<decltype(&cudnnBackendDestroyDescriptor)>(
-      g_destroy, "cudnnBackendDestroyDescriptor");
+  static NextDefinition next;
+  auto real = next.get<decltype(&cudnnBackendDestroyDescriptor)>("cudnnBackendDestroyDescriptor",
+                                                                 __builtin_return_address(0));
   if (real == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
   {
     PlanCache& cache = plan_cache();

@@ -4,10 +4,13 @@
 // our wrapper of exactly the pointer the real dlsym found, and of a runtime or library
 // function we interpose with our interposer.
 //
-// RTLD_NEXT must keep meaning "after the caller": glibc finds the caller from the return
-// address, so for RTLD_NEXT the entry point is a tail jump (x86-64 assembly below) that
-// leaves the caller's return address in place. Other preloaded interposers that look up
-// their next definition through us therefore still get it right.
+// RTLD_NEXT and RTLD_DEFAULT are both resolved relative to the caller: glibc finds it from the
+// return address (RTLD_NEXT: after the caller; RTLD_DEFAULT: the caller's scope, which for a
+// library loaded RTLD_LOCAL includes its own dependencies). For both handles the entry point
+// is a tail jump (x86-64 assembly below) that leaves the caller's return address in place, so
+// other preloaded interposers, and modules that find their own dependencies' symbols with
+// RTLD_DEFAULT, get the answers they get without libpm2lat.so. RTLD_DEFAULT finds our exported
+// interposers first anyway: there is nothing to substitute.
 //
 // dlvsym is deliberately not interposed: it is the one loader entry point through which the
 // shim reaches glibc's own dlsym without GLIBC_PRIVATE symbols, and CUDA libraries do not use
@@ -45,6 +48,9 @@ const char* const kInterposedNames[] = {
     "cudnnConvolutionForward",
     "cudnnBackendExecute",
     "cudnnBackendDestroyDescriptor",
+    "cuptiActivityRegisterCallbacks",
+    "cuptiActivityEnable",
+    "cuptiActivityDisable",
 };
 
 void* own_definition(const char* name) noexcept {
@@ -90,8 +96,8 @@ extern "C"
 }
 
 #if defined(__x86_64__)
-// dlsym(handle, name): RTLD_NEXT (-1) tail-jumps to glibc's dlsym, so the return address it
-// sees is the caller's; everything else goes to pm2lat_dlsym_impl.
+// dlsym(handle, name): RTLD_NEXT (-1) and RTLD_DEFAULT (0) tail-jump to glibc's dlsym, so the
+// return address it sees is the caller's; every other handle goes to pm2lat_dlsym_impl.
 __asm__(
     ".text\n"
     ".globl dlsym\n"
@@ -99,7 +105,10 @@ __asm__(
     "dlsym:\n"
     "  .cfi_startproc\n"
     "  cmpq $-1, %rdi\n"
+    "  je 4f\n"
+    "  testq %rdi, %rdi\n"
     "  jne 1f\n"
+    "4:\n"
     "  movq pm2lat_real_dlsym_ptr(%rip), %rax\n"
     "  testq %rax, %rax\n"
     "  jz 2f\n"
@@ -128,10 +137,11 @@ __asm__(
     "  .cfi_endproc\n"
     ".size dlsym, .-dlsym\n");
 #else
-// Elsewhere RTLD_NEXT is resolved relative to libpm2lat.so itself (the position of the
-// preloaded library, right after the executable), which is what most callers mean.
+// Elsewhere RTLD_NEXT and RTLD_DEFAULT are resolved relative to libpm2lat.so itself (the
+// position of the preloaded library, right after the executable, in the global scope), which
+// is what most callers mean; a module loaded RTLD_LOCAL does not find its own dependencies.
 extern "C" PM2LAT_EXPORT void* dlsym(void* handle, const char* name) noexcept {
-  if (handle == RTLD_NEXT) return pm2lat::shim::real_dlsym(handle, name);
+  if (handle == RTLD_NEXT || handle == RTLD_DEFAULT) return pm2lat::shim::real_dlsym(handle, name);
   return pm2lat_dlsym_impl(handle, name);
 }
 #endif

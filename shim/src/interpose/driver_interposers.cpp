@@ -45,7 +45,7 @@ PM2LAT_EXPORT CUresult pm2lat_cuGetProcAddress_v1(const char* symbol, void** pfn
   if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   const CUresult r = real(symbol, pfn, version, flags);
   if (r == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) {
-    *pfn = wrap_entry_point(*pfn, symbol, version);
+    *pfn = wrap_entry_point(*pfn, symbol, version, flags);
   }
   return r;
 }
@@ -59,7 +59,7 @@ PM2LAT_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int v
   // untouched; only a pointer we recognise is swapped for our wrapper of that pointer.
   const CUresult r = real(symbol, pfn, version, flags, status);
   if (r == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) {
-    *pfn = wrap_entry_point(*pfn, symbol, version);
+    *pfn = wrap_entry_point(*pfn, symbol, version, flags);
   }
   return r;
 }

@@ -62,7 +62,7 @@ CUresult w_get_proc_address(const char* symbol, void** pfn, int version, cuuint6
   if (r == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   const CUresult res = r(symbol, pfn, version, flags);
   if (res == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) {
-    *pfn = wrap_entry_point(*pfn, symbol, version);
+    *pfn = wrap_entry_point(*pfn, symbol, version, flags);
   }
   return res;
 }
@@ -73,7 +73,7 @@ CUresult w_get_proc_address_v2(const char* symbol, void** pfn, int version, cuui
   if (r == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
   const CUresult res = r(symbol, pfn, version, flags, status);
   if (res == CUDA_SUCCESS && pfn != nullptr && *pfn != nullptr) {
-    *pfn = wrap_entry_point(*pfn, symbol, version);
+    *pfn = wrap_entry_point(*pfn, symbol, version, flags);
   }
   return res;
 }
@@ -292,20 +292,74 @@ const VariantTable* table_for(void* real) noexcept {
   return &t;
 }
 
-std::mutex g_unwrapped_mu;
-std::vector<std::string>* g_unwrapped = nullptr;
+// A driver entry point asked of cuGetProcAddress, by the caller's base name, version and
+// flags: which one it is. cuGetProcAddress guarantees the pointer it returns has the ABI of the
+// variant the request selects (cuda.h), whatever address it is. Versions are those that
+// introduced each ABI (cudaTypedefs.h); a request older than that gets an ABI we do not wrap.
+struct Request {
+  const char* symbol;
+  int version;
+  EntryPoint legacy;
+  EntryPoint per_thread;  // == legacy when there is no _ptsz variant
+};
+constexpr Request kRequests[] = {
+    {"cuInit", 2000, EntryPoint::kInit, EntryPoint::kInit},
+    {"cuGetProcAddress", 12000, EntryPoint::kGetProcAddressV2, EntryPoint::kGetProcAddressV2},
+    {"cuGetProcAddress", 11030, EntryPoint::kGetProcAddress, EntryPoint::kGetProcAddress},
+    {"cuLaunchKernel", 4000, EntryPoint::kLaunchKernel, EntryPoint::kLaunchKernelPtsz},
+    {"cuLaunchKernelEx", 11060, EntryPoint::kLaunchKernelEx, EntryPoint::kLaunchKernelExPtsz},
+    {"cuLaunchCooperativeKernel", 9000, EntryPoint::kLaunchCooperativeKernel,
+     EntryPoint::kLaunchCooperativeKernelPtsz},
+    {"cuGraphLaunch", 10000, EntryPoint::kGraphLaunch, EntryPoint::kGraphLaunchPtsz},
+    // CUDA 12 made cuGraphInstantiate the three-argument cuGraphInstantiateWithFlags.
+    {"cuGraphInstantiate", 12000, EntryPoint::kGraphInstantiateWithFlags,
+     EntryPoint::kGraphInstantiateWithFlags},
+    {"cuGraphInstantiateWithFlags", 11040, EntryPoint::kGraphInstantiateWithFlags,
+     EntryPoint::kGraphInstantiateWithFlags},
+    {"cuGraphInstantiateWithParams", 12000, EntryPoint::kGraphInstantiateWithParams,
+     EntryPoint::kGraphInstantiateWithParamsPtsz},
+    {"cuGraphExecDestroy", 10000, EntryPoint::kGraphExecDestroy, EntryPoint::kGraphExecDestroy},
+    {"cuGraphDestroy", 10000, EntryPoint::kGraphDestroy, EntryPoint::kGraphDestroy},
+    {"cuStreamBeginCapture", 10010, EntryPoint::kStreamBeginCaptureV2,
+     EntryPoint::kStreamBeginCaptureV2Ptsz},
+    {"cuStreamBeginCaptureToGraph", 12030, EntryPoint::kStreamBeginCaptureToGraph,
+     EntryPoint::kStreamBeginCaptureToGraphPtsz},
+    {"cuStreamEndCapture", 10000, EntryPoint::kStreamEndCapture, EntryPoint::kStreamEndCapturePtsz},
+    {"cuModuleUnload", 2000, EntryPoint::kModuleUnload, EntryPoint::kModuleUnload},
+    {"cuLibraryUnload", 12000, EntryPoint::kLibraryUnload, EntryPoint::kLibraryUnload},
+};
 
-// Names whose pointers we must see to catch launches; anything else we pass through quietly.
-bool launch_relevant(const char* symbol) noexcept {
-  if (symbol == nullptr) return false;
-  for (const char* s : {"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
-                        "cuGraphLaunch", "cuGetProcAddress", "cuInit"}) {
-    if (std::strcmp(symbol, s) == 0) return true;
+// The newest ABI of `symbol` that `version` selects.
+const Request* requested(const char* symbol, int version) noexcept {
+  const Request* best = nullptr;
+  for (const Request& r : kRequests) {
+    if (std::strcmp(r.symbol, symbol) != 0 || r.version > version) continue;
+    if (best == nullptr || r.version > best->version) best = &r;
   }
-  return false;
+  return best;
+}
+
+// True when `real` lies in the loaded driver (the object that exports cuGetProcAddress_v2).
+bool inside_driver(void* real) noexcept {
+  void* driver = loaded_driver_handle();
+  void* resolver = driver ? real_dlsym(driver, "cuGetProcAddress_v2") : nullptr;
+  Dl_info a{}, b{};
+  return resolver != nullptr && dladdr(real, &a) != 0 && dladdr(resolver, &b) != 0 &&
+         a.dli_fbase == b.dli_fbase;
 }
 
 }  // namespace
+
+bool entry_point_for_request(const char* symbol, int version, std::uint64_t flags,
+                             EntryPoint* out) noexcept {
+  if (symbol == nullptr) return false;
+  const Request* r = requested(symbol, version);
+  if (r == nullptr) return false;
+  *out = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) ? r->per_thread : r->legacy;
+  return true;
+}
+
+namespace {}  // namespace
 
 const char* exported_name(EntryPoint e) noexcept { return kNames[static_cast<std::size_t>(e)]; }
 
@@ -334,33 +388,28 @@ bool identify_entry_point(void* real, EntryPoint* out) noexcept {
   return false;
 }
 
-void* wrap_entry_point(void* real, const char* symbol, int version) noexcept {
+void* wrap_entry_point(void* real, const char* symbol, int version, std::uint64_t flags) noexcept {
   if (real == nullptr || is_own_address(real)) return real;  // already ours
   EntryPoint e;
   if (!identify_entry_point(real, &e)) {
-    if (launch_relevant(symbol)) {
-      std::string what = std::string(symbol) + "@" + std::to_string(version);
-      {
-        std::lock_guard<std::mutex> lock(g_unwrapped_mu);
-        if (g_unwrapped == nullptr) g_unwrapped = new std::vector<std::string>();
-        g_unwrapped->push_back(what);
-      }
+    // Not one of the driver's exported symbols (a resolver may hand out internal addresses):
+    // a pointer inside the driver that answers a request for an entry point we wrap has that
+    // entry point's ABI, as cuGetProcAddress guarantees.
+    if (version == 0 || !entry_point_for_request(symbol, version, flags, &e)) return real;
+    if (!inside_driver(real)) {
+      const std::string what = std::string(symbol) + "@" + std::to_string(version);
       Diagnostics::instance().warn_once(
           "unwrapped:" + what, "cannot identify the driver entry point returned for " + what +
                                    "; launches through it are only seen by CUPTI");
+      return real;
     }
-    return real;
   }
   set_real(e, real);
-  // Two different real functions for one entry point (two drivers loaded): keep the first
-  // wrapped, pass the second through.
-  if (real_of(e) != real) return real;
+  // Two different real functions for one entry point (two drivers loaded, or an exported
+  // symbol and another address of the same function): the first is wrapped, a second one is
+  // passed through unless it is inside the driver the first came from.
+  if (real_of(e) != real && !inside_driver(real)) return real;
   return wrapper_of(e);
-}
-
-std::vector<std::string> unwrapped_entry_points() {
-  std::lock_guard<std::mutex> lock(g_unwrapped_mu);
-  return g_unwrapped ? *g_unwrapped : std::vector<std::string>{};
 }
 
 }  // namespace pm2lat::shim

@@ -2,12 +2,12 @@
 // real resolver is always asked first with the caller's exact symbol, version and flags;
 // the pointer it returns is then identified by comparing it with the driver's exported
 // variants (cuLaunchKernel, cuLaunchKernel_ptsz, ...), which fixes its ABI without ever
-// guessing a _v2/_v3 suffix, and swapped for our wrapper bound to that exact pointer.
+// guessing a _v2/_v3 suffix, or, when it is not an exported symbol, by the request itself (a
+// pointer inside the driver answering "cuLaunchKernel" with the per-thread flag at 12000 is
+// cuLaunchKernel_ptsz's ABI); it is then swapped for our wrapper.
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
 namespace pm2lat::shim {
 
@@ -52,12 +52,16 @@ void set_real(EntryPoint e, void* real) noexcept;
 // contains it. False for pointers we do not wrap.
 bool identify_entry_point(void* real, EntryPoint* out) noexcept;
 
-// Resolve-then-wrap: our wrapper when `real` is an entry point we hook, else `real`.
-// `symbol`/`version` (when known) only serve the report of pointers we could not identify.
-void* wrap_entry_point(void* real, const char* symbol, int version) noexcept;
+// Which entry point a cuGetProcAddress request (base name, version, flags) selects; false for
+// entry points we do not wrap.
+bool entry_point_for_request(const char* symbol, int version, std::uint64_t flags,
+                             EntryPoint* out) noexcept;
 
-// Symbols a resolver returned that we would have wanted to wrap but could not identify
-// ("cuLaunchKernel@12000"), reported in the summary.
-std::vector<std::string> unwrapped_entry_points();
+// Resolve-then-wrap: our wrapper when `real` is an entry point we hook, else `real`. A pointer
+// that is not one of the driver's exported symbols is still recognised when it lies inside
+// the driver and answers a cuGetProcAddress request (`symbol`, `version`, `flags`) for an
+// entry point we hook; `version` 0 means the pointer came from dlsym by exported name.
+void* wrap_entry_point(void* real, const char* symbol, int version,
+                       std::uint64_t flags = 0) noexcept;
 
 }  // namespace pm2lat::shim

@@ -12,7 +12,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "interpose/real_dl.h"
+#include "interpose/next_definition.h"
 #include "launch_path/launch_slot.h"
 #include "launch_path/thread_state.h"
 #include "pm2lat/dtype.h"
@@ -56,16 +56,5 @@ GemmShape blas_gemm_shape(cublasOperation_t ta, cublasOperation_t tb, std::int64
 // cublasLtMatmulStages_t ids. False for ids this build does not know.
 bool cublaslt_tile(std::uint32_t tile_id, std::int32_t* m, std::int32_t* n) noexcept;
 bool cublaslt_stages(std::uint32_t stages_id, std::int32_t* k, std::int32_t* stages) noexcept;
-
-// The definition of a library function our interposer stands in front of, cached.
-template <typename Fn>
-Fn next_definition(std::atomic<void*>& cache, const char* name) noexcept {
-  void* p = cache.load(std::memory_order_acquire);
-  if (p == nullptr) {
-    p = find_next_definition(name);
-    if (p != nullptr) cache.store(p, std::memory_order_release);
-  }
-  return reinterpret_cast<Fn>(p);
-}
 
 }  // namespace pm2lat::shim

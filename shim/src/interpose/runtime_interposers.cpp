@@ -27,20 +27,22 @@ extern decltype(cudaLaunchKernelExC) cudaLaunchKernelExC_ptsz;
 
 namespace {
 
-std::atomic<void*> g_func_get_name{nullptr};
+NextDefinition g_func_get_name;
 
-// The device function's name for a host stub, from the runtime (first launch only).
-const char* host_stub_name(const void* func) noexcept {
+// The device function's name for a host stub, from the runtime the launch went to (`real`),
+// on the stub's first launch only.
+const char* host_stub_name(const void* func, const void* real) noexcept {
   if (HandleCache::instance().find(reinterpret_cast<std::uint64_t>(func)) != nullptr)
     return nullptr;
-  auto get = next_definition<decltype(&cudaFuncGetName)>(g_func_get_name, "cudaFuncGetName");
+  auto get = g_func_get_name.get<decltype(&cudaFuncGetName)>("cudaFuncGetName", real);
   const char* name = nullptr;
   if (get == nullptr || get(&name, func) != cudaSuccess) return nullptr;
   return name;
 }
 
 template <typename CallReal>
-cudaError_t runtime_launch(LaunchCall call, bool host_stub, const void* func, CallReal&& real) {
+cudaError_t runtime_launch(LaunchCall call, bool host_stub, const void* func, const void* runtime,
+                           CallReal&& real) {
   ThreadState& ts = thread_state();
   LaunchPathState& lp = launch_path_state();
   if (ts.internal || ts.hook_depth != 0 || ts.runtime.active || !lp.ready()) return real();
@@ -55,7 +57,7 @@ cudaError_t runtime_launch(LaunchCall call, bool host_stub, const void* func, Ca
   if (!seen_by_driver && r == cudaSuccess && lp.ready()) {
     // A host stub is not a driver handle: name it through the runtime, never the driver.
     call.host_stub = host_stub;
-    if (host_stub) call.name_hint = host_stub_name(func);
+    if (host_stub) call.name_hint = host_stub_name(func, runtime);
     LaunchSlot* s = begin_kernel_slot(call, 0, slot_flags::kRuntimeOnly);
     if (s != nullptr) s->runtime_api = call.api;
     commit_slot(s, static_cast<std::int32_t>(r));
@@ -98,9 +100,10 @@ LaunchCall make_ex_call(LaunchApi api, const cudaLaunchConfig_t* config, const v
   return c;
 }
 
-#define PM2LAT_REAL(fn)                                       \
-  static std::atomic<void*> next_##fn{nullptr};               \
-  auto real = next_definition<decltype(&fn)>(next_##fn, #fn); \
+// The definition the caller would have reached, from its own scope (next_definition.h).
+#define PM2LAT_REAL(fn)                                                       \
+  static NextDefinition next_##fn;                                            \
+  auto real = next_##fn.get<decltype(&fn)>(#fn, __builtin_return_address(0)); \
   if (real == nullptr) return cudaErrorInitializationError
 
 }  // namespace
@@ -112,7 +115,8 @@ PM2LAT_EXPORT cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 
   PM2LAT_REAL(cudaLaunchKernel);
   return runtime_launch(
       make_call(LaunchApi::kCudaLaunchKernel, func, gridDim, blockDim, sharedMem, stream, args),
-      true, func, [&] { return real(func, gridDim, blockDim, args, sharedMem, stream); });
+      true, func, reinterpret_cast<const void*>(real),
+      [&] { return real(func, gridDim, blockDim, args, sharedMem, stream); });
 }
 
 PM2LAT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim,
@@ -121,21 +125,24 @@ PM2LAT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, 
   PM2LAT_REAL(cudaLaunchKernel_ptsz);
   return runtime_launch(
       make_call(LaunchApi::kCudaLaunchKernelPtsz, func, gridDim, blockDim, sharedMem, stream, args),
-      true, func, [&] { return real(func, gridDim, blockDim, args, sharedMem, stream); });
+      true, func, reinterpret_cast<const void*>(real),
+      [&] { return real(func, gridDim, blockDim, args, sharedMem, stream); });
 }
 
 PM2LAT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
                                               void** args) {
   PM2LAT_REAL(cudaLaunchKernelExC);
   return runtime_launch(make_ex_call(LaunchApi::kCudaLaunchKernelExC, config, func, args), true,
-                        func, [&] { return real(config, func, args); });
+                        func, reinterpret_cast<const void*>(real),
+                        [&] { return real(config, func, args); });
 }
 
 PM2LAT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config,
                                                    const void* func, void** args) {
   PM2LAT_REAL(cudaLaunchKernelExC_ptsz);
   return runtime_launch(make_ex_call(LaunchApi::kCudaLaunchKernelExCPtsz, config, func, args), true,
-                        func, [&] { return real(config, func, args); });
+                        func, reinterpret_cast<const void*>(real),
+                        [&] { return real(config, func, args); });
 }
 
 PM2LAT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
@@ -143,7 +150,7 @@ PM2LAT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, 
   PM2LAT_REAL(__cudaLaunchKernel);
   return runtime_launch(make_call(LaunchApi::kCudaLaunchKernelInternal, kernel, gridDim, blockDim,
                                   sharedMem, stream, args),
-                        false, kernel,
+                        false, kernel, reinterpret_cast<const void*>(real),
                         [&] { return real(kernel, gridDim, blockDim, args, sharedMem, stream); });
 }
 
@@ -153,7 +160,7 @@ PM2LAT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid
   PM2LAT_REAL(__cudaLaunchKernel_ptsz);
   return runtime_launch(make_call(LaunchApi::kCudaLaunchKernelInternalPtsz, kernel, gridDim,
                                   blockDim, sharedMem, stream, args),
-                        false, kernel,
+                        false, kernel, reinterpret_cast<const void*>(real),
                         [&] { return real(kernel, gridDim, blockDim, args, sharedMem, stream); });
 }
 

@@ -15,10 +15,6 @@ namespace pm2lat::shim::hooks {
 
 namespace {
 
-// Sentinel external correlation id for a launch whose slot was dropped: its kernel record
-// is then known to come from a hooked launch, not from a path the hooks miss.
-constexpr std::uint64_t kDroppedLaunch = ~std::uint64_t{0};
-
 // True when this launch should be recorded by the hooks; starts the shim if CUDA was
 // initialised before it could see it.
 bool hooks_record_now() noexcept {
@@ -53,17 +49,20 @@ bool stream_is_capturing(CUstream s) noexcept {
 void record_capture_node(LaunchSlot* s, CUstream stream) noexcept {
   s->flags |= slot_flags::kCaptured;
   const DriverApi* api = driver_api();
-  if (api == nullptr || api->stream_get_capture_info == nullptr) return;
+  if (api == nullptr) return;
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   cuuint64_t id = 0;
   CUgraph graph = nullptr;
   const CUgraphNode* deps = nullptr;
   const CUgraphEdgeData* edges = nullptr;
   size_t n = 0;
-  if (api->stream_get_capture_info(stream, &status, &id, &graph, &deps, &edges, &n) !=
-      CUDA_SUCCESS) {
-    return;
+  CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+  if (api->stream_get_capture_info != nullptr) {
+    r = api->stream_get_capture_info(stream, &status, &id, &graph, &deps, &edges, &n);
+  } else if (api->stream_get_capture_info_v2 != nullptr) {  // drivers before 12.3
+    r = api->stream_get_capture_info_v2(stream, &status, &id, &graph, &deps, &n);
   }
+  if (r != CUDA_SUCCESS) return;
   if (status == CU_STREAM_CAPTURE_STATUS_ACTIVE && n == 1 && deps != nullptr) {
     s->graph = reinterpret_cast<std::uint64_t>(graph);
     s->graph_node = reinterpret_cast<std::uint64_t>(deps[0]);
@@ -87,7 +86,7 @@ CUresult record_launch(const LaunchCall& call, CallReal&& call_real) noexcept {
   bool pushed = false;
   if (cupti != nullptr) {
     pushed = cupti->push_external_correlation(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2,
-                                              s ? s->seq : kDroppedLaunch) == CUPTI_SUCCESS;
+                                              s ? s->seq : kDroppedLaunchSeq) == CUPTI_SUCCESS;
     if (pushed && s) s->flags |= slot_flags::kExternalCorrelation;
   }
   bool timed = false;
@@ -205,7 +204,7 @@ CUresult graph_launch(PFN_cuGraphLaunch_v10000 real, LaunchApi api, CUgraphExec 
   bool pushed = false;
   if (cupti != nullptr) {
     pushed = cupti->push_external_correlation(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2,
-                                              s ? s->seq : kDroppedLaunch) == CUPTI_SUCCESS;
+                                              s ? s->seq : kDroppedLaunchSeq) == CUPTI_SUCCESS;
     if (pushed && s) s->flags |= slot_flags::kExternalCorrelation;
   }
   const CUresult r = real(exec, stream);

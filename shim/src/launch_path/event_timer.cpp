@@ -9,81 +9,107 @@ namespace pm2lat::shim {
 
 namespace {
 
-EventPairs* create_pairs(ThreadRing* ring, const DriverApi* api) noexcept {
-  auto* pairs = new (std::nothrow) EventPairs();
-  if (pairs == nullptr) return nullptr;
-  ring->events = pairs;
-  const std::uint32_t n = ring->capacity();
-  pairs->start = new (std::nothrow) CUevent[n]();
-  pairs->end = new (std::nothrow) CUevent[n]();
-  if (pairs->start == nullptr || pairs->end == nullptr || api->event_create == nullptr) {
-    return pairs;
+std::atomic<std::uint32_t> g_pairs{0};
+
+// A free pair of the thread's pool (created if the bounds allow), or -1.
+int take_pair(EventPairs* p, const DriverApi* api) noexcept {
+  // What the worker handed back first.
+  const std::uint32_t head = p->returned_head.load(std::memory_order_acquire);
+  while (p->returned_tail != head) {
+    p->free[p->free_count++] = p->returned[p->returned_tail % EventPairs::kMaxPerThread];
+    ++p->returned_tail;
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    // Needs the thread's current context; without one the thread stays untimed.
-    if (api->event_create(&pairs->start[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
-        api->event_create(&pairs->end[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
-      return pairs;
-    }
-    pairs->count = i + 1;
+  if (p->free_count > 0) return p->free[--p->free_count];
+  if (p->created == EventPairs::kMaxPerThread || api->event_create == nullptr) return -1;
+  if (g_pairs.fetch_add(1, std::memory_order_relaxed) >= EventTimer::kMaxPairs) {
+    g_pairs.fetch_sub(1, std::memory_order_relaxed);
+    return -1;
   }
-  pairs->usable = true;
-  return pairs;
+  // Needs the thread's current context; without one the launch stays untimed.
+  const std::uint16_t i = p->created;
+  if (api->event_create(&p->start[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+    g_pairs.fetch_sub(1, std::memory_order_relaxed);
+    return -1;
+  }
+  if (api->event_create(&p->end[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+    if (api->event_destroy != nullptr) api->event_destroy(p->start[i]);
+    g_pairs.fetch_sub(1, std::memory_order_relaxed);
+    return -1;
+  }
+  ++p->created;
+  return i;
 }
 
 }  // namespace
 
-bool EventTimer::before(ThreadRing* ring, const LaunchSlot* slot, CUstream stream) noexcept {
+bool EventTimer::before(ThreadRing* ring, LaunchSlot* slot, CUstream stream) noexcept {
   const DriverApi* api = driver_api();
   if (ring == nullptr || slot == nullptr || api == nullptr || api->event_record == nullptr) {
     return false;
   }
-  EventPairs* pairs = ring->events;
-  if (pairs == nullptr) pairs = create_pairs(ring, api);
-  if (pairs == nullptr || !pairs->usable) return false;
-  const std::uint32_t i = ring->index_of(slot);
-  return api->event_record(pairs->start[i], stream) == CUDA_SUCCESS;
+  // The pool's table, once per thread (like its ring).
+  if (ring->events == nullptr) ring->events = new (std::nothrow) EventPairs();
+  EventPairs* p = ring->events;
+  if (p == nullptr) return false;
+  const int i = take_pair(p, api);
+  if (i < 0) return false;
+  if (api->event_record(p->start[i], stream) != CUDA_SUCCESS) {
+    p->free[p->free_count++] = static_cast<std::uint16_t>(i);
+    return false;
+  }
+  slot->event_pair = static_cast<std::uint16_t>(i);
+  return true;
 }
 
 void EventTimer::after(ThreadRing* ring, LaunchSlot* slot, CUstream stream) noexcept {
   const DriverApi* api = driver_api();
-  const std::uint32_t i = ring->index_of(slot);
-  if (api->event_record(ring->events->end[i], stream) == CUDA_SUCCESS) {
+  EventPairs* p = ring->events;
+  if (api->event_record(p->end[slot->event_pair], stream) == CUDA_SUCCESS) {
     slot->flags |= slot_flags::kEventsTimed;
+  } else {
+    p->free[p->free_count++] = slot->event_pair;  // never reaches the worker
   }
 }
 
 EventTimer::Poll EventTimer::poll(ThreadRing* ring, const LaunchSlot* slot,
                                   double* elapsed_us) noexcept {
   const DriverApi* api = driver_api();
-  if (api == nullptr || ring->events == nullptr || !ring->events->usable) return Poll::kFailed;
-  const std::uint32_t i = ring->index_of(slot);
-  const CUresult q = api->event_query(ring->events->end[i]);
+  EventPairs* p = ring->events;
+  if (api == nullptr || p == nullptr) return Poll::kFailed;
+  const std::uint16_t i = slot->event_pair;
+  Poll result = Poll::kFailed;
+  const CUresult q = api->event_query(p->end[i]);
   if (q == CUDA_ERROR_NOT_READY) return Poll::kPending;
-  if (q != CUDA_SUCCESS || api->event_elapsed_time == nullptr) return Poll::kFailed;
   float ms = 0;
-  if (api->event_elapsed_time(&ms, ring->events->start[i], ring->events->end[i]) != CUDA_SUCCESS) {
-    return Poll::kFailed;
+  if (q == CUDA_SUCCESS && api->event_elapsed_time != nullptr &&
+      api->event_elapsed_time(&ms, p->start[i], p->end[i]) == CUDA_SUCCESS) {
+    // Events resolve about half a microsecond; keep whole nanoseconds, not float noise.
+    *elapsed_us = std::round(double(ms) * 1e6) / 1000.0;
+    result = Poll::kReady;
   }
-  // Events resolve about half a microsecond; keep whole nanoseconds, not float noise.
-  *elapsed_us = std::round(double(ms) * 1e6) / 1000.0;
-  return Poll::kReady;
+  const std::uint32_t head = p->returned_head.load(std::memory_order_relaxed);
+  p->returned[head % EventPairs::kMaxPerThread] = i;
+  p->returned_head.store(head + 1, std::memory_order_release);
+  return result;
 }
 
 void EventTimer::release(ThreadRing* ring) noexcept {
-  EventPairs* pairs = ring->events;
-  if (pairs == nullptr) return;
+  EventPairs* p = ring->events;
+  if (p == nullptr) return;
   const DriverApi* api = driver_api();
   if (api != nullptr && api->event_destroy != nullptr) {
-    for (std::uint32_t i = 0; i < pairs->count; ++i) {
-      api->event_destroy(pairs->start[i]);
-      api->event_destroy(pairs->end[i]);
+    for (std::uint16_t i = 0; i < p->created; ++i) {
+      api->event_destroy(p->start[i]);
+      api->event_destroy(p->end[i]);
     }
   }
-  delete[] pairs->start;
-  delete[] pairs->end;
-  delete pairs;
+  g_pairs.fetch_sub(p->created, std::memory_order_relaxed);
+  delete p;
   ring->events = nullptr;
+}
+
+std::uint32_t EventTimer::pairs_created() noexcept {
+  return g_pairs.load(std::memory_order_relaxed);
 }
 
 }  // namespace pm2lat::shim

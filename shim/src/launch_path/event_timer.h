@@ -1,12 +1,15 @@
 // The timing fallback when CUPTI is unavailable: a pair of CUDA events around each hooked
-// launch. Events are bound to ring slots (pair i serves slot i), created once per thread on
-// its first timed launch, so the launch path only records them. The worker reads a slot's
-// elapsed time before releasing the slot, which is what makes the pair free again.
-// Never used inside stream capture (an event record would become a node of the user's graph).
+// launch. Each launching thread has its own pool of event pairs, created as its launches need
+// them (a thread with a few launches in flight has a few pairs) and bounded per thread and per
+// process; a launch finding none free is not timed. The launch path takes a pair from its
+// thread's free list and records it; the worker reads the elapsed time and hands the pair
+// back through a single-producer/single-consumer queue. Never used inside stream capture (an
+// event record would become a node of the user's graph).
 #pragma once
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 
 #include "launch_path/launch_slot.h"
@@ -15,23 +18,37 @@
 namespace pm2lat::shim {
 
 struct EventPairs {
-  std::uint32_t count = 0;
-  bool usable = false;
-  CUevent* start = nullptr;
-  CUevent* end = nullptr;
+  // Pairs a thread may have: launches in flight beyond it are not timed.
+  static constexpr std::uint16_t kMaxPerThread = 1024;
+
+  CUevent start[kMaxPerThread] = {};
+  CUevent end[kMaxPerThread] = {};
+  std::uint16_t created = 0;  // launching thread
+  std::uint16_t free[kMaxPerThread] = {};
+  std::uint16_t free_count = 0;  // launching thread
+  // Pairs the worker is done with, on their way back to the launching thread.
+  std::uint16_t returned[kMaxPerThread] = {};
+  std::atomic<std::uint32_t> returned_head{0};  // written by the worker
+  std::uint32_t returned_tail = 0;              // launching thread
 };
 
 class EventTimer {
  public:
+  // Event pairs in the whole process at most (two events each).
+  static constexpr std::uint32_t kMaxPairs = 4096;
+
   // Launch path. `stream` is the stream the kernel is launched on, with a per-thread default
-  // stream already turned into CU_STREAM_PER_THREAD.
-  static bool before(ThreadRing* ring, const LaunchSlot* slot, CUstream stream) noexcept;
+  // stream already turned into CU_STREAM_PER_THREAD. False: the launch is not timed.
+  static bool before(ThreadRing* ring, LaunchSlot* slot, CUstream stream) noexcept;
   static void after(ThreadRing* ring, LaunchSlot* slot, CUstream stream) noexcept;
 
   enum class Poll { kReady, kPending, kFailed };
-  // Worker.
+  // Worker. Once it returns kReady or kFailed the slot's pair is handed back.
   static Poll poll(ThreadRing* ring, const LaunchSlot* slot, double* elapsed_us) noexcept;
   static void release(ThreadRing* ring) noexcept;
+
+  // Event pairs created so far in this process.
+  static std::uint32_t pairs_created() noexcept;
 };
 
 }  // namespace pm2lat::shim

@@ -4,6 +4,7 @@
 
 #include "driver_api.h"
 #include "launch_path/clock.h"
+#include "launch_path/handle_kinds.h"
 #include "launch_path/launch_path_state.h"
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
@@ -21,26 +22,47 @@ namespace {
 // Used when the cache cannot take a new entry: correct, just resolved again next time.
 thread_local KernelInfo t_uncached_info;
 
-KernelFacts resolve(std::uint64_t handle, const char* name_hint, bool host_stub) noexcept {
+// What to ask the driver about a handle. Hook mode cannot know a handle's kind: it asks
+// cuFuncGetName and, if refused, cuKernelGetName. A launch seen by a CUPTI callback asks only
+// what is documented for the handle's kind, when that is known (handle_kinds.h), and nothing
+// otherwise: CUPTI gives the name, and registers and shared memory with the measurement.
+HandleKind kind_to_query(std::uint64_t handle, const DriverApi* api, bool from_callback,
+                         const char** name) noexcept {
+  if (from_callback) return HandleKinds::instance().kind_of(handle);
+  const char* n = nullptr;
+  if (api->func_get_name != nullptr &&
+      api->func_get_name(&n, reinterpret_cast<CUfunction>(handle)) == CUDA_SUCCESS && n) {
+    if (*name == nullptr) *name = n;
+    return HandleKind::kFunction;
+  }
+  if (api->kernel_get_name != nullptr &&
+      api->kernel_get_name(&n, reinterpret_cast<CUkernel>(handle)) == CUDA_SUCCESS && n) {
+    if (*name == nullptr) *name = n;
+    return HandleKind::kKernel;
+  }
+  return HandleKind::kFunction;  // a driver without names: attributes still work
+}
+
+KernelFacts resolve(std::uint64_t handle, const char* name_hint, bool host_stub,
+                    bool from_callback) noexcept {
   KernelFacts info;
   const DriverApi* api = host_stub ? nullptr : driver_api();
   const char* name = name_hint;
-  bool is_kernel = false;  // a CUkernel rather than a CUfunction
   auto f = reinterpret_cast<CUfunction>(handle);
   auto k = reinterpret_cast<CUkernel>(handle);
   if (api != nullptr) {
-    const char* n = nullptr;
-    // CUDA 13 launches may pass a CUkernel cast to CUfunction: ask both ways.
-    if (api->func_get_name != nullptr && api->func_get_name(&n, f) == CUDA_SUCCESS && n) {
-      if (name == nullptr) name = n;
-    } else if (api->kernel_get_name != nullptr && api->kernel_get_name(&n, k) == CUDA_SUCCESS &&
-               n) {
-      is_kernel = true;
-      if (name == nullptr) name = n;
+    const HandleKind kind = kind_to_query(handle, api, from_callback, &name);
+    const bool is_kernel = kind == HandleKind::kKernel;
+    if (name == nullptr && from_callback) {
+      const char* n = nullptr;
+      if (kind == HandleKind::kFunction && api->func_get_name && api->func_get_name(&n, f) == 0)
+        name = n;
+      if (kind == HandleKind::kKernel && api->kernel_get_name && api->kernel_get_name(&n, k) == 0)
+        name = n;
     }
     int value = 0;
     CUdevice dev = 0;
-    if (!is_kernel && api->func_get_attribute != nullptr) {
+    if (kind == HandleKind::kFunction && api->func_get_attribute != nullptr) {
       if (api->func_get_attribute(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_SUCCESS) {
         info.registers = static_cast<std::uint32_t>(value);
       }
@@ -59,7 +81,7 @@ KernelFacts resolve(std::uint64_t handle, const char* name_hint, bool host_stub)
     }
     // The first parameters' layout: no parameter count exists in CUDA 13.0, so ask until
     // the driver says there is no such parameter.
-    for (int i = 0; i < kMaxCachedParams; ++i) {
+    for (int i = 0; i < kMaxCachedParams && kind != HandleKind::kUnknown; ++i) {
       std::size_t offset = 0, size = 0;
       CUresult r = CUDA_ERROR_NOT_SUPPORTED;
       if (is_kernel && api->kernel_get_param_info != nullptr) {
@@ -123,6 +145,7 @@ void fill_common(LaunchSlot* s, SlotKind kind) noexcept {
   s->correlation_id = 0;
   s->smem = 0;
   s->regs = 0;
+  s->event_pair = 0;
   s->result = 0;
   s->flags = 0;
   s->api = LaunchApi::kUnknown;
@@ -157,14 +180,14 @@ void read_launch_config(const CUlaunchConfig* config, LaunchCall& call) noexcept
 }
 
 const KernelInfo* kernel_info(std::uint64_t handle, const char* name_hint, bool host_stub,
-                              bool* first) noexcept {
+                              bool from_callback, bool* first) noexcept {
   HandleCache& cache = HandleCache::instance();
   if (KernelInfo* info = cache.find(handle)) [[likely]] {
     *first = false;
     return info;
   }
   *first = true;
-  const KernelFacts resolved = resolve(handle, name_hint, host_stub);
+  const KernelFacts resolved = resolve(handle, name_hint, host_stub, from_callback);
   if (KernelInfo* info = cache.insert(handle, resolved)) return info;
   static_cast<KernelFacts&>(t_uncached_info) = resolved;
   return &t_uncached_info;
@@ -178,11 +201,12 @@ LaunchSlot* begin_kernel_slot(const LaunchCall& c, std::uint32_t correlation_id,
   if (s == nullptr) return nullptr;
   fill_common(s, SlotKind::kKernel);
   bool first = false;
-  const KernelInfo* info = kernel_info(c.handle, c.name_hint, c.host_stub, &first);
+  const KernelInfo* info = kernel_info(c.handle, c.name_hint, c.host_stub,
+                                       (extra_flags & slot_flags::kFromCallback) != 0, &first);
   s->handle = c.handle;
   s->stream = c.stream;
   s->name_id = info->name_id;
-  s->regs = info->registers;
+  s->regs = static_cast<std::uint16_t>(info->registers);
   s->smem = c.smem + info->static_smem;
   std::memcpy(s->grid, c.grid, sizeof(s->grid));
   std::memcpy(s->block, c.block, sizeof(s->block));

@@ -42,9 +42,10 @@ LaunchSlot* begin_event_slot(SlotKind kind) noexcept;
 void commit_slot(LaunchSlot* slot, std::int32_t result) noexcept;
 
 // The handle's cached info, resolving it on first sight (a host stub is never shown to the
-// driver). Sets *first when it was resolved now. Never null.
+// driver; a launch seen by a CUPTI callback asks only what its handle's kind allows). Sets
+// *first when it was resolved now. Never null.
 const KernelInfo* kernel_info(std::uint64_t handle, const char* name_hint, bool host_stub,
-                              bool* first) noexcept;
+                              bool from_callback, bool* first) noexcept;
 
 // A 64-bit digest of what a prediction depends on at launch (name, grid, block, smem):
 // lets the worker publish a prediction that the launch path may reuse for NVTX.

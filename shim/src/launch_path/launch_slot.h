@@ -89,6 +89,11 @@ inline constexpr std::uint16_t kExternalCorrelation = 1u << 6;  // seq pushed to
 
 inline constexpr int kMaxSlotArgs = 8;
 
+// The external correlation id pushed around a launch whose slot could not be reserved (a full
+// ring): its kernel record is then known to come from a hooked launch that was dropped, not
+// from a path the hooks miss.
+inline constexpr std::uint64_t kDroppedLaunchSeq = ~std::uint64_t{0};
+
 struct LaunchSlot {
   std::uint64_t seq;
   std::uint64_t host_ts_ns;
@@ -102,9 +107,10 @@ struct LaunchSlot {
   std::uint32_t grid[3];
   std::uint32_t block[3];
   std::uint32_t cluster[3];
-  std::uint32_t smem;  // dynamic + static
-  std::uint32_t regs;
-  std::int32_t result;  // CUresult / cudaError_t of the real call
+  std::uint32_t smem;        // dynamic + static
+  std::uint16_t regs;        // registers per thread (at most 255)
+  std::uint16_t event_pair;  // the CUDA event pair timing it (kEventsTimed)
+  std::int32_t result;       // CUresult / cudaError_t of the real call
   std::uint16_t flags;
   SlotKind kind;
   LaunchApi api;

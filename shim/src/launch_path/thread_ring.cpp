@@ -75,7 +75,10 @@ void ThreadRing::publish() noexcept {
 
 LaunchSlot* ThreadRing::peek() noexcept {
   const std::uint64_t tail = tail_.load(std::memory_order_relaxed);
-  if (tail == head_.load(std::memory_order_acquire)) return nullptr;
+  if (tail == cached_head_) {
+    cached_head_ = head_.load(std::memory_order_acquire);
+    if (tail == cached_head_) return nullptr;
+  }
   return &slots_[tail & mask_];
 }
 

@@ -30,6 +30,9 @@ class ThreadRing {
   LaunchSlot* peek() noexcept;
   void pop() noexcept;
   bool empty() const noexcept;
+  // Slots published so far, and consumed so far (both count from the ring's creation).
+  std::uint64_t published() const noexcept { return head_.load(std::memory_order_acquire); }
+  std::uint64_t consumed() const noexcept { return tail_.load(std::memory_order_relaxed); }
 
   std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
   // Slots published and not yet consumed (a snapshot, from any thread).
@@ -55,6 +58,9 @@ class ThreadRing {
   std::uint64_t cached_tail_ = 0;                   // producer's view of tail_
   std::uint32_t open_ = 0;                          // producer: reserved, not yet published
   alignas(64) std::atomic<std::uint64_t> tail_{0};  // consumed by the worker
+  // The consumer's view of head_: re-read only when it has consumed everything it saw, so the
+  // line the producer writes on every publish is not pulled over on every slot.
+  std::uint64_t cached_head_ = 0;
   std::atomic<std::uint64_t> dropped_{0};
   std::uint32_t mask_ = 0;
   LaunchSlot* slots_ = nullptr;

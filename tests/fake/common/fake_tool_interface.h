@@ -26,7 +26,7 @@ struct FakeKernelExecution {
   std::uint32_t correlation_id;
   std::uint64_t graph_node_id;  // 0 unless replayed from a graph
   std::uint32_t graph_id;
-  std::uint8_t cooperative;
+  std::uint8_t cooperative;  // 0: regular launch, 1: cooperative, 2: cooperative multi-device
 };
 
 struct FakeApiEvent {

@@ -1,14 +1,18 @@
-// A fake libcublas.so.13. FP32 GEMMs launch legacy SIMT kernels (or CUTLASS TF32 kernels
-// when the handle allows TF32), with a split-K reduction for long reductions; 16-bit GEMMs
-// go through cublasLtMatmul, called through the dynamic symbol as the real library links
-// libcublasLt, so a tool sees the nested call. Signatures come from the CUDA 13.0
-// cublas_api.h; kernel names are real cuBLAS names seen on Ampere/Hopper.
+// A fake libcublas.so.13 (and a .12 copy from the same source). FP32 GEMMs launch legacy SIMT
+// kernels (or CUTLASS TF32 kernels when the handle allows TF32), with a split-K reduction for
+// long reductions; 16-bit GEMMs run on cuBLASLt through its internal entry points, as NVIDIA's
+// library does (it calls cublasLtMatmul from one call site only). Symbols are versioned and
+// bound -Bsymbolic like NVIDIA's. Signatures come from the CUDA 13.0 cublas_api.h; kernel names
+// are real cuBLAS names seen on Ampere/Hopper. fakecublas_gemm_calls() says how many GEMMs this
+// copy ran, so that a test can tell two loaded copies apart.
 #include <cublasLt.h>
 #include <cublas_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
+#include "fake_cublaslt_internal.h"
 #include "fake_library_driver.h"
 
 struct cublasContext {
@@ -56,6 +60,8 @@ std::vector<std::string> kernel_names() {
   for (const auto& k : kTf32) names.push_back(fake_lib::cutlass_kernel2(k.config));
   return names;
 }
+
+std::atomic<int> g_gemm_calls{0};
 
 fake_lib::LibraryDriver& driver() {
   static fake_lib::LibraryDriver d(kernel_names());
@@ -112,40 +118,26 @@ cublasStatus_t fp32_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation
   return status(r);
 }
 
-// 16-bit GEMMs: through cublasLtMatmul, as NVIDIA's cuBLAS does on Hopper.
+// 16-bit GEMMs run on cuBLASLt, reached the way NVIDIA's cuBLAS reaches it: through an
+// internal entry point chosen by the types (fake_cublaslt_internal.h), not cublasLtMatmul.
 cublasStatus_t lt_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m,
                        std::int64_t n, std::int64_t k, std::int64_t batch, cudaDataType atype,
-                       cudaDataType btype, cudaDataType ctype, cublasComputeType_t compute) {
+                       cudaDataType, cudaDataType ctype, cublasComputeType_t compute) {
   if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
-  cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F);
-  const std::int32_t opa = ta, opb = tb;
-  cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof(opa));
-  cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof(opb));
-  cublasLtMatrixLayoutCreate(&a, atype, ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m,
-                             ta == CUBLAS_OP_N ? m : k);
-  cublasLtMatrixLayoutCreate(&b, btype, tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k,
-                             tb == CUBLAS_OP_N ? k : n);
-  cublasLtMatrixLayoutCreate(&c, ctype, m, n, m);
-  const std::int32_t batch32 = std::int32_t(batch);
-  for (auto* l : {a, b, c}) {
-    cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch32,
-                                     sizeof(batch32));
+  const FakeLtProblem p{m, n, k, batch, ta, tb, atype, ctype, compute, h->stream};
+  if (atype == CUDA_R_16BF) {
+    return ctype == CUDA_R_32F ? cublasLt_for_cublas_TSS(h->lt, &p)
+                               : cublasLt_for_cublas_TST(h->lt, &p);
   }
-  const float alpha = 1.0f, beta = 0.0f;
-  cublasStatus_t st = cublasLtMatmul(h->lt, desc, &alpha, nullptr, a, nullptr, b, &beta, nullptr, c,
-                                     nullptr, c, nullptr, nullptr, 0, h->stream);
-  cublasLtMatrixLayoutDestroy(a);
-  cublasLtMatrixLayoutDestroy(b);
-  cublasLtMatrixLayoutDestroy(c);
-  cublasLtMatmulDescDestroy(desc);
-  return st;
+  if (compute == CUBLAS_COMPUTE_16F) return cublasLt_for_cublas_HHH(h->lt, &p);
+  return ctype == CUDA_R_32F ? cublasLt_for_cublas_HSS(h->lt, &p)
+                             : cublasLt_for_cublas_HSH(h->lt, &p);
 }
 
 cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m,
                        std::int64_t n, std::int64_t k, std::int64_t batch, cudaDataType atype,
                        cudaDataType btype, cudaDataType ctype, cublasComputeType_t compute) {
+  g_gemm_calls.fetch_add(1);
   if (is_16bit(atype) || is_16bit(btype)) {
     return lt_gemm(h, ta, tb, m, n, k, batch, atype, btype, ctype, compute);
   }
@@ -157,6 +149,8 @@ cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t
 }  // namespace
 
 extern "C" {
+
+int fakecublas_gemm_calls(void) { return g_gemm_calls.load(); }
 
 cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
   if (handle == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
@@ -204,6 +198,7 @@ cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode) {
 cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
                               cublasOperation_t transb, int m, int n, int k, const float*,
                               const float*, int, const float*, int, const float*, float*, int) {
+  g_gemm_calls.fetch_add(1);
   const bool tf32 = handle != nullptr && (handle->math & CUBLAS_TF32_TENSOR_OP_MATH) != 0;
   return fp32_gemm(handle, transa, transb, m, n, k, 1, tf32);
 }
@@ -211,6 +206,7 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
 cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const __half*,
                            const __half*, int, const __half*, int, const __half*, __half*, int) {
+  g_gemm_calls.fetch_add(1);
   return lt_gemm(handle, transa, transb, m, n, k, 1, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F,
                  CUBLAS_COMPUTE_16F);
 }
@@ -220,6 +216,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          const float*, const float*, int, long long int,
                                          const float*, int, long long int, const float*, float*,
                                          int, long long int, int batchCount) {
+  g_gemm_calls.fetch_add(1);
   const bool tf32 = handle != nullptr && (handle->math & CUBLAS_TF32_TENSOR_OP_MATH) != 0;
   return fp32_gemm(handle, transa, transb, m, n, k, batchCount, tf32);
 }

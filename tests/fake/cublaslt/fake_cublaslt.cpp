@@ -3,7 +3,9 @@
 // cublasLtMatmul launching the real cuBLAS kernel names that configuration runs on an H100
 // (Hopper GEMMs through cuLaunchKernelEx with a cluster, as NVIDIA's library does). Each GEMM
 // kernel's Params start with the problem it solves, which the fake driver times it by
-// (fake_gemm_law.h). Signatures come from the CUDA 13.0 cublasLt.h.
+// (fake_gemm_law.h). Signatures come from the CUDA 13.0 cublasLt.h. cuBLAS reaches it through
+// internal entry points (fake_cublaslt_internal.h), as NVIDIA's does; its symbols are
+// versioned and bound -Bsymbolic like NVIDIA's.
 #include <cublasLt.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_cublaslt_internal.h"
 #include "fake_gemm_law.h"
 #include "fake_library_driver.h"
 
@@ -146,6 +149,71 @@ int candidates(const Problem& p, cublasLtMatmulAlgo_t* out, int max) {
   const int n = std::min<int>(max, int(all.size()));
   for (int i = 0; i < n; ++i) out[i] = all[std::size_t(i)];
   return n;
+}
+
+// Runs the GEMM on the kernels the algorithm (or, without one, the heuristic) selects.
+cublasStatus_t run(const Problem& p, const cublasLtMatmulAlgo_t* algo, cudaStream_t stream) {
+  cublasLtMatmulAlgo_t chosen{};
+  if (algo != nullptr && algo->data[kInitialised] != 0) {
+    chosen = *algo;
+  } else {
+    heuristic(p, &chosen);
+  }
+  auto s = reinterpret_cast<CUstream>(stream);
+  CUresult r = CUDA_SUCCESS;
+  const unsigned batch = unsigned(p.batch);
+  fake_sim::GemmWork work;
+  work.m = p.m;
+  work.n = p.n;
+  work.k = p.k;
+  work.batch = p.batch;
+  const bool half = p.a_type == CUDA_R_16BF || p.a_type == CUDA_R_16F;
+  const bool fp8 = p.a_type == CUDA_R_8F_E4M3 || p.a_type == CUDA_R_8F_E5M2;
+  work.element_bytes = half ? 2 : fp8 ? 1 : 4;
+  work.math = half  ? fake_sim::GemmMath::kHalf
+              : fp8 ? fake_sim::GemmMath::kFp8
+                    : fake_sim::GemmMath::kTf32;
+  if (chosen.data[kTile] == CUBLASLT_MATMUL_TILE_128x256) {
+    const unsigned gy = (fake_lib::ceil_div(p.n, 256) + 1) / 2 * 2;  // whole clusters
+    work.tile_m = 128;
+    work.tile_n = 256;
+    work.tile_k = 64;
+    r = driver().launch_cluster(kNvjet, fake_lib::ceil_div(p.m, 128), gy, batch, 384, 1, 2, s,
+                                &work, sizeof(work));
+  } else {
+    const bool simt = chosen.data[kTile] == CUBLASLT_MATMUL_TILE_128x64;
+    const std::string& name = simt                      ? kSimtFp32
+                              : p.a_type == CUDA_R_16BF ? kXmmaBf16
+                              : p.a_type == CUDA_R_16F  ? kXmmaF16
+                              : fp8                     ? kXmmaFp8
+                                                        : kXmmaTf32;
+    const unsigned split = unsigned(std::max<std::uint64_t>(1, chosen.data[kSplitK]));
+    const unsigned tile_n = simt ? 64 : 128;
+    work.tile_m = 128;
+    work.tile_n = tile_n;
+    work.tile_k = simt ? 8 : half ? 64 : fp8 ? 128 : 32;
+    work.split_k = split;
+    if (simt) work.math = fake_sim::GemmMath::kFp32Simt;
+    r = driver().launch(name, fake_lib::ceil_div(p.m, 128), fake_lib::ceil_div(p.n, tile_n),
+                        batch * split, 256, s, &work, sizeof(work));
+    if (r == CUDA_SUCCESS && split > 1) {
+      r = driver().launch(kSplitKReduce, fake_lib::ceil_div(p.m * p.n, 256), 1, batch, 256, s);
+    }
+  }
+  return r == CUDA_SUCCESS ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+
+cublasStatus_t for_cublas(cublasLtHandle_t h, const FakeLtProblem* in) {
+  if (h == nullptr || in == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  if (in->m <= 0 || in->n <= 0 || in->k <= 0 || in->batch <= 0) return CUBLAS_STATUS_INVALID_VALUE;
+  Problem p;
+  p.m = in->m;
+  p.n = in->n;
+  p.k = in->k;
+  p.batch = in->batch;
+  p.a_type = in->a_type;
+  p.compute = in->compute;
+  return run(p, nullptr, in->stream);
 }
 
 }  // namespace
@@ -382,54 +450,24 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
   }
   const Problem p = problem(computeDesc, Adesc, Ddesc);
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return CUBLAS_STATUS_INVALID_VALUE;
-  cublasLtMatmulAlgo_t chosen{};
-  if (algo != nullptr && algo->data[kInitialised] != 0) {
-    chosen = *algo;
-  } else {
-    heuristic(p, &chosen);
-  }
-  auto s = reinterpret_cast<CUstream>(stream);
-  CUresult r = CUDA_SUCCESS;
-  const unsigned batch = unsigned(p.batch);
-  fake_sim::GemmWork work;
-  work.m = p.m;
-  work.n = p.n;
-  work.k = p.k;
-  work.batch = p.batch;
-  const bool half = p.a_type == CUDA_R_16BF || p.a_type == CUDA_R_16F;
-  const bool fp8 = p.a_type == CUDA_R_8F_E4M3 || p.a_type == CUDA_R_8F_E5M2;
-  work.element_bytes = half ? 2 : fp8 ? 1 : 4;
-  work.math = half  ? fake_sim::GemmMath::kHalf
-              : fp8 ? fake_sim::GemmMath::kFp8
-                    : fake_sim::GemmMath::kTf32;
-  if (chosen.data[kTile] == CUBLASLT_MATMUL_TILE_128x256) {
-    const unsigned gy = (fake_lib::ceil_div(p.n, 256) + 1) / 2 * 2;  // whole clusters
-    work.tile_m = 128;
-    work.tile_n = 256;
-    work.tile_k = 64;
-    r = driver().launch_cluster(kNvjet, fake_lib::ceil_div(p.m, 128), gy, batch, 384, 1, 2, s,
-                                &work, sizeof(work));
-  } else {
-    const bool simt = chosen.data[kTile] == CUBLASLT_MATMUL_TILE_128x64;
-    const std::string& name = simt                      ? kSimtFp32
-                              : p.a_type == CUDA_R_16BF ? kXmmaBf16
-                              : p.a_type == CUDA_R_16F  ? kXmmaF16
-                              : fp8                     ? kXmmaFp8
-                                                        : kXmmaTf32;
-    const unsigned split = unsigned(std::max<std::uint64_t>(1, chosen.data[kSplitK]));
-    const unsigned tile_n = simt ? 64 : 128;
-    work.tile_m = 128;
-    work.tile_n = tile_n;
-    work.tile_k = simt ? 8 : half ? 64 : fp8 ? 128 : 32;
-    work.split_k = split;
-    if (simt) work.math = fake_sim::GemmMath::kFp32Simt;
-    r = driver().launch(name, fake_lib::ceil_div(p.m, 128), fake_lib::ceil_div(p.n, tile_n),
-                        batch * split, 256, s, &work, sizeof(work));
-    if (r == CUDA_SUCCESS && split > 1) {
-      r = driver().launch(kSplitKReduce, fake_lib::ceil_div(p.m * p.n, 256), 1, batch, 256, s);
-    }
-  }
-  return r == CUDA_SUCCESS ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+  return run(p, algo, stream);
+}
+
+// cuBLAS's way in (fake_cublaslt_internal.h): the same kernels, chosen by the heuristic.
+cublasStatus_t cublasLt_for_cublas_HSH(cublasLtHandle_t h, const FakeLtProblem* p) {
+  return for_cublas(h, p);
+}
+cublasStatus_t cublasLt_for_cublas_HSS(cublasLtHandle_t h, const FakeLtProblem* p) {
+  return for_cublas(h, p);
+}
+cublasStatus_t cublasLt_for_cublas_HHH(cublasLtHandle_t h, const FakeLtProblem* p) {
+  return for_cublas(h, p);
+}
+cublasStatus_t cublasLt_for_cublas_TST(cublasLtHandle_t h, const FakeLtProblem* p) {
+  return for_cublas(h, p);
+}
+cublasStatus_t cublasLt_for_cublas_TSS(cublasLtHandle_t h, const FakeLtProblem* p) {
+  return for_cublas(h, p);
 }
 
 }  // extern "C"

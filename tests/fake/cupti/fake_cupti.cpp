@@ -189,8 +189,9 @@ void on_kernel(const FakeKernelExecution* e) {
   r.dynamicSharedMemory = std::int32_t(e->dynamic_smem);
   r.correlationId = e->correlation_id;
   r.name = e->name;
-  r.launchType = e->cooperative ? CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE
-                                : CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+  r.launchType = e->cooperative == 2   ? CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE
+                 : e->cooperative == 1 ? CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE
+                                       : CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
   r.graphNodeId = e->graph_node_id;
   r.graphId = e->graph_id;
   r.clusterX = e->cluster[0];

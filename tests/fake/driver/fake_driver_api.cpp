@@ -6,9 +6,13 @@
 #include <cupti.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "fake_driver_state.h"
 #include "fake_sim.h"
@@ -25,6 +29,15 @@ Context g_primary_context;
 thread_local CUcontext t_current = nullptr;
 
 CUresult check_init() { return state().initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED; }
+
+// Waits for the simulated device the way the real driver does with more host threads than
+// cores (CU_CTX_SCHED_AUTO yields then): sleeping, not spinning, so that threads done with
+// their work do not take the CPU from the others.
+void wait_until(std::uint64_t ready_ns) {
+  for (std::uint64_t now = now_ns(); now < ready_ns; now = now_ns()) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(ready_ns - now));
+  }
+}
 
 void fill_dims(LaunchSpec& s, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                unsigned bz) {
@@ -76,24 +89,27 @@ CUresult launch_ex(int cbid, const char* fname, const CUlaunchConfig* config, CU
       spec.cluster[1] = a.value.clusterDim.y;
       spec.cluster[2] = a.value.clusterDim.z;
     } else if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
-      spec.cooperative = a.value.cooperative != 0;
+      spec.cooperative = a.value.cooperative != 0 ? 1 : 0;
     }
   }
   cuLaunchKernelEx_params params{config, f, kernelParams, extra};
   return launch_with_callbacks(cbid, fname, params, spec);
 }
 
-CUresult begin_capture(CUstream hStream) {
+CUresult begin_capture(CUstream hStream, CUstreamCaptureMode mode) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
   Stream* st = resolve_stream(hStream);
   if (st->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   st->capturing = true;
   st->capture_invalidated = false;
+  st->capture_mode = mode;
+  st->capture_thread = capture_thread_id();
   st->capture_id = s.next_capture_id++;
   st->capture_graph = new Graph();
   st->capture_graph->id = s.next_graph_id++;
   st->last_node = nullptr;
+  s.capturing.insert(st);
   return CUDA_SUCCESS;
 }
 
@@ -103,6 +119,7 @@ CUresult end_capture(CUstream hStream, CUgraph* phGraph) {
   Stream* st = resolve_stream(hStream);
   if (!st->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   st->capturing = false;
+  s.capturing.erase(st);
   Graph* g = st->capture_graph;
   st->capture_graph = nullptr;
   st->last_node = nullptr;
@@ -154,6 +171,7 @@ CUresult instantiate(CUgraphExec* phExec, CUgraph hGraph) {
     for (Node* n : g->nodes) {
       auto* clone = new Node(*n);
       clone->id = s.next_node_id++;
+      clone->original = n;
       exec->nodes.push_back(clone);
       events.push_back(FakeGraphEvent{20 /*CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED*/, nullptr, hGraph,
                                       hGraph, reinterpret_cast<CUgraphNode>(clone),
@@ -218,7 +236,7 @@ CUresult cuInit(unsigned int) {
 
 CUresult cuDriverGetVersion(int* v) {
   if (v == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *v = 13000;
+  *v = driver_version();
   return CUDA_SUCCESS;
 }
 
@@ -308,9 +326,10 @@ CUresult cuCtxSynchronize(void) {
   std::uint64_t ready;
   {
     std::lock_guard<std::mutex> lock(state().mu);
+    if (CUresult r = check_capture_safety_locked(state())) return r;
     ready = state().device_ready_ns;
   }
-  while (now_ns() < ready) {}
+  wait_until(ready);
   return CUDA_SUCCESS;
 }
 
@@ -368,7 +387,7 @@ CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int, C
   return cuModuleLoadData(module, image);
 }
 
-CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+static CUresult module_get_function(CUfunction* hfunc, CUmodule hmod, const char* name) {
   if (CUresult r = check_init()) return r;
   if (hfunc == nullptr || hmod == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(state().mu);
@@ -418,7 +437,7 @@ CUresult cuLibraryUnload(CUlibrary library) {
   return cuModuleUnload(reinterpret_cast<CUmodule>(library));
 }
 
-CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
+static CUresult library_get_kernel(CUkernel* pKernel, CUlibrary library, const char* name) {
   if (CUresult r = check_init()) return r;
   if (pKernel == nullptr || library == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(state().mu);
@@ -441,18 +460,51 @@ CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* na
   return CUDA_SUCCESS;
 }
 
-CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
+static CUresult kernel_get_function(CUfunction* pFunc, CUkernel kernel) {
   auto* k = reinterpret_cast<Function*>(kernel);
   if (k == nullptr || k->magic != kKernelMagic) return CUDA_ERROR_INVALID_HANDLE;
   *pFunc = reinterpret_cast<CUfunction>(k->context_function);
   return CUDA_SUCCESS;
 }
 
-// Conservative: a CUkernel is not accepted where a CUfunction is named, so a tool must fall
-// back to cuKernelGetName (what to do on a real driver is still to be checked on a GPU).
+// The calls that hand out kernel handles are seen by a CUPTI client like any driver call.
+CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
+  cuModuleGetFunction_params params{hfunc, hmod, name};
+  return with_api_callbacks(CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunction, "cuModuleGetFunction",
+                            &params, nullptr, nullptr,
+                            [&](std::uint32_t) { return module_get_function(hfunc, hmod, name); });
+}
+
+CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
+  cuLibraryGetKernel_params params{pKernel, library, name};
+  return with_api_callbacks(
+      CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel, "cuLibraryGetKernel", &params, nullptr, nullptr,
+      [&](std::uint32_t) { return library_get_kernel(pKernel, library, name); });
+}
+
+CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
+  cuKernelGetFunction_params params{pFunc, kernel};
+  return with_api_callbacks(CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction, "cuKernelGetFunction",
+                            &params, nullptr, nullptr,
+                            [&](std::uint32_t) { return kernel_get_function(pFunc, kernel); });
+}
+
+// cuFuncGet* are documented for CUfunction handles and cuKernelGet* for CUkernel handles only;
+// the fake refuses the other kind, and counts each such call in its log ("misuse"): what a
+// real driver does with it is undefined.
+namespace {
+bool misused(const Function* f, std::uint32_t expected, const char* api) {
+  if (f == nullptr || f->magic == expected || f->magic == kDeadMagic) return false;
+  std::lock_guard<std::mutex> lock(state().mu);
+  ++state().misuse[api];
+  return true;
+}
+}  // namespace
+
 CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
   auto* f = reinterpret_cast<Function*>(hfunc);
   if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (misused(f, kFunctionMagic, "cuFuncGetName")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kFunctionMagic) return CUDA_ERROR_INVALID_HANDLE;
   *name = f->name;
   return CUDA_SUCCESS;
@@ -461,6 +513,7 @@ CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
 CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
   auto* f = reinterpret_cast<Function*>(hfunc);
   if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (misused(f, kKernelMagic, "cuKernelGetName")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kKernelMagic) return CUDA_ERROR_INVALID_HANDLE;
   *name = f->name;
   return CUDA_SUCCESS;
@@ -485,6 +538,7 @@ static CUresult param_info(Function* f, size_t index, size_t* offset, size_t* si
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset,
                             size_t* paramSize) {
   auto* f = reinterpret_cast<Function*>(func);
+  if (misused(f, kFunctionMagic, "cuFuncGetParamInfo")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kFunctionMagic) return CUDA_ERROR_INVALID_HANDLE;
   return param_info(f, paramIndex, paramOffset, paramSize);
 }
@@ -492,6 +546,7 @@ CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOff
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramOffset,
                               size_t* paramSize) {
   auto* f = reinterpret_cast<Function*>(kernel);
+  if (misused(f, kKernelMagic, "cuKernelGetParamInfo")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kKernelMagic) return CUDA_ERROR_INVALID_HANDLE;
   return param_info(f, paramIndex, paramOffset, paramSize);
 }
@@ -508,12 +563,14 @@ static CUresult function_attribute(int* pi, CUfunction_attribute attrib, Functio
 
 CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
   auto* f = reinterpret_cast<Function*>(hfunc);
+  if (misused(f, kFunctionMagic, "cuFuncGetAttribute")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kFunctionMagic || pi == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   return function_attribute(pi, attrib, f);
 }
 
 CUresult cuKernelGetAttribute(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice) {
   auto* f = reinterpret_cast<Function*>(kernel);
+  if (misused(f, kKernelMagic, "cuKernelGetAttribute")) return CUDA_ERROR_INVALID_HANDLE;
   if (f == nullptr || f->magic != kKernelMagic || pi == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   return function_attribute(pi, attrib, f);
 }
@@ -569,7 +626,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int g
   spec.smem = smem;
   spec.stream = hStream;
   spec.kernel_params = kernelParams;
-  spec.cooperative = true;
+  spec.cooperative = 1;
   cuLaunchCooperativeKernel_params params{f, gx, gy, gz, bx, by, bz, smem, hStream, kernelParams};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
                                "cuLaunchCooperativeKernel", params, spec);
@@ -585,11 +642,119 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned 
   spec.smem = smem;
   spec.stream = hStream;
   spec.kernel_params = kernelParams;
-  spec.cooperative = true;
+  spec.cooperative = 1;
   cuLaunchCooperativeKernel_ptsz_params params{f,  gx, gy,   gz,      bx,
                                                by, bz, smem, hStream, kernelParams};
   return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
                                "cuLaunchCooperativeKernel_ptsz", params, spec);
+}
+
+// Deprecated in CUDA 13 but still exported: one launch per device (the fake has one).
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS* launchParamsList,
+                                              unsigned int numDevices, unsigned int flags) {
+  if (launchParamsList == nullptr || numDevices != 1) return CUDA_ERROR_INVALID_VALUE;
+  const CUDA_LAUNCH_PARAMS& p = launchParamsList[0];
+  LaunchSpec spec;
+  spec.function = reinterpret_cast<Function*>(p.function);
+  fill_dims(spec, p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY, p.blockDimZ);
+  spec.smem = p.sharedMemBytes;
+  spec.stream = p.hStream;
+  spec.kernel_params = p.kernelParams;
+  spec.cooperative = 2;
+  cuLaunchCooperativeKernelMultiDevice_params params{launchParamsList, numDevices, flags};
+  return launch_with_callbacks(CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernelMultiDevice,
+                               "cuLaunchCooperativeKernelMultiDevice", params, spec);
+}
+
+// ---- graphs built node by node ----------------------------------------------------------------
+
+CUresult cuGraphCreate(CUgraph* phGraph, unsigned int) {
+  if (CUresult r = check_init()) return r;
+  if (phGraph == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(state().mu);
+  auto* g = new Graph();
+  g->id = state().next_graph_id++;
+  *phGraph = reinterpret_cast<CUgraph>(g);
+  return CUDA_SUCCESS;
+}
+
+namespace {
+// A kernel node's launch from its parameters (func, else kern). Caller holds the lock.
+bool set_kernel_node(Node* n, const CUDA_KERNEL_NODE_PARAMS* p) {
+  Function* f = launchable(p->func != nullptr ? p->func : reinterpret_cast<CUfunction>(p->kern));
+  if (f == nullptr) return false;
+  const Function* ctx_f =
+      (f->magic == kKernelMagic && f->context_function) ? f->context_function : f;
+  n->name = f->name;
+  n->grid[0] = p->gridDimX;
+  n->grid[1] = p->gridDimY;
+  n->grid[2] = p->gridDimZ;
+  n->block[0] = p->blockDimX;
+  n->block[1] = p->blockDimY;
+  n->block[2] = p->blockDimZ;
+  n->smem = p->sharedMemBytes;
+  n->registers = ctx_f->decl.registers;
+  n->static_smem = ctx_f->decl.static_smem;
+  n->has_gemm_work = false;
+  return true;
+}
+}  // namespace
+
+CUresult cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode*, size_t,
+                              const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (phGraphNode == nullptr || hGraph == nullptr || nodeParams == nullptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  FakeGraphEvent created{};
+  {
+    std::lock_guard<std::mutex> lock(state().mu);
+    auto* node = new Node();
+    if (!set_kernel_node(node, nodeParams)) {
+      delete node;
+      return CUDA_ERROR_INVALID_HANDLE;
+    }
+    node->id = state().next_node_id++;
+    auto* g = reinterpret_cast<Graph*>(hGraph);
+    g->nodes.push_back(node);
+    *phGraphNode = reinterpret_cast<CUgraphNode>(node);
+    created = FakeGraphEvent{13 /*CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED*/,
+                             nullptr,
+                             hGraph,
+                             nullptr,
+                             *phGraphNode,
+                             nullptr,
+                             CU_GRAPH_NODE_TYPE_KERNEL,
+                             nullptr};
+  }
+  notify_graph_event(created);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+  if (hGraph == nullptr || numNodes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(state().mu);
+  const auto* g = reinterpret_cast<Graph*>(hGraph);
+  if (nodes == nullptr) {
+    *numNodes = g->nodes.size();
+    return CUDA_SUCCESS;
+  }
+  const size_t n = std::min(*numNodes, g->nodes.size());
+  for (size_t i = 0; i < n; ++i) nodes[i] = reinterpret_cast<CUgraphNode>(g->nodes[i]);
+  *numNodes = n;
+  return CUDA_SUCCESS;
+}
+
+// Changes a kernel node of an executable graph in place: its next replays run the new launch.
+CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_KERNEL_NODE_PARAMS* nodeParams) {
+  if (hGraphExec == nullptr || hNode == nullptr || nodeParams == nullptr)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(state().mu);
+  auto* exec = reinterpret_cast<GraphExec*>(hGraphExec);
+  for (Node* n : exec->nodes) {
+    if (n->original != reinterpret_cast<Node*>(hNode)) continue;
+    return set_kernel_node(n, nodeParams) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
 }
 
 // A launch entry point that no interposer wraps and that the tool's API callbacks do not
@@ -641,15 +806,17 @@ CUresult cuStreamSynchronize(CUstream hStream) {
   std::uint64_t ready;
   {
     std::lock_guard<std::mutex> lock(state().mu);
+    if (CUresult r = check_capture_safety_locked(state())) return r;
     ready = resolve_stream(hStream)->ready_ns;
   }
-  while (now_ns() < ready) {}
+  wait_until(ready);
   return CUDA_SUCCESS;
 }
 
 CUresult cuEventCreate(CUevent* phEvent, unsigned int) {
   if (CUresult r = check_init()) return r;
   *phEvent = reinterpret_cast<CUevent>(new Event());
+  state().events_created.fetch_add(1, std::memory_order_relaxed);
   return CUDA_SUCCESS;
 }
 
@@ -668,13 +835,28 @@ CUresult cuEventQuery(CUevent hEvent) {
   auto* ev = reinterpret_cast<Event*>(hEvent);
   if (ev == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   std::lock_guard<std::mutex> lock(state().mu);
+  if (CUresult r = check_capture_safety_locked(state())) return r;
   if (!ev->recorded) return CUDA_SUCCESS;
   return now_ns() >= ev->time_ns ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult cuEventSynchronize(CUevent hEvent) {
-  while (cuEventQuery(hEvent) == CUDA_ERROR_NOT_READY) {}
+  auto* ev = reinterpret_cast<Event*>(hEvent);
+  if (ev == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  std::uint64_t ready;
+  {
+    std::lock_guard<std::mutex> lock(state().mu);
+    if (CUresult r = check_capture_safety_locked(state())) return r;
+    ready = ev->recorded ? ev->time_ns : 0;
+  }
+  wait_until(ready);
   return CUDA_SUCCESS;
+}
+
+PM2LAT_DECLARE_EVENT_ELAPSED_TIME_V1(fake_event_elapsed_time_v1)
+
+CUresult fake_event_elapsed_time_v1(float* ms, CUevent hStart, CUevent hEnd) {
+  return cuEventElapsedTime_v2(ms, hStart, hEnd);
 }
 
 CUresult cuEventElapsedTime_v2(float* ms, CUevent hStart, CUevent hEnd) {
@@ -690,12 +872,18 @@ CUresult cuEventElapsedTime_v2(float* ms, CUevent hStart, CUevent hEnd) {
 
 // ---- stream capture and graphs --------------------------------------------------------------
 
-CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode) {
-  return begin_capture(hStream);
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
+  return begin_capture(hStream, mode);
 }
 
-CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode) {
-  return begin_capture(hStream);
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
+  return begin_capture(hStream, mode);
+}
+
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
+  if (mode == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::swap(*mode, thread_capture_mode());
+  return CUDA_SUCCESS;
 }
 
 CUresult cuStreamEndCapture(CUstream hStream, CUgraph* phGraph) {
@@ -712,6 +900,17 @@ CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* status) {
 
 CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus* status) {
   return is_capturing(hStream, status);
+}
+
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus* status, cuuint64_t* id,
+                                   CUgraph* graph, const CUgraphNode** deps, size_t* num) {
+  return capture_info(hStream, status, id, graph, deps, nullptr, num);
+}
+
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus* status,
+                                        cuuint64_t* id, CUgraph* graph, const CUgraphNode** deps,
+                                        size_t* num) {
+  return capture_info(hStream, status, id, graph, deps, nullptr, num);
 }
 
 CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus* status, cuuint64_t* id,

@@ -37,6 +37,14 @@ State& state() {
   return *g_state;
 }
 
+int driver_version() {
+  static const int version = [] {
+    const char* v = std::getenv("FAKE_CUDA_DRIVER_VERSION");
+    return v != nullptr ? std::atoi(v) : 13000;
+  }();
+  return version;
+}
+
 const char* intern(const std::string& name) { return state().names.insert(name).first->c_str(); }
 
 std::uint64_t now_ns() {
@@ -50,6 +58,31 @@ Stream* resolve_stream(CUstream stream) {
     return &state().default_stream;
   }
   return reinterpret_cast<Stream*>(stream);
+}
+
+std::uint64_t capture_thread_id() {
+  static std::atomic<std::uint64_t> next{1};
+  thread_local const std::uint64_t id = next.fetch_add(1);
+  return id;
+}
+
+CUstreamCaptureMode& thread_capture_mode() {
+  thread_local CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+  return mode;
+}
+
+CUresult check_capture_safety_locked(State& s) {
+  if (thread_capture_mode() == CU_STREAM_CAPTURE_MODE_RELAXED) return CUDA_SUCCESS;
+  bool violated = false;
+  for (Stream* st : s.capturing) {
+    const bool conflicts = st->capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL ||
+                           (st->capture_mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+                            st->capture_thread == capture_thread_id());
+    if (!conflicts) continue;
+    st->capture_invalidated = true;
+    violated = true;
+  }
+  return violated ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
 }
 
 std::vector<KernelDecl> parse_module_image(const void* image) {
@@ -131,8 +164,8 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
                                    const std::uint32_t grid[3], const std::uint32_t block[3],
                                    const std::uint32_t cluster[3], std::uint32_t smem,
                                    int registers, int static_smem, std::uint32_t correlation,
-                                   std::uint64_t node_id, std::uint32_t graph_id, bool cooperative,
-                                   const fake_sim::GemmWork* gemm) {
+                                   std::uint64_t node_id, std::uint32_t graph_id,
+                                   std::uint8_t cooperative, const fake_sim::GemmWork* gemm) {
   const std::uint64_t dur =
       gemm != nullptr
           ? fake_sim::gemm_duration_ns(name, grid, *gemm, fake_sim::device_model().sm_count)
@@ -172,18 +205,26 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
   e.correlation_id = correlation;
   e.graph_node_id = node_id;
   e.graph_id = graph_id;
-  e.cooperative = cooperative ? 1 : 0;
+  e.cooperative = cooperative;
   return e;
 }
 
 // Like a real launch queue that is full, a launch blocks while the simulated device is too
-// far behind the host. This is the back-pressure real programs feel from a busy GPU.
-// Sleeps until half the backlog has drained, so a blocked launcher wakes up rarely.
+// far behind the host. This is the back-pressure real programs feel from a busy GPU. The queue
+// has two marks, as a driver's push buffer does: once it is full, launches wait until it has
+// drained to a quarter, then go on without waiting until it is full again. (Waiting at a
+// single mark would wake every launching thread for every kernel the device retires.)
+std::atomic<bool> g_queue_full{false};
+
 void throttle(std::uint64_t device_ready, std::uint64_t max_backlog) {
   const std::uint64_t now = now_ns();
-  if (device_ready > now + max_backlog) {
-    std::this_thread::sleep_for(std::chrono::nanoseconds(device_ready - now - max_backlog / 2));
+  const std::uint64_t low = max_backlog / 4;
+  if (device_ready > now + max_backlog) g_queue_full.store(true, std::memory_order_relaxed);
+  if (!g_queue_full.load(std::memory_order_relaxed)) return;
+  if (device_ready > now + low) {
+    std::this_thread::sleep_for(std::chrono::nanoseconds(device_ready - now - low));
   }
+  g_queue_full.store(false, std::memory_order_relaxed);
 }
 
 void deliver(const FakeKernelExecution& e) {
@@ -256,9 +297,9 @@ CUresult replay(GraphExec* exec, CUstream stream_handle, std::uint32_t correlati
     Stream* stream = resolve_stream(stream_handle);
     if (stream->capturing) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     for (Node* n : exec->nodes) {
-      done.push_back(execute_locked(
-          s, stream, n->name, n->grid, n->block, n->cluster, n->smem, n->registers, n->static_smem,
-          correlation, n->id, exec->graph_id, false, n->has_gemm_work ? &n->gemm_work : nullptr));
+      done.push_back(execute_locked(s, stream, n->name, n->grid, n->block, n->cluster, n->smem,
+                                    n->registers, n->static_smem, correlation, n->id,
+                                    exec->graph_id, 0, n->has_gemm_work ? &n->gemm_work : nullptr));
     }
     ready = s.device_ready_ns;
   }
@@ -274,9 +315,14 @@ void log_exit_handler() {
   std::FILE* f = std::fopen(s.log_path.c_str(), "w");
   if (f == nullptr) return;
   std::fprintf(f, "launches %llu\n", static_cast<unsigned long long>(s.launches));
+  std::fprintf(f, "events_created %llu\n",
+               static_cast<unsigned long long>(s.events_created.load()));
   for (const auto& [name, st] : s.stats) {
     std::fprintf(f, "kernel %s %llu %llu\n", name, static_cast<unsigned long long>(st.count),
                  static_cast<unsigned long long>(st.total_ns));
+  }
+  for (const auto& [api, n] : s.misuse) {
+    std::fprintf(f, "misuse %s %llu\n", api.c_str(), static_cast<unsigned long long>(n));
   }
   for (const auto& line : s.exec_log) std::fprintf(f, "%s\n", line.c_str());
   std::fclose(f);

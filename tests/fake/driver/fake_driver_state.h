@@ -64,6 +64,7 @@ struct Node {
   int static_smem = 0;
   bool has_gemm_work = false;  // captured from the launch's Params (fake_gemm_law.h)
   fake_sim::GemmWork gemm_work;
+  Node* original = nullptr;  // for a node of an executable graph: the node it was cloned from
 };
 
 struct Graph {
@@ -81,6 +82,8 @@ struct Stream {
   std::uint64_t ready_ns = 0;  // simulated time when the last queued work finishes
   bool capturing = false;
   bool capture_invalidated = false;
+  CUstreamCaptureMode capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+  std::uint64_t capture_thread = 0;  // capture_thread_id() of the thread that began it
   std::uint64_t capture_id = 0;
   Graph* capture_graph = nullptr;
   CUgraphNode last_node = nullptr;
@@ -107,22 +110,36 @@ struct State {
   std::uint64_t next_node_id = 1;
   std::uint64_t next_capture_id = 1;
   Stream default_stream;
+  std::set<Stream*> capturing;            // streams with a capture in progress
   std::set<std::string> names;            // interned kernel names
   std::vector<Function*> free_functions;  // recycled handles (so unloads reuse addresses)
   std::map<const char*, KernelStats> stats;
   std::uint64_t launches = 0;
-  std::vector<std::string> exec_log;  // FAKE_CUDA_LOG_KERNELS=1
+  std::atomic<std::uint64_t> events_created{0};
+  std::map<std::string, std::uint64_t> misuse;  // calls of cuFunc*/cuKernel* on the other kind
+  std::vector<std::string> exec_log;            // FAKE_CUDA_LOG_KERNELS=1
   bool log_kernels = false;
   std::string log_path;
   std::uint64_t max_backlog_ns = 2'000'000;
 };
 
 State& state();
+// The CUDA version this driver implements: FAKE_CUDA_DRIVER_VERSION (e.g. 12020 for an r535
+// driver), 13000 by default.
+int driver_version();
 const char* intern(const std::string& name);
 std::uint64_t now_ns();
 
 // Resolves the NULL / legacy / per-thread handles to the default stream.
 Stream* resolve_stream(CUstream stream);
+
+// Stream capture modes (cuda.h, CUstreamCaptureMode): a "potentially unsafe" call (queries,
+// synchronisation) from a thread whose own mode is not RELAXED, while a GLOBAL capture runs in
+// any thread or a THREAD_LOCAL one in this thread, fails and invalidates those captures.
+// Returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED then, else CUDA_SUCCESS. Caller holds the lock.
+CUresult check_capture_safety_locked(State& s);
+std::uint64_t capture_thread_id();
+CUstreamCaptureMode& thread_capture_mode();
 
 // Parses a module image: "FAKECUBIN\n" followed by lines
 // "name[:size,size,...][:regs=N][:smem=N]". Anything else (a real fatbin) declares nothing;
@@ -141,7 +158,7 @@ struct LaunchSpec {
   std::uint32_t cluster[3] = {1, 1, 1};
   std::uint32_t smem = 0;
   CUstream stream = nullptr;
-  bool cooperative = false;
+  std::uint8_t cooperative = 0;  // FakeKernelExecution::cooperative
   void** kernel_params = nullptr;
   bool has_gemm_work = false;  // the first argument describes a GEMM (fake_gemm_law.h)
   fake_sim::GemmWork gemm_work;

@@ -1,13 +1,17 @@
 // cuGetProcAddress of the fake driver: base symbol name + CUDA version + stream flags ->
 // the exported variant, with the same rules the real driver documents (the variant
 // introduced in the highest version <= the requested one; `_ptsz` only with the per-thread
-// flag; a missing symbol is CUDA_SUCCESS with a NULL pointer and SYMBOL_NOT_FOUND).
+// flag; a missing symbol is CUDA_SUCCESS with a NULL pointer and SYMBOL_NOT_FOUND; a version
+// above the driver's is CUDA_ERROR_INVALID_VALUE). The driver's version is chosen per test
+// (FAKE_CUDA_DRIVER_VERSION): entry points introduced after it are not there.
+#include <cstdlib>
 #include <cstring>
 
 #include "fake_driver_state.h"
 #include "pm2lat/shim/cuda_exported_variants.h"
 
 PM2LAT_DECLARE_LEGACY_GET_PROC_ADDRESS(fake_legacy_get_proc_address)
+PM2LAT_DECLARE_EVENT_ELAPSED_TIME_V1(fake_event_elapsed_time_v1)
 
 namespace {
 
@@ -68,10 +72,14 @@ const Entry kEntries[] = {
     {"cuEventRecord", 2000, FN(cuEventRecord), FN(cuEventRecord_ptsz)},
     {"cuEventQuery", 2000, FN(cuEventQuery), nullptr},
     {"cuEventSynchronize", 2000, FN(cuEventSynchronize), nullptr},
+    {"cuEventElapsedTime", 2000, FN(fake_event_elapsed_time_v1), nullptr},
     {"cuEventElapsedTime", 12080, FN(cuEventElapsedTime_v2), nullptr},
+    {"cuThreadExchangeStreamCaptureMode", 10010, FN(cuThreadExchangeStreamCaptureMode), nullptr},
     {"cuStreamBeginCapture", 10010, FN(cuStreamBeginCapture_v2), FN(cuStreamBeginCapture_v2_ptsz)},
     {"cuStreamEndCapture", 10000, FN(cuStreamEndCapture), FN(cuStreamEndCapture_ptsz)},
     {"cuStreamIsCapturing", 10000, FN(cuStreamIsCapturing), FN(cuStreamIsCapturing_ptsz)},
+    {"cuStreamGetCaptureInfo", 11030, FN(cuStreamGetCaptureInfo_v2),
+     FN(cuStreamGetCaptureInfo_v2_ptsz)},
     {"cuStreamGetCaptureInfo", 12030, FN(cuStreamGetCaptureInfo_v3),
      FN(cuStreamGetCaptureInfo_v3_ptsz)},
     {"cuGraphInstantiate", 12000, FN(cuGraphInstantiateWithFlags), nullptr},
@@ -87,15 +95,62 @@ const Entry kEntries[] = {
 
 #undef FN
 
+// FAKE_CUDA_PROC_TRAMPOLINES=1: cuGetProcAddress hands out internal addresses that are not
+// the exported symbols (functions of the driver that forward to them), as a driver may: a tool
+// cannot recognise the entry points by address then.
+template <auto Fn>
+struct Trampoline;
+template <typename R, typename... A, R (*Fn)(A...)>
+struct Trampoline<Fn> {
+  __attribute__((noinline)) static R call(A... a) { return Fn(a...); }
+};
+
+#define TRAMPOLINE(x) \
+  { reinterpret_cast<void*>(&x), reinterpret_cast<void*>(&Trampoline<&x>::call) }
+
+struct Internal {
+  void* exported;
+  void* internal;
+};
+
+const Internal kInternal[] = {
+    TRAMPOLINE(cuLaunchKernel),
+    TRAMPOLINE(cuLaunchKernel_ptsz),
+    TRAMPOLINE(cuLaunchKernelEx),
+    TRAMPOLINE(cuLaunchKernelEx_ptsz),
+    TRAMPOLINE(cuLaunchCooperativeKernel),
+    TRAMPOLINE(cuLaunchCooperativeKernel_ptsz),
+    TRAMPOLINE(cuGraphLaunch),
+    TRAMPOLINE(cuGraphLaunch_ptsz),
+    TRAMPOLINE(cuGraphInstantiateWithFlags),
+    TRAMPOLINE(cuStreamBeginCapture_v2),
+    TRAMPOLINE(cuStreamEndCapture),
+};
+
+#undef TRAMPOLINE
+
+void* internal_address(void* exported) {
+  static const bool enabled = std::getenv("FAKE_CUDA_PROC_TRAMPOLINES") != nullptr;
+  if (!enabled) return exported;
+  for (const Internal& i : kInternal) {
+    if (i.exported == exported) return i.internal;
+  }
+  return exported;
+}
+
 CUresult lookup(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
                 CUdriverProcAddressQueryResult* status) {
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
-  if (cudaVersion > 13000) return CUDA_ERROR_INVALID_VALUE;
+  // cuda.h: "If the specified CUDA version is greater than the driver version, the API will
+  // return CUDA_ERROR_INVALID_VALUE."
+  const int driver = fake_cuda::driver_version();
+  if (cudaVersion > driver) return CUDA_ERROR_INVALID_VALUE;
   const Entry* best = nullptr;
   bool found_name = false;
   for (const Entry& e : kEntries) {
-    if (std::strcmp(e.symbol, symbol) != 0) continue;
+    // An entry point newer than the driver does not exist in it.
+    if (std::strcmp(e.symbol, symbol) != 0 || e.version > driver) continue;
     found_name = true;
     if (e.version <= cudaVersion && (best == nullptr || e.version > best->version)) best = &e;
   }
@@ -107,7 +162,7 @@ CUresult lookup(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flag
     return CUDA_SUCCESS;
   }
   const bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
-  *pfn = (per_thread && best->per_thread) ? best->per_thread : best->legacy;
+  *pfn = internal_address((per_thread && best->per_thread) ? best->per_thread : best->legacy);
   if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
   return CUDA_SUCCESS;
 }

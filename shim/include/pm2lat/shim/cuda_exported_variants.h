@@ -26,6 +26,9 @@ PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamEndCapture_ptsz, PFN_cuStreamEndCapture_v1
 PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamIsCapturing_ptsz, PFN_cuStreamIsCapturing_v10000_ptsz)
 PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetCaptureInfo_v3_ptsz,
                               PFN_cuStreamGetCaptureInfo_v12030_ptsz)
+PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetCaptureInfo_v2, PFN_cuStreamGetCaptureInfo_v11030)
+PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetCaptureInfo_v2_ptsz,
+                              PFN_cuStreamGetCaptureInfo_v11030_ptsz)
 PM2LAT_DECLARE_DRIVER_VARIANT(cuEventRecord_ptsz, PFN_cuEventRecord_v7000_ptsz)
 PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetId_ptsz, PFN_cuStreamGetId_v12000_ptsz)
 
@@ -37,3 +40,11 @@ PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetId_ptsz, PFN_cuStreamGetId_v12000_ptsz)
                                  cuuint64_t flags) __asm__("cuGetProcAddress");     \
   static_assert(std::is_same_v<decltype(&local_name), PFN_cuGetProcAddress_v11030>, \
                 "legacy cuGetProcAddress must match cudaTypedefs.h");
+
+// cuda.h maps cuEventElapsedTime to cuEventElapsedTime_v2 (CUDA 12.8) by macro; drivers before
+// 12.8 have only the original, under the plain name.
+#define PM2LAT_DECLARE_EVENT_ELAPSED_TIME_V1(local_name)                             \
+  extern "C" CUresult local_name(float* pMilliseconds, CUevent hStart,               \
+                                 CUevent hEnd) __asm__("cuEventElapsedTime");        \
+  static_assert(std::is_same_v<decltype(&local_name), PFN_cuEventElapsedTime_v2000>, \
+                "cuEventElapsedTime must match cudaTypedefs.h");

@@ -1,0 +1,227 @@
+#include "collect/record_sink.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "diagnostics.h"
+#include "launch_path/clock.h"
+#include "launch_path/handle_cache.h"
+#include "launch_path/thread_state.h"
+
+namespace pm2lat::shim {
+
+namespace {
+
+constexpr std::uint64_t kNsPerMs = 1'000'000;
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+template <typename T>
+std::uint64_t mix_bytes(std::uint64_t h, const T& v) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
+  return h;
+}
+
+// What a prediction depends on: the kernel, its geometry, its library call, its arguments.
+std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id) {
+  std::uint64_t h = mix(1469598103934665603ull, name_id);
+  for (auto d : {r.launch.grid, r.launch.block, r.launch.cluster}) {
+    h = mix(h, d.x);
+    h = mix(h, d.y);
+    h = mix(h, d.z);
+  }
+  h = mix(h, r.launch.shared_mem_bytes);
+  h = mix(h, r.launch.registers_per_thread);
+  h = mix(h, static_cast<std::uint64_t>(r.op.kind));
+  if (r.op.kind == OpKind::kGemm) h = mix_bytes(h, r.op.gemm);
+  if (r.op.kind == OpKind::kConv) h = mix_bytes(h, r.op.conv);
+  for (std::int64_t a : r.launch.int_args) h = mix(h, static_cast<std::uint64_t>(a));
+  return h;
+}
+
+}  // namespace
+
+RecordSink::RecordSink(SinkSetup setup) : setup_(std::move(setup)), accuracy_(setup_.drift_pct) {}
+
+RecordSink::~RecordSink() {
+  if (loader_.joinable()) loader_.detach();
+  if (records_ != nullptr) std::fclose(records_);
+}
+
+void RecordSink::start_loading_profiles() {
+  // Loading the profiles takes from a fraction of a second to seconds; the rings and CUPTI's
+  // buffers are drained meanwhile and the records made wait (bounded) for predictions.
+  loader_ = std::thread([this] {
+    thread_state().internal = true;
+    sigset_t mask;
+    sigfillset(&mask);
+    pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+    auto* p = new PredictorAdapter(setup_.targets, setup_.source_device, &load_problems_);
+    loaded_.store(p, std::memory_order_release);
+  });
+}
+
+void RecordSink::adopt_profiles() {
+  if (predictor_ != nullptr) return;
+  PredictorAdapter* p = loaded_.load(std::memory_order_acquire);
+  if (p == nullptr) return;
+  if (loader_.joinable()) loader_.join();
+  predictor_.reset(p);
+  for (const auto& msg : load_problems_) Diagnostics::instance().warn_once(msg, msg);
+  summary_.set_source(predictor_->source_name());
+  open_records_file();
+}
+
+void RecordSink::settle_profiles(std::uint64_t deadline_ns) {
+  while (deadline_ns != 0 && loaded_.load(std::memory_order_acquire) == nullptr &&
+         monotonic_ns() < deadline_ns) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (deadline_ns == 0 || loaded_.load(std::memory_order_acquire) != nullptr) {
+    if (loader_.joinable()) loader_.join();
+    adopt_profiles();
+    return;
+  }
+  // A signal is ending the process before the profiles loaded: the records go out without
+  // predictions. The loader is left to the signal that is about to end the process.
+  if (loader_.joinable()) loader_.detach();
+  Diagnostics::instance().warn_once("profiles-late",
+                                    "the program was stopped by a signal before the profiles "
+                                    "loaded: records are written without predictions");
+  gave_up_ = true;
+  open_records_file();
+}
+
+void RecordSink::add(BuiltRecord& b) {
+  adopt_profiles();
+  finish(b);
+}
+
+const RecordSink::Predictions& RecordSink::predict(const BuiltRecord& b) {
+  static const Predictions kNone;
+  if (predictor_ == nullptr || !predictor_->available()) return kNone;
+  // Training loops repeat the same launches: predict each distinct one once.
+  const std::uint64_t key = prediction_key(b.pr.record, b.name_id);
+  auto it = predictions_.find(key);
+  if (it != predictions_.end()) return it->second;
+  if (predictions_.size() >= kMaxPredictionMemo) predictions_.clear();
+  Predictions out;
+  predictor_->predict(b.pr.record, *b.cls, out);
+  return predictions_.emplace(key, std::move(out)).first->second;
+}
+
+void RecordSink::finish(BuiltRecord& b) {
+  PredictedRecord& pr = b.pr;
+  const KernelRecord& r = pr.record;
+  pr.gpu = predictor_ ? predictor_->source_name() : std::string();
+  const Predictions& preds = predict(b);
+  pr.predictions = preds;
+
+  // Predict-only: let the launch path label the next launches of this kernel in NVTX.
+  if (setup_.predict_only && b.handle != 0 && !preds.empty()) {
+    if (KernelInfo* info = HandleCache::instance().find(b.handle)) {
+      info->last_prediction_us.store(preds.front().second.us, std::memory_order_relaxed);
+      info->last_geometry.store(b.geometry, std::memory_order_release);
+    }
+  }
+
+  ShimCounters& c = summary_.counters();
+  c.records++;
+  if (r.measured_us) {
+    c.measured++;
+  } else {
+    c.unmeasured++;
+  }
+  if (b.notes.bits & notes::kRuntimeOnly) c.runtime_only++;
+  summary_.add(pr, b.measured_ns);
+  if (r.measured_us && !pr.gpu.empty()) {
+    if (const Prediction* own = pr.prediction_for(pr.gpu)) {
+      const std::string family(to_string(pr.family));
+      if (auto warning = accuracy_.add(family, own->us, *r.measured_us)) {
+        Diagnostics::instance().warn_once("drift:" + family, *warning);
+      }
+    }
+  }
+
+  // Written without predictions when it could not wait for the profiles any longer.
+  if (records_ == nullptr) open_records_file();
+  if (records_ != nullptr) {
+    const RecordRuntime runtime = record_runtime(b.notes);
+    line_ = record_to_jsonl(pr, &runtime);
+    line_ += '\n';
+    std::fwrite(line_.data(), 1, line_.size(), records_);
+  }
+}
+
+void RecordSink::open_records_file() {
+  if (setup_.records_path.empty() || records_ != nullptr || open_failed_) return;
+  records_ = std::fopen(setup_.records_path.c_str(), "we");
+  if (records_ == nullptr) {
+    open_failed_ = true;
+    Diagnostics::instance().warn_once(
+        "records-open", "cannot write " + setup_.records_path + ": " + std::strerror(errno));
+    return;
+  }
+  std::setvbuf(records_, nullptr, _IOFBF, std::size_t(1) << 20);
+  RecordsHeader h = setup_.header;
+  if (predictor_ != nullptr) {
+    h.gpu = predictor_->source_name();
+    h.targets = predictor_->target_names();
+  } else {
+    h.targets = setup_.targets;  // as requested: nothing resolved them
+  }
+  const RuntimeHeader runtime{setup_.mode, PM2LAT_VERSION};
+  line_ = header_to_jsonl(h, &runtime);
+  line_ += '\n';
+  std::fwrite(line_.data(), 1, line_.size(), records_);
+}
+
+void RecordSink::flush_if_due(std::uint64_t now_ns) {
+  if (records_ != nullptr && now_ns - last_flush_ns_ > setup_.flush_ms * kNsPerMs) {
+    std::fflush(records_);
+    last_flush_ns_ = now_ns;
+  }
+}
+
+void RecordSink::close() {
+  write_summary();
+  if (records_ != nullptr) {
+    std::fclose(records_);
+    records_ = nullptr;
+  }
+}
+
+void RecordSink::write_summary() {
+  const std::vector<std::string> targets =
+      predictor_ ? predictor_->target_names() : std::vector<std::string>{};
+  const std::string json =
+      summary_.to_json(setup_.mode, targets, Diagnostics::instance().warnings());
+  auto write_file = [&](const std::string& path) {
+    if (path.empty()) return;
+    if (std::FILE* f = std::fopen(path.c_str(), "we")) {
+      std::fwrite(json.data(), 1, json.size(), f);
+      std::fclose(f);
+    } else {
+      Diagnostics::instance().warn_once("summary-open", "cannot write " + path);
+    }
+  };
+  write_file(setup_.summary_json_path);
+  if (setup_.summary == "stderr") {
+    const std::string text = summary_.to_text(targets);
+    [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+  } else if (!setup_.summary.empty() && setup_.summary != setup_.summary_json_path) {
+    write_file(setup_.summary);
+  }
+}
+
+}  // namespace pm2lat::shim
