@@ -34,6 +34,7 @@ json op_json(const OpContext& op) {
                 {"trans_b", g.trans_b},
                 {"dtype", std::string(to_string(g.a))},
                 {"compute", std::string(to_string(g.compute))}});
+      if (g.scaling != GemmScaling::kNone) o["scaling"] = std::string(to_string(g.scaling));
       if (g.algo_tile_m > 0) o["algo_tile"] = {g.algo_tile_m, g.algo_tile_n};
       if (g.algo_stages > 0) o["algo_stages"] = g.algo_stages;
       if (g.algo_split_k > 0) o["algo_split_k"] = g.algo_split_k;
@@ -110,6 +111,7 @@ OpContext op_from(const json& o) {
       g.trans_b = get_or<bool>(o, "trans_b", false);
       g.a = g.b = g.c = parse_dtype(get_or<std::string>(o, "dtype", ""));
       g.compute = parse_dtype(get_or<std::string>(o, "compute", ""));
+      g.scaling = parse_gemm_scaling(get_or<std::string>(o, "scaling", "none"));
       if (auto it = o.find("algo_tile"); it != o.end() && it->is_array() && it->size() == 2) {
         g.algo_tile_m = (*it)[0].get<std::int32_t>();
         g.algo_tile_n = (*it)[1].get<std::int32_t>();
