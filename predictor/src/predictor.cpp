@@ -8,11 +8,13 @@
 #include <map>
 #include <unordered_map>
 
+#include "pm2lat/models/dtype_substitution.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/long_tail_models.h"
 #include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
+#include "pm2lat/models/scaled_gemm_predictor.h"
 #include "pm2lat/profile_io.h"
 #include "prediction_memo.h"
 
@@ -281,7 +283,8 @@ struct Predictor::Impl {
   std::vector<Profile> profiles;
   std::vector<CalibratedDevice> calibrated;  // parallel to profiles
   std::vector<Target> targets;
-  LongTailModels long_tail;  // attention, conv, collectives, memory-bound kernel families
+  LongTailModels long_tail;         // attention, conv, collectives, memory-bound kernel families
+  ScaledGemmPredictor scaled_gemm;  // FP8 / FP4 GEMMs with scale factors, quantisation kernels
   std::vector<std::vector<const CalibratedDevice*>> target_calibrated;  // parallel to targets
   // Where a target's GEMM models come from, per operand type: its own profile for that type,
   // or the most similar calibrated GPU's (borrowed: evaluated with the target's spec).
@@ -684,7 +687,8 @@ Prediction Predictor::Impl::gemm_uncached(const KernelRecord& r, const KernelCla
     c.c_block_k *= sc.wave_k * compute;
     c.c_wave *= sc.wave;
     kern = gemm_wave_kernel_us(c, *t.spec, w);
-    p.flags |= prediction_flags::kSpecScaled;
+    if (borrowed) p.flags |= prediction_flags::kSpecScaled;
+    p.flags |= dtype_substitution_flags(*t.spec, fit.dtype, dtype);
   } else {
     kern = gemm_wave_kernel_us(fit, *t.spec, w);
   }
@@ -799,6 +803,7 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   }
   set_vector_floors(impl_->calibrated);
   impl_->long_tail = LongTailModels(impl_->catalogue, impl_->profiles);
+  impl_->scaled_gemm = ScaledGemmPredictor(impl_->catalogue, impl_->profiles);
 }
 
 Predictor::Predictor(Predictor&&) noexcept = default;
@@ -897,6 +902,7 @@ TargetId Predictor::add_target(std::string_view gpu_name) {
   }
   impl_->target_graph_offset.push_back(offset);
   impl_->long_tail.add_target(spec);
+  impl_->scaled_gemm.add_target(spec);
   impl_->targets.push_back(std::move(t));
   impl_->target_calibrated.push_back(std::move(own));
   return impl_->targets.size() - 1;
@@ -912,6 +918,9 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   if (target >= impl_->targets.size()) return Prediction{};
   if (auto p = impl_->long_tail.predict(record, cls, target, options,
                                         impl_->observed_on_target(impl_->targets[target], options)))
+    return *p;
+  if (auto p = impl_->scaled_gemm.predict(
+          record, cls, target, options, impl_->observed_on_target(impl_->targets[target], options)))
     return *p;
   const bool gemm_like =
       cls.family == KernelFamily::kGemm ||

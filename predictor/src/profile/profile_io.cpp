@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "profile/json_fields.h"
+#include "profile/scaled_gemm_json.h"
 
 namespace pm2lat {
 namespace {
@@ -455,6 +456,7 @@ Profile parse_profile(const std::string& text, const std::string& file) {
       p.conv_configs.push_back(read_gemm_config(configs.at(i)));
     if (c.has("points")) p.conv_points = read_conv_points(c.child("points"), p.conv_configs.size());
   }
+  if (root.has("scaled_gemm")) scaled_gemm_json::read_section(root.child("scaled_gemm"), p);
   if (root.has("families")) {
     const Reader f = root.child("families");
     const Reader fits = f.child("fits");
@@ -495,22 +497,7 @@ std::string serialize_profile(const Profile& p) {
   }
   if (!p.gemm_configs.empty()) {
     json configs = json::array();
-    for (const auto& c : p.gemm_configs) {
-      configs.push_back({{"config", c.config},
-                         {"dtype", std::string(to_string(c.dtype))},
-                         {"blocks_per_sm", c.blocks_per_sm},
-                         {"tile_m", c.tile_m},
-                         {"tile_n", c.tile_n},
-                         {"tile_k", c.tile_k},
-                         {"tile_m_on_n", c.tile_m_on_n},
-                         {"c0", c.c0},
-                         {"c_wave_k", c.c_wave_k},
-                         {"c_block_k", c.c_block_k},
-                         {"c_wave", c.c_wave},
-                         {"c_mem", c.c_mem},
-                         {"points", c.points},
-                         {"fit_mape_pct", c.fit_mape_pct}});
-    }
+    for (const auto& c : p.gemm_configs) configs.push_back(gemm_config_json(c));
     std::vector<std::string> ops;
     json op = json::array(), config = json::array(), batch = json::array(), m = json::array(),
          n = json::array(), k = json::array(), gx = json::array(), gy = json::array(),
@@ -573,6 +560,7 @@ std::string serialize_profile(const Profile& p) {
   if (!p.conv_configs.empty()) root["conv"] = conv_section_json(p);
   if (!p.family_fits.empty())
     root["families"] = vector_section_json(p.family_fits, p.family_points);
+  if (!p.scaled_gemm_fits.empty()) root["scaled_gemm"] = scaled_gemm_json::section_json(p);
   return root.dump();
 }
 
