@@ -227,6 +227,50 @@ TEST(ScaledGemmPredictor, AnUncalibratedGpuBorrowsItsGenerationsHostAlikeDonor) 
   EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
 }
 
+TEST(ScaledGemmPredictor, FasterTensorCoresSpeedUpTheCallsTheyBound) {
+  // GB300 has 1.5x GB200's NVFP4 tensor throughput on as many SMs and the same bandwidth.
+  DeviceCatalogue cat({blackwell("GB200", 148, 5000, 10000, 8000, "Grace"),
+                       blackwell("GB300", 148, 5000, 15000, 8000, "Grace")});
+  ScaledGemmFit f = fp8_fit("vllm:FlashInferCuteDslNvFp4");
+  f.dtype = DType::kFp4E2M1;
+  f.scaling = GemmScaling::kNv16;
+  f.gemm.dtype = f.dtype;
+  f.gemm.tile_k = 256;
+  f.gemm.c_wave_k = 0.2;
+  Predictor pred(cat, {profile_of(*cat.find("GB200"), {f})});
+  const TargetId gb200 = pred.add_target("GB200"), gb300 = pred.add_target("GB300");
+  KernelClass kernel;
+  kernel.family = KernelFamily::kGemm;
+  kernel.gemm.scheme = GemmNameScheme::kCuteDsl;  // the GEMM kernel alone
+  auto gemm_us = [&](TargetId t, std::int64_t m, std::int64_t n, std::int64_t k) {
+    KernelRecord r = fp8_call(m, n, k, GemmScaling::kNv16);
+    r.op.gemm.a = r.op.gemm.b = DType::kFp4E2M1;
+    PredictOptions o;
+    o.graph_replay = true;
+    return pred.predict(r, kernel, t, o).us;
+  };
+  // Compute-bound: the K loop shrinks by about 1.5^(2/3).
+  const double big = gemm_us(gb300, 16384, 16384, 16384) / gemm_us(gb200, 16384, 16384, 16384);
+  EXPECT_LT(big, 0.82);
+  EXPECT_GT(big, std::pow(1.5, -2.0 / 3.0) - 0.01);
+  // A few tokens stream the weights: mostly the bandwidth, which is the same.
+  const double small = gemm_us(gb300, 16, 4096, 16384) / gemm_us(gb200, 16, 4096, 16384);
+  EXPECT_GT(small, 0.9);
+  EXPECT_LE(small, 1.0);
+}
+
+TEST(ScaledGemmModel, AKStepCarriesByTheRooflineShareOfEachRate) {
+  // H200 vs H100: the same tensor cores, 1.43x the bandwidth.
+  DeviceSpec h100 = blackwell("H100-SXM", 132, 1979, 0, 3350);
+  DeviceSpec h200 = blackwell("H200-SXM", 132, 1979, 0, 4800);
+  const ScaledGemmFit f = fp8_fit("b");
+  // A token streams 16384 x 16384 FP8 weights: nearly all bandwidth.
+  EXPECT_NEAR(scaled_gemm_k_step_scale(f, h100, h200, 1, 16384, 16384), 3350.0 / 4800, 0.03);
+  // 16384 tokens: nearly all tensor cores, which did not change.
+  EXPECT_NEAR(scaled_gemm_k_step_scale(f, h100, h200, 16384, 16384, 16384), 1.0, 0.03);
+  EXPECT_DOUBLE_EQ(scaled_gemm_k_step_scale(f, h100, h100, 64, 4096, 4096), 1.0);
+}
+
 TEST(ScaledGemmPredictor, CrossGpuRecordsRunTheTargetsOwnBackendChoice) {
   DeviceCatalogue cat({blackwell("B200-SXM", 148, 4500, 9000, 7700),
                        blackwell("GB200", 148, 5000, 10000, 8000, "Grace")});

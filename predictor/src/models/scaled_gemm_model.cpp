@@ -6,6 +6,8 @@
 namespace pm2lat {
 namespace {
 
+// A gain in peak tensor throughput is realised at ratio^(2/3) (see scaled_gemm_k_step_scale).
+constexpr double kThroughputGainExponent = 2.0 / 3.0;
 // Weight of the wave count in the residual neighbourhood (as for the BF16 GEMMs).
 constexpr double kWaveCoordinateWeight = 2.0;
 // Distance, in octaves, between a token count aligned for the activation scales and one that
@@ -53,12 +55,40 @@ double scaled_gemm_quant_us(const ScaledGemmFit& fit, const DeviceSpec& spec,
 }
 
 ScaledGemmTime scaled_gemm_time(const ScaledGemmFit& fit, const DeviceSpec& spec,
-                                const ScaledGemmWork& work) noexcept {
+                                const ScaledGemmWork& work, double k_loop_scale) noexcept {
   ScaledGemmTime t;
   t.quant_us = scaled_gemm_quant_us(fit, spec, work.quant_bytes);
-  t.gemm_us = gemm_wave_kernel_us(fit.gemm, spec, work.gemm);
+  const GemmConfigFit& c = fit.gemm;
+  const GemmWaveFeatures f = gemm_wave_features(c, spec, work.gemm);
+  // The wave model (gemm_wave_kernel_us) with its K loop scaled.
+  t.gemm_us =
+      std::max(0.5, c.c0 + k_loop_scale * (c.c_wave_k * f.wave_k + c.c_block_k * f.block_k) +
+                        c.c_wave * f.wave + c.c_mem * f.mem);
   t.host_us = work.m_aligned || fit.host_unaligned_us <= 0 ? fit.host_us : fit.host_unaligned_us;
   return t;
+}
+
+double scaled_gemm_k_step_scale(const ScaledGemmFit& fit, const DeviceSpec& from,
+                                const DeviceSpec& to, std::int64_t m, std::int64_t n,
+                                std::int64_t k) noexcept {
+  const double peak_from = from.peak_flop_per_us(fit.dtype),
+               peak_to = to.peak_flop_per_us(fit.dtype);
+  if (peak_from <= 0 || peak_to <= 0 || from.bytes_per_us() <= 0 || to.bytes_per_us() <= 0)
+    return 1.0;
+  const double md = static_cast<double>(m), nd = static_cast<double>(n),
+               kd = static_cast<double>(k);
+  // The call's own FLOPs, not its nominal tiles': small-token kernels swap the operands or run
+  // narrow tiles, so padding a few tokens to a whole tile would overstate their tensor work.
+  const double flops = 2.0 * md * nd * kd;
+  const double bytes = dtype_bytes(fit.dtype) * (md + nd) * kd +
+                       activation_scale_bytes(fit.scaling, md, kd) +
+                       weight_scale_bytes(fit.scaling, nd, kd);
+  const double tensor_us = flops / peak_from, stream_us = bytes / from.bytes_per_us();
+  const double tensor_share = tensor_us / std::max(1e-12, tensor_us + stream_us);
+  const double per_sm =
+      (peak_from / std::max(1, from.sm_count)) / (peak_to / std::max(1, to.sm_count));
+  return tensor_share * std::pow(per_sm, kThroughputGainExponent) +
+         (1 - tensor_share) * from.bytes_per_us() / to.bytes_per_us();
 }
 
 std::array<double, 5> scaled_gemm_residual_key(const ScaledGemmFit& f, const DeviceSpec& spec,

@@ -142,32 +142,6 @@ Calibrated build_calibrated(const Profile& p, const DeviceSpec& spec) {
   return c;
 }
 
-// How much of a gain in peak tensor throughput a GEMM call realises: ratio^(2/3). Measured
-// across operand types on one GPU in the AIConfigurator tables (median latency ratio of the
-// shapes over 2 TFLOP): a 2x peak buys 1.56x (FP8 over BF16 on B200 and L40S), 1.82x (RTX PRO
-// 6000), 1.29x (H100), and FP4 over FP8 1.65x (B200), 1.58x (GB200), 1.67x (RTX PRO 6000):
-// 2^0.37 to 2^0.86, median 2^0.66. The rest of a K step (loads, scale factors,
-// synchronisation) does not speed up with the tensor cores.
-constexpr double kThroughputGainExponent = 2.0 / 3.0;
-
-// The fit carried from the GPU it was calibrated on to another by spec ratios: the K-step
-// terms by the ratio of per-SM tensor throughput of its operand type (realised as above), the
-// per-wave term by the clock ratio. Bandwidth terms scale by themselves (the model divides by
-// the target's bandwidth); host time is the host's, not the GPU's.
-ScaledGemmFit carried_fit(const ScaledGemmFit& f, const DeviceSpec& from, const DeviceSpec& to) {
-  ScaledGemmFit c = f;
-  const double per_sm_from = from.peak_tflops(f.dtype) / std::max(1, from.sm_count);
-  const double per_sm_to = to.peak_tflops(f.dtype) / std::max(1, to.sm_count);
-  if (per_sm_from > 0 && per_sm_to > 0) {
-    const double k_step = std::pow(per_sm_from / per_sm_to, kThroughputGainExponent);
-    c.gemm.c_wave_k *= k_step;
-    c.gemm.c_block_k *= k_step;
-  }
-  if (from.boost_clock_mhz > 0 && to.boost_clock_mhz > 0)
-    c.gemm.c_wave *= from.boost_clock_mhz / to.boost_clock_mhz;
-  return c;
-}
-
 bool integrated_cpu(const DeviceSpec& s) { return !s.host_cpu.empty(); }
 
 // How far a calibrated GPU is from a target for carrying its fits: generation first, then SM
@@ -194,9 +168,6 @@ struct ScaledGemmPredictor::Impl {
     TypeKey key;
     const Calibrated* device = nullptr;
     bool borrowed = false;
-    // The device's fits as they run on the target (carried by spec ratios when borrowed),
-    // parallel to device->profile->scaled_gemm_fits.
-    std::vector<ScaledGemmFit> fits;
   };
   struct TargetState {
     const DeviceSpec* spec = nullptr;
@@ -305,8 +276,6 @@ void ScaledGemmPredictor::add_target(const DeviceSpec& spec) {
     s.key = key;
     s.device = best;
     s.borrowed = best->spec != &spec;
-    for (const ScaledGemmFit& f : best->profile->scaled_gemm_fits)
-      s.fits.push_back(s.borrowed ? carried_fit(f, *best->spec, spec) : f);
     t.sources.push_back(std::move(s));
   }
   // The graph-to-isolated kernel offset of the GPU, else of the most similar one measuring it
@@ -332,16 +301,17 @@ std::optional<Prediction> ScaledGemmPredictor::Impl::quantize(const KernelRecord
   const GemmScaling scaling =
       cls.gemm.scaling != GemmScaling::kNone ? cls.gemm.scaling : default_scaling(dtype);
   const Source* src = source_for(t, {dtype, scaling});
-  if (src == nullptr || src->fits.empty()) return std::nullopt;
+  if (src == nullptr) return std::nullopt;
+  const auto& fits = src->device->profile->scaled_gemm_fits;
   // The quantisation kernel of the type's most calibrated backend; the activation it reads is
   // BF16, so its elements follow from the bytes read.
   std::size_t best = 0;
-  for (std::size_t i = 0; i < src->fits.size(); ++i) {
-    if (fit_key(src->fits[i]) == src->key &&
-        (fit_key(src->fits[best]) != src->key || src->fits[i].points > src->fits[best].points))
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    if (fit_key(fits[i]) == src->key &&
+        (fit_key(fits[best]) != src->key || fits[i].points > fits[best].points))
       best = i;
   }
-  const ScaledGemmFit& f = src->fits[best];
+  const ScaledGemmFit& f = fits[best];
   const double elements = bytes_read / kScaledGemmInputBytes;
   const double k = std::max(1.0, static_cast<double>(r.op.vec.cols));
   Prediction p;
@@ -377,20 +347,22 @@ std::optional<Prediction> ScaledGemmPredictor::predict(const KernelRecord& r,
   const std::int32_t fi = impl_->choose_fit(*src, key, named, m, g.n, g.k);
   if (fi < 0) return std::nullopt;
   const auto i = static_cast<std::size_t>(fi);
-  const ScaledGemmFit& fit = src->fits[i];
-  const ScaledGemmTime time = scaled_gemm_time(fit, *t.spec, scaled_gemm_work(fit, m, g.n, g.k));
+  const ScaledGemmFit& fit = src->device->profile->scaled_gemm_fits[i];
+  const double k_loop =
+      src->borrowed ? scaled_gemm_k_step_scale(fit, *src->device->spec, *t.spec, m, g.n, g.k) : 1.0;
+  const ScaledGemmTime time =
+      scaled_gemm_time(fit, *t.spec, scaled_gemm_work(fit, m, g.n, g.k), k_loop);
   Prediction p;
   p.model = ModelKind::kGemmWave;
   p.basis = TimeBasis::kKernel;
-  p.config = src->device->profile->scaled_gemm_fits[i].config;
+  p.config = fit.config;
   if (src->borrowed) p.flags |= prediction_flags::kSpecScaled;
   if (!cls.config.empty() && cls.config != p.config) p.flags |= prediction_flags::kConfigChosen;
   const bool isolated = src->device->profile->graph_replay && !o.graph_replay && fit.host_us <= 0;
   if (whole_call) {
-    const ScaledGemmFit& own = src->device->profile->scaled_gemm_fits[i];
     const double correction =
         robust_correction(src->device->residual[i], src->device->log_residuals[i],
-                          scaled_gemm_residual_key(own, *src->device->spec, m, g.n, g.k));
+                          scaled_gemm_residual_key(fit, *src->device->spec, m, g.n, g.k));
     p.us = time.call_us() * correction + (isolated ? 2 * t.graph_offset_us : 0.0);
   } else {
     p.us = time.gemm_us + (isolated ? t.graph_offset_us : 0.0);

@@ -63,8 +63,21 @@ struct ScaledGemmTime {
   double call_us() const noexcept { return host_us > device_us() ? host_us : device_us(); }
 };
 
+// `k_loop_scale` multiplies the K-loop terms (c_wave_k, c_block_k): 1 on the GPU the fit was
+// calibrated on, scaled_gemm_k_step_scale() on another.
 ScaledGemmTime scaled_gemm_time(const ScaledGemmFit& fit, const DeviceSpec& spec,
-                                const ScaledGemmWork& work) noexcept;
+                                const ScaledGemmWork& work, double k_loop_scale = 1.0) noexcept;
+
+// How the K loop of a call carries from the GPU a fit was calibrated on (`from`) to another
+// (`to`): a K step streams operands and runs the tensor cores, so its time scales with the
+// bandwidth ratio and with the ratio of per-SM tensor throughput of the operand type, weighted
+// by the share each takes at `from`'s peaks for this call (a roofline of its FLOPs against its
+// operand bytes). A throughput gain is realised at ratio^(2/3): across
+// operand types on one GPU the AIConfigurator tables show a 2x peak buying 1.29x (H100 FP8 over
+// BF16) to 1.82x (RTX PRO 6000), median 2^0.66, at the shapes over 2 TFLOP.
+double scaled_gemm_k_step_scale(const ScaledGemmFit& fit, const DeviceSpec& from,
+                                const DeviceSpec& to, std::int64_t m, std::int64_t n,
+                                std::int64_t k) noexcept;
 
 // The quantisation kernel alone for an activation of `bytes_read` BF16 bytes.
 double scaled_gemm_quant_us(const ScaledGemmFit& fit, const DeviceSpec& spec,
