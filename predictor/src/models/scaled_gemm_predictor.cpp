@@ -7,6 +7,7 @@
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/scaled_gemm_model.h"
 #include "pm2lat/predictor.h"
+#include "prediction_memo.h"
 
 namespace pm2lat {
 namespace {
@@ -93,6 +94,7 @@ struct Calibrated {
     TypeKey key;
     ResidualInterpolator<4> index;
     std::vector<std::uint32_t> points;  // selector index -> point
+    std::int32_t only_fit = -1;         // the one backend of the type, if it has one only
   };
   std::vector<Selector> selectors;
 
@@ -137,6 +139,11 @@ Calibrated build_calibrated(const Profile& p, const DeviceSpec& spec) {
     s.key = key;
     s.index = ResidualInterpolator<4>(std::move(kp.first), {}, 1);
     s.points = std::move(kp.second);
+    for (std::uint32_t pt : s.points) {
+      const std::int32_t f = p.scaled_gemm_points[pt].config;
+      if (s.only_fit == -1) s.only_fit = f;
+      if (s.only_fit != f) s.only_fit = -2;  // several
+    }
     c.selectors.push_back(std::move(s));
   }
   return c;
@@ -161,6 +168,8 @@ double donor_distance(const DeviceSpec& donor, const DeviceSpec& target, DType d
 }  // namespace
 
 struct ScaledGemmPredictor::Impl {
+  // Memo entries of this predictor only (a new number per instance).
+  std::uint64_t generation = detail::PredictionMemo::next_generation();
   std::vector<Calibrated> calibrated;
   // GPUs whose profiles measured the graph-to-isolated kernel offset, with the largest one.
   std::vector<std::pair<const DeviceSpec*, double>> graph_offsets;
@@ -195,6 +204,7 @@ struct ScaledGemmPredictor::Impl {
     }
     const Calibrated::Selector* sel = src.device->selector_for(key);
     if (sel == nullptr) return -1;
+    if (sel->only_fit >= 0) return sel->only_fit;
     std::array<std::size_t, kSelectorVotes> idx{};
     std::array<double, kSelectorVotes> dist2{};
     const std::size_t found =
@@ -344,6 +354,18 @@ std::optional<Prediction> ScaledGemmPredictor::predict(const KernelRecord& r,
   // A record without a library kernel name stands for the framework's call as a whole.
   const bool whole_call = cls.gemm.scheme == GemmNameScheme::kNone;
   const std::string_view named = observed_on_target ? std::string_view(cls.config) : "";
+  // A program repeats its calls every step: repeats are a hash and a compare.
+  using Memo = detail::PredictionMemo;
+  std::uint64_t memo_key = 1469598103934665603ULL;
+  for (const std::uint64_t v :
+       {impl_->generation, static_cast<std::uint64_t>(target), static_cast<std::uint64_t>(m),
+        static_cast<std::uint64_t>(g.n), static_cast<std::uint64_t>(g.k),
+        static_cast<std::uint64_t>(key.dtype), static_cast<std::uint64_t>(key.scaling),
+        static_cast<std::uint64_t>(whole_call), static_cast<std::uint64_t>(o.graph_replay)})
+    memo_key = Memo::mix(memo_key, v);
+  memo_key = Memo::mix(memo_key, named);
+  memo_key = Memo::mix(memo_key, std::string_view(cls.config));
+  if (Prediction memo; Memo::find(memo_key, memo)) return memo;
   const std::int32_t fi = impl_->choose_fit(*src, key, named, m, g.n, g.k);
   if (fi < 0) return std::nullopt;
   const auto i = static_cast<std::size_t>(fi);
@@ -367,6 +389,7 @@ std::optional<Prediction> ScaledGemmPredictor::predict(const KernelRecord& r,
   } else {
     p.us = time.gemm_us + (isolated ? t.graph_offset_us : 0.0);
   }
+  Memo::store(memo_key, p);
   return p;
 }
 
