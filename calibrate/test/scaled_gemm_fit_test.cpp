@@ -111,6 +111,32 @@ TEST(ScaledGemmFit, EagerBackendKeepsItsHostTimePerTokenAlignment) {
   EXPECT_EQ(p.scaled_gemm_points.front().config, 0);
 }
 
+TEST(ScaledGemmFit, AnEagerBackendMeasuredOnlyUnderItsHostTimeHasNoDeviceModel) {
+  // Every call takes the host's 170 us, give or take 10 %, and a few take twice that.
+  std::ostringstream csv;
+  csv << "system,framework,version,kernel_source,dtype,m,n,k,latency_us,tc_dtype\n";
+  int i = 0;
+  for (std::int64_t m : {1, 4, 16, 64, 256, 1024, 4096}) {
+    for (std::int64_t n : {32, 64}) {
+      for (std::int64_t k : {256, 1024, 4096}) {
+        const double noise = 1.0 + 0.1 * ((i * 7) % 5 - 2) / 2.0 + (i % 13 == 0 ? 1.2 : 0.0);
+        csv << "B200-SXM,vllm,0.24.0,CutlassFp8BlockScaledMMKernel,fp8_block," << m << "," << n
+            << "," << k << "," << 170 * noise << ",fp8\n";
+        ++i;
+      }
+    }
+  }
+  const auto calls = read_aiconfigurator_gemm(CsvTable::parse(csv.str(), "t.csv"));
+  std::vector<const MeasuredCall*> ptrs;
+  for (const auto& c : calls) ptrs.push_back(&c);
+  const ScaledGemmFit f = fit_scaled_gemm(ptrs, b200());
+  EXPECT_NEAR(f.host_us, 170, 10);
+  EXPECT_DOUBLE_EQ(f.gemm.c_block_k, 0);
+  EXPECT_DOUBLE_EQ(f.gemm.c_wave_k, 0);
+  const double pred = scaled_gemm_time(f, b200(), scaled_gemm_work(f, 64, 64, 1024)).call_us();
+  EXPECT_DOUBLE_EQ(pred, f.host_us);
+}
+
 TEST(ScaledGemmFit, SpikesStayOutOfTheCalibrationPoints) {
   auto calls = synthetic_calls("fp8", "CutlassFP8ScaledMMLinearKernel", 0);
   // One call measured at 5x what its shape takes (as some B200 FP8 rows are).
