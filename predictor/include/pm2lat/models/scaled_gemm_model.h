@@ -74,7 +74,11 @@ ScaledGemmTime scaled_gemm_time(const ScaledGemmFit& fit, const DeviceSpec& spec
 // by the share each takes at `from`'s peaks for this call (a roofline of its FLOPs against its
 // operand bytes). A throughput gain is realised at ratio^(2/3): across
 // operand types on one GPU the AIConfigurator tables show a 2x peak buying 1.29x (H100 FP8 over
-// BF16) to 1.82x (RTX PRO 6000), median 2^0.66, at the shapes over 2 TFLOP.
+// BF16) to 1.82x (RTX PRO 6000), median 2^0.66, at the shapes over 2 TFLOP. Fixed and per-wave
+// costs do not carry (latencies: GB200's one-wave calls take what B200's take although its
+// clock is 5 % higher). Chosen over scaling the whole K loop by tensor throughput, and over
+// scaling only its throughput term, by the B200 <-> GB200 leave-one-out (FP4 median 4.1 % vs
+// 4.6-4.8 % and 3.8-3.9 %) and because only this form gives H200 its bandwidth on few-token calls.
 double scaled_gemm_k_step_scale(const ScaledGemmFit& fit, const DeviceSpec& from,
                                 const DeviceSpec& to, std::int64_t m, std::int64_t n,
                                 std::int64_t k) noexcept;
