@@ -21,6 +21,11 @@ meas=$data
   --catalogue "$out/devices.json" --tag aiconfigurator-bf16 \
   --source "ai-dynamo/aiconfigurator silicon database GEMM tables (commit 095f58a), Apache-2.0; calibrate/DATA.md"
 
+data=${PM2LAT_DATA:-$root/../shared/data}
+"$calib" import --format aiconfigurator --data "$data/aiconfigurator/gemm_lowp.csv.gz" --out "$out" \
+  --catalogue "$out/devices.json" --tag aiconfigurator-lowp \
+  --source "ai-dynamo/aiconfigurator silicon database GEMM tables, FP8/FP8-block/NVFP4 and GB200 BF16 (commit 095f58a), Apache-2.0; aiconfigurator/gemm_lowp.csv.gz"
+
 "$calib" import-attention --data "$meas/aiconfigurator/attention_bf16.csv.gz" --out "$out" \
   --catalogue "$out/devices.json" --tag aiconfigurator-attention \
   --source "ai-dynamo/aiconfigurator silicon database attention tables (commit 095f58a), Apache-2.0; calibrate/DATA.md"

@@ -34,16 +34,54 @@ DType aiconfigurator_dtype(const std::string& dtype, const std::string& tc_dtype
   return parse_dtype(s);
 }
 
-std::string aiconfigurator_shape_key(const CsvTable& t, std::size_t row) {
+KernelClass scaled_gemm_call_class(const std::string& backend, DType dtype, GemmScaling scaling) {
+  KernelClass c;
+  c.family = KernelFamily::kGemm;
+  c.config = backend;
+  c.gemm.tensor_core = true;
+  c.gemm.a = c.gemm.b = dtype;
+  c.gemm.c = DType::kBf16;
+  c.gemm.accumulate = DType::kFp32;
+  c.gemm.scaling = scaling;
+  c.gemm.layout = "tn";
+  c.dtype = dtype;
+  return c;
+}
+
+namespace {
+
+// Operand type and scaling of a row: the table's type label when it names a scaled type
+// ("fp8", "fp8_block", "nvfp4"), else the tensor-core type (`tc_dtype`) without scaling.
+void row_type(const std::string& dtype, const std::string& tc_dtype, DType& operand,
+              GemmScaling& scaling) {
+  if (parse_gemm_type_label(dtype, operand, scaling) && scaling != GemmScaling::kNone) return;
+  operand = aiconfigurator_dtype(dtype, tc_dtype);
+  scaling = GemmScaling::kNone;
+}
+
+std::string shape_suffix(const CsvTable& t, std::size_t row) {
   const auto& r = t.row(row);
-  const auto c_dtype = t.column("dtype"), c_tc = t.column("tc_dtype");
-  std::string key(
-      to_string(aiconfigurator_dtype(c_dtype ? r[*c_dtype] : "bf16", c_tc ? r[*c_tc] : "")));
+  std::string key;
   for (const char* c : {"m", "n", "k"}) {
     const auto v = to_int(r[t.require(c)]);
     key += '|' + (v ? std::to_string(*v) : r[t.require(c)]);
   }
-  return "gemm|" + key;
+  return key;
+}
+
+}  // namespace
+
+std::string aiconfigurator_shape_key(const CsvTable& t, std::size_t row) {
+  const auto& r = t.row(row);
+  const auto c_dtype = t.column("dtype"), c_tc = t.column("tc_dtype");
+  DType operand = DType::kUnknown;
+  GemmScaling scaling = GemmScaling::kNone;
+  row_type(c_dtype ? r[*c_dtype] : "bf16", c_tc ? r[*c_tc] : "", operand, scaling);
+  return "gemm|" + gemm_type_label(operand, scaling) + shape_suffix(t, row);
+}
+
+std::string aiconfigurator_split_key(const CsvTable& t, std::size_t row) {
+  return "gemm|bf16" + shape_suffix(t, row);
 }
 
 std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t,
@@ -53,7 +91,7 @@ std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t,
   const std::size_t c_sys = t.require("system"), c_m = t.require("m"), c_n = t.require("n"),
                     c_k = t.require("k"), c_lat = t.require("latency_us");
   const auto c_dtype = t.column("dtype"), c_tc = t.column("tc_dtype"),
-             c_src = t.column("kernel_source");
+             c_src = t.column("kernel_source"), c_fw = t.column("framework");
   std::vector<MeasuredCall> out;
   out.reserve(t.rows());
   for (std::size_t i = 0; i < t.rows(); ++i) {
@@ -61,9 +99,13 @@ std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t,
     ++st.rows;
     const auto m = to_int(r[c_m]), n = to_int(r[c_n]), k = to_int(r[c_k]);
     const auto lat = to_double(r[c_lat]);
-    const DType dtype = aiconfigurator_dtype(c_dtype ? r[*c_dtype] : "bf16", c_tc ? r[*c_tc] : "");
+    DType dtype = DType::kUnknown;
+    GemmScaling scaling = GemmScaling::kNone;
+    row_type(c_dtype ? r[*c_dtype] : "bf16", c_tc ? r[*c_tc] : "", dtype, scaling);
+    const std::string backend =
+        (c_fw ? r[*c_fw] : std::string("aiconfigurator")) + ":" + (c_src ? r[*c_src] : "");
     if (!m || !n || !k || *m <= 0 || *n <= 0 || *k <= 0 || !lat || *lat <= 0 ||
-        dtype == DType::kUnknown) {
+        dtype == DType::kUnknown || (scaling != GemmScaling::kNone && !c_src)) {
       ++st.skipped;
       continue;
     }
@@ -71,7 +113,9 @@ std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t,
     c.device = r[c_sys];
     c.op = "linear";
     c.split = c_src ? r[*c_src] : "";
-    c.kernel_class = nominal_gemm_class(dtype);
+    c.kernel_class = scaling == GemmScaling::kNone
+                         ? nominal_gemm_class(dtype)
+                         : scaled_gemm_call_class(backend, dtype, scaling);
     KernelRecord& rec = c.record;
     rec.launch.name = c.kernel_class->config;
     rec.launch.grid = Dim3{static_cast<std::uint32_t>((*n + 63) / 64),
@@ -84,7 +128,9 @@ std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t,
     g.n = *n;
     g.k = *k;
     g.trans_b = true;  // y = x W^T
-    g.a = g.b = g.c = dtype;
+    g.a = g.b = dtype;
+    g.c = scaling == GemmScaling::kNone ? dtype : DType::kBf16;
+    g.scaling = scaling;
     g.compute = DType::kFp32;
     rec.measured_us = *lat;
     rec.basis = TimeBasis::kKernel;

@@ -15,6 +15,7 @@
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/calibrate/profile_builder.h"
+#include "pm2lat/calibrate/scaled_gemm_fit.h"
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
@@ -76,16 +77,28 @@ int run_import(const std::string& format, const std::string& data, const std::st
                                  "configuration per dtype stands for the library's choice."
                                : "Latencies time one PyTorch call with CUDA events (host dispatch "
                                  "included): basis 'call'.";
+    // Low-precision backends are calibrated as whole calls, each on its own; the rest by the
+    // profile builder.
+    std::vector<const MeasuredCall*> plain, scaled;
+    for (const MeasuredCall* c : rows) (is_scaled_gemm_call(*c) ? scaled : plain).push_back(c);
+    if (!scaled.empty()) {
+      opt.provenance.notes +=
+          " Low-precision GEMM backends (section scaled_gemm) are fitted per backend as whole "
+          "calls: activation quantisation plus GEMM, and the host's time per call for backends "
+          "run without a CUDA graph.";
+    }
     BuildReport rep;
-    Profile p = build_profile(rows, catalogue.resolve(device), opt, &rep);
+    const DeviceSpec& spec = catalogue.resolve(device);
+    Profile p = build_profile(plain, spec, opt, &rep);
     p.graph_replay = aic;
+    const std::size_t scaled_rows = append_scaled_gemm_section(scaled, spec, p);
     const std::string file = out_dir + "/" + device + "." + tag + ".json";
     save_profile(p, file);
     fmt::print(
-        "{:<16} {:>6} GEMM rows in {:>3} configs, {:>6} vector rows in {:>3} fits, {:>5} rows of "
-        "unmodelled kernels -> {}\n",
-        device, rep.gemm_rows, rep.gemm_configs, rep.vector_rows, rep.vector_fits, rep.skipped_rows,
-        file);
+        "{:<16} {:>6} GEMM rows in {:>3} configs, {:>6} low-precision GEMM rows in {:>2} "
+        "backends, {:>6} vector rows in {:>3} fits, {:>5} rows of unmodelled kernels -> {}\n",
+        device, rep.gemm_rows, rep.gemm_configs, scaled_rows, p.scaled_gemm_fits.size(),
+        rep.vector_rows, rep.vector_fits, rep.skipped_rows, file);
   }
   return 0;
 }
@@ -93,7 +106,7 @@ int run_import(const std::string& format, const std::string& data, const std::st
 int run_split(const std::string& format, const std::string& data, double fraction, unsigned seed,
               const std::string& train_out, const std::string& test_out) {
   const CsvTable table = CsvTable::read(data);
-  const auto shape_key = format == "aiconfigurator" ? aiconfigurator_shape_key : neusight_shape_key;
+  const auto shape_key = format == "aiconfigurator" ? aiconfigurator_split_key : neusight_shape_key;
   std::vector<const std::vector<std::string>*> train, test;
   std::set<std::string> train_keys, test_keys;
   for (std::size_t i = 0; i < table.rows(); ++i) {

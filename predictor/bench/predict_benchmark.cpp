@@ -231,6 +231,31 @@ void BM_PredictLayoutTransform(benchmark::State& state) {
 }
 BENCHMARK(BM_PredictLayoutTransform);
 
+// A low-precision framework call (FP8 block-scaled, NVFP4) of varied shape: on a calibrated
+// GPU (0) and on one nobody calibrated, carried from its generation's donor (1).
+void BM_PredictScaledGemm(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target(state.range(0) == 0 ? "B200-SXM" : "B300-SXM");
+  auto recs = gemm_records(16384);
+  for (std::size_t i = 0; i < recs.size(); ++i) {
+    GemmShape& g = recs[i].op.gemm;
+    const bool fp4 = i % 2 == 0;
+    g.a = g.b = fp4 ? DType::kFp4E2M1 : DType::kFp8E4M3;
+    g.scaling = fp4 ? GemmScaling::kNv16 : GemmScaling::kBlock128;
+    g.trans_b = true;
+  }
+  KernelClass call;  // a whole call: no library kernel name
+  call.family = KernelFamily::kGemm;
+  PredictOptions o;
+  o.graph_replay = true;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], call, t, o));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictScaledGemm)->Arg(0)->Arg(1);
+
 void BM_Classify(benchmark::State& state) {
   const std::string name =
       "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_"

@@ -46,6 +46,7 @@ void PredictionCache::key_of(const KernelRecord& r, const KernelClass& cls, cons
   for (std::int64_t v : {g.batch, g.m, g.n, g.k}) put(key, v);
   for (bool v : {g.trans_a, g.trans_b, g.has_bias}) put(key, v);
   for (DType t : {g.a, g.b, g.c, g.compute}) put(key, t);
+  put(key, g.scaling);
   for (std::int32_t v : {g.algo_tile_m, g.algo_tile_n, g.algo_stages, g.algo_split_k}) put(key, v);
   const ConvShape& c = op.conv;
   for (std::int64_t v :

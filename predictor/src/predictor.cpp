@@ -18,6 +18,7 @@
 #include "pm2lat/models/memory_family_predictor.h"
 #include "pm2lat/models/operator_fit_predictor.h"
 #include "pm2lat/models/roofline_model.h"
+#include "pm2lat/models/scaled_gemm_predictor.h"
 #include "pm2lat/profile_io.h"
 
 namespace pm2lat {
@@ -45,12 +46,15 @@ using W = When;
 // The routes, per family. Before any of them, a collective call is a collective whatever its
 // kernel's name. A model that does not know the kernel (no fit of its family, a helper it
 // does not serve) declines, and the next step is tried.
-constexpr Step kUnknownRoute[] = {{R::kAttention, W::kLooksLikeAttention},
-                                  {R::kUnnamedKernel, W::kNoWorkStated},
-                                  {R::kGemm, W::kOpIsGemm},
-                                  {R::kOperatorFits, W::kBytesStated},
-                                  {R::kRoofline}};
-constexpr Step kGemmRoute[] = {{R::kConv, W::kOpIsConv}, {R::kGemm}};
+constexpr Step kUnknownRoute[] = {
+    {R::kAttention, W::kLooksLikeAttention}, {R::kUnnamedKernel, W::kNoWorkStated},
+    {R::kScaledGemm, W::kOpIsGemm},          {R::kGemm, W::kOpIsGemm},
+    {R::kOperatorFits, W::kBytesStated},     {R::kRoofline}};
+// Low-precision GEMMs (FP8, block-scaled FP8, NVFP4) go to their calibrated backends first;
+// a type no profile calibrated goes on to the wave model of another type (flag
+// dtype_substituted or spec_scaled).
+constexpr Step kGemmRoute[] = {
+    {R::kConv, W::kOpIsConv}, {R::kScaledGemm, W::kOpIsGemm}, {R::kGemm}};
 // Per-operator fits size a kernel by its call's bytes, else by what its launch implies
 // (models/launch_work.h); a shapeless row kernel neither reads then takes its family's
 // geometry fit over the launched threads rather than a roofline of nothing.
@@ -64,7 +68,11 @@ constexpr Step kRowRoute[] = {
     {R::kOwnKernelFits, W::kKernelTime}, {R::kOperatorFits}, {R::kShapelessRowFits}};
 constexpr Step kConvRoute[] = {{R::kConv}, {R::kRoofline}};
 constexpr Step kAttentionRoute[] = {{R::kAttention}};
-constexpr Step kTritonTemplateRoute[] = {{R::kGemm, W::kOpIsGemm}, {R::kRoofline}};
+constexpr Step kTritonTemplateRoute[] = {
+    {R::kScaledGemm, W::kOpIsGemm}, {R::kGemm, W::kOpIsGemm}, {R::kRoofline}};
+// Activation quantisation before a low-precision GEMM: the backend's quantisation model,
+// else the per-operator fits by the bytes its call states.
+constexpr Step kQuantizeRoute[] = {{R::kScaledGemm}, {R::kOperatorFits}};
 constexpr Step kCollectiveRoute[] = {{R::kCollective}};
 
 struct FamilyRoute {
@@ -91,13 +99,14 @@ constexpr FamilyRoute kRoutingTable[] = {
     {KernelFamily::kTritonTemplate, kTritonTemplateRoute},
     {KernelFamily::kOptimizer, kKernelFamilyRoute},
     {KernelFamily::kCollective, kCollectiveRoute},
+    {KernelFamily::kQuantize, kQuantizeRoute},
 };
 
 constexpr bool table_in_family_order() {
   for (std::size_t i = 0; i < std::size(kRoutingTable); ++i) {
     if (static_cast<std::size_t>(kRoutingTable[i].family) != i) return false;
   }
-  return std::size(kRoutingTable) == static_cast<std::size_t>(KernelFamily::kCollective) + 1;
+  return std::size(kRoutingTable) == kKernelFamilyCount;
 }
 static_assert(table_in_family_order(), "one routing-table row per KernelFamily, in enum order");
 
@@ -166,6 +175,7 @@ struct Predictor::Impl {
   MemoryFamilyPredictor family_fits;
   AttentionPredictor attention;
   ConvPredictor conv;
+  ScaledGemmPredictor scaled_gemm;
   std::vector<MeasuredDispatch> dispatch;
 
   // Whether the record was observed on the target GPU itself (then its kernel is one this
@@ -200,6 +210,8 @@ std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuer
       const KernelClass pointwise = as_family(q.cls, KernelFamily::kTritonPointwise);
       return family_fits.predict({q.record, pointwise, q.target, q.options, q.observed_on_target});
     }
+    case ModelRoute::kScaledGemm:
+      return scaled_gemm.predict(q.record, q.cls, q.target, q.options, q.observed_on_target);
     case ModelRoute::kGemm: return gemm.predict(q);
     case ModelRoute::kOperatorFits: return operator_fits.predict(q);
     case ModelRoute::kShapelessRowFits: return family_fits.predict_row_without_shape(q);
@@ -243,6 +255,7 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
   m.attention = AttentionPredictor(m.catalogue, m.profiles);
   m.conv = ConvPredictor(m.catalogue, m.profiles);
+  m.scaled_gemm = ScaledGemmPredictor(m.catalogue, m.profiles);
   for (const Profile& p : m.profiles) {
     if (p.basis != TimeBasis::kCall) continue;
     const DeviceSpec* spec = m.catalogue.find(p.device);
@@ -294,6 +307,7 @@ TargetId Predictor::add_target(const DeviceSpec& spec) {
   m.family_fits.add_target(t);
   m.attention.add_target(t);
   m.conv.add_target(t);
+  m.scaled_gemm.add_target(spec);
   m.targets.push_back(std::move(t));
   return m.targets.size() - 1;
 }

@@ -37,6 +37,7 @@ json op_json(const OpContext& op) {
                 {op::kTransB, g.trans_b},
                 {op::kDtype, std::string(to_string(g.a))},
                 {op::kCompute, std::string(to_string(g.compute))}});
+      if (g.scaling != GemmScaling::kNone) o[op::kScaling] = std::string(to_string(g.scaling));
       if (g.algo_tile_m > 0) o[op::kAlgoTile] = {g.algo_tile_m, g.algo_tile_n};
       if (g.algo_stages > 0) o[op::kAlgoStages] = g.algo_stages;
       if (g.algo_split_k > 0) o[op::kAlgoSplitK] = g.algo_split_k;
@@ -113,6 +114,7 @@ OpContext op_from(const json& o) {
       g.trans_b = get_or<bool>(o, op::kTransB, false);
       g.a = g.b = g.c = parse_dtype(get_or<std::string>(o, op::kDtype, ""));
       g.compute = parse_dtype(get_or<std::string>(o, op::kCompute, ""));
+      g.scaling = parse_gemm_scaling(get_or<std::string>(o, op::kScaling, "none"));
       if (auto it = o.find(op::kAlgoTile); it != o.end() && it->is_array() && it->size() == 2) {
         g.algo_tile_m = (*it)[0].get<std::int32_t>();
         g.algo_tile_n = (*it)[1].get<std::int32_t>();

@@ -24,7 +24,7 @@ constexpr std::array<std::string_view, 12> kOpKindNames{
     "unknown", "gemm",      "conv",      "attention", "elementwise", "reduction",
     "softmax", "layernorm", "embedding", "copy",      "memset",      "collective"};
 
-constexpr std::array<std::string_view, 18> kFamilyNames{"unknown",          "gemm",
+constexpr std::array<std::string_view, 19> kFamilyNames{"unknown",          "gemm",
                                                         "splitk_reduce",    "gemv",
                                                         "elementwise",      "reduction",
                                                         "softmax",          "layernorm",
@@ -32,10 +32,12 @@ constexpr std::array<std::string_view, 18> kFamilyNames{"unknown",          "gem
                                                         "memset",           "conv",
                                                         "attention",        "triton_pointwise",
                                                         "triton_reduction", "triton_template",
-                                                        "optimizer",        "collective"};
+                                                        "optimizer",        "collective",
+                                                        "quantize"};
 
-constexpr std::array<std::string_view, 8> kSchemeNames{
-    "none", "legacy_cublas", "legacy_sgemm", "xmma", "nvjet", "cutlass2", "cutlass3", "triton"};
+constexpr std::array<std::string_view, 11> kSchemeNames{
+    "none",     "legacy_cublas", "legacy_sgemm", "xmma",       "nvjet",   "cutlass2",
+    "cutlass3", "triton",        "deep_gemm",    "trtllm_gen", "cute_dsl"};
 
 constexpr std::array<std::string_view, 9> kModelNames{
     "none", "gemm_wave", "memory_bound", "overhead_floor", "roofline",
@@ -78,8 +80,9 @@ ModelKind parse_model_kind(std::string_view s) noexcept {
 }
 
 namespace {
-constexpr std::array<std::string_view, 6> kFlagNames{
-    "fallback", "spec_scaled", "extrapolated", "config_chosen", "communication", "no_shape"};
+constexpr std::array<std::string_view, 7> kFlagNames{
+    "fallback",      "spec_scaled", "extrapolated",     "config_chosen",
+    "communication", "no_shape",    "dtype_substituted"};
 }  // namespace
 
 std::string flags_to_string(std::uint32_t flags) {

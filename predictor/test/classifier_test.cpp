@@ -104,6 +104,10 @@ TEST(Classifier, CutlassNamesInsideTheLauncherTemplate) {
   EXPECT_EQ(three.family, KernelFamily::kGemm);
   EXPECT_TRUE(three.gemm.tensor_core);
   EXPECT_EQ(three.gemm.a, DType::kBf16);
+  // The tile, not the dispatch policy's cluster shape that comes before it.
+  EXPECT_EQ(three.gemm.tile_m, 128);
+  EXPECT_EQ(three.gemm.tile_n, 256);
+  EXPECT_EQ(three.gemm.tile_k, 64);
 }
 
 TEST(Classifier, SplitKReduceBelongsToTheGemm) {

@@ -66,6 +66,35 @@ TEST(RecordJsonl, RoundTripsAGemmRecordWithPredictions) {
   EXPECT_EQ(q->flags, p.flags);
 }
 
+TEST(RecordJsonl, ALowPrecisionGemmKeepsItsScalingAndItsFlags) {
+  PredictedRecord pr;
+  pr.family = KernelFamily::kGemm;
+  KernelRecord& r = pr.record;
+  r.op.kind = OpKind::kGemm;
+  r.op.gemm.m = 128;
+  r.op.gemm.n = r.op.gemm.k = 7168;
+  r.op.gemm.a = DType::kFp8E4M3;
+  r.op.gemm.scaling = GemmScaling::kBlock128;
+  Prediction p;
+  p.us = 40;
+  p.flags = prediction_flags::kDtypeSubstituted;
+  pr.predictions.emplace_back("H100-SXM", p);
+  const std::string line = record_to_jsonl(pr);
+  EXPECT_NE(line.find("\"scaling\":\"block128\""), std::string::npos) << line;
+  EXPECT_NE(line.find("dtype_substituted"), std::string::npos) << line;
+  const PredictedRecord back = record_from_jsonl(line, "t:1");
+  EXPECT_EQ(back.record.op.gemm.scaling, GemmScaling::kBlock128);
+  EXPECT_EQ(back.record.op.gemm.a, DType::kFp8E4M3);
+  EXPECT_EQ(back.prediction_for("H100-SXM")->flags, prediction_flags::kDtypeSubstituted);
+  // A record written before the field: no scaling.
+  PredictedRecord plain;
+  plain.record.op.kind = OpKind::kGemm;
+  plain.record.op.gemm.a = DType::kBf16;
+  EXPECT_EQ(record_to_jsonl(plain).find("scaling"), std::string::npos);
+  EXPECT_EQ(record_from_jsonl(record_to_jsonl(plain), "t:2").record.op.gemm.scaling,
+            GemmScaling::kNone);
+}
+
 TEST(RecordJsonl, RoundTripsAnAttentionRecord) {
   PredictedRecord pr;
   pr.family = KernelFamily::kAttention;

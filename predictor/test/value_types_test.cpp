@@ -30,7 +30,7 @@ TEST(DType, Sizes) {
 }
 
 TEST(Names, RoundTrip) {
-  for (int i = 0; i <= static_cast<int>(KernelFamily::kCollective); ++i) {
+  for (int i = 0; i < static_cast<int>(kKernelFamilyCount); ++i) {
     const auto f = static_cast<KernelFamily>(i);
     EXPECT_EQ(parse_kernel_family(to_string(f)), f);
   }

@@ -34,6 +34,9 @@ struct DeviceSpec {
   double int8_tops = 0;
   double nvlink_gbps = 0;  // per-GPU NVLink bandwidth (one direction), 0 = none
   double pcie_gbps = 0;
+  // The CPU packaged with the GPU in a superchip ("Grace" for GH200, GB200, GB300); empty for
+  // boards in a separate (x86) host. It runs the host side of every eager framework call.
+  std::string host_cpu;
 
   // Peak throughput for GEMMs whose math runs in `compute` (TFLOP/s). Falls back to the
   // closest available path (e.g. bf16 on a GPU without bf16 tensor cores -> fp32 SIMT).

@@ -1,11 +1,13 @@
 // What a kernel is, decoded from its name and launch geometry.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "pm2lat/dtype.h"
+#include "pm2lat/gemm_scaling.h"
 
 namespace pm2lat {
 
@@ -29,7 +31,11 @@ enum class KernelFamily : std::uint8_t {
   kTritonTemplate,
   kOptimizer,
   kCollective,
+  kQuantize,  // casts activations to FP8/FP4 with their scale factors ahead of a GEMM
 };
+// The number of families: keep it after the last enumerator.
+inline constexpr std::size_t kKernelFamilyCount =
+    static_cast<std::size_t>(KernelFamily::kQuantize) + 1;
 
 std::string_view to_string(KernelFamily f) noexcept;
 KernelFamily parse_kernel_family(std::string_view s) noexcept;
@@ -42,8 +48,11 @@ enum class GemmNameScheme : std::uint8_t {
   kXmma,          // sm{CC}_xmma_gemm_..._tilesize{BM}x{BN}x{BK}_stage{S}_...
   kNvjet,         // nvjet_[sm{CC}_]{types}_{BM}x{BN}_{BK}x{S}_{CM}x{CN}_...
   kCutlass2,      // cutlass_{arch}_{opclass}_..._{BM}x{BN}_{BK}x{S}_{ab}_align{A}
-  kCutlass3,  // cutlass::device_kernel<...GemmUniversal<..., cute::tuple<C<BM>,C<BN>,C<BK>>...>>
-  kTriton,    // triton_tem_fused_mm_*: tile not in the name
+  kCutlass3,   // cutlass::device_kernel<...GemmUniversal<..., cute::tuple<C<BM>,C<BN>,C<BK>>...>>
+  kTriton,     // triton_tem_fused_mm_*: tile not in the name
+  kDeepGemm,   // deep_gemm::sm90_fp8_gemm_1d2d_impl<..., BM, BN, BK, ...>
+  kTrtllmGen,  // TensorRT-LLM generated: bmm_E4m3_E4m3E4m3_Fp32_t128x8x128..., GemmKernel_...
+  kCuteDsl,    // CuTe DSL (FlashInfer, CUTLASS Python): kernel_cutlass_..._Gemm..._tensorptr...
 };
 
 std::string_view to_string(GemmNameScheme s) noexcept;
@@ -63,9 +72,11 @@ struct GemmConfig {
   bool tensor_core = false;  // MMA (tensor cores) vs SIMT FMA
   std::string layout;        // "nn", "tn", "nt", "tt" (A,B), as the name says
   DType a = DType::kUnknown;
+  DType b = DType::kUnknown;  // when the name states a second operand type (mixed inputs)
   DType c = DType::kUnknown;
   DType accumulate = DType::kUnknown;
   std::int32_t align = 0;
+  GemmScaling scaling = GemmScaling::kNone;  // scale factors the name states (ue8m0, ue4m3, ...)
 };
 
 struct KernelClass {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pm2lat/dtype.h"
+#include "pm2lat/gemm_scaling.h"
 
 namespace pm2lat {
 
@@ -44,6 +45,8 @@ struct GemmShape {
   DType b = DType::kUnknown;
   DType c = DType::kUnknown;
   DType compute = DType::kUnknown;  // math/accumulate type (kTf32 when TF32 is allowed)
+  // Scale factors of low-precision operands (FP8, FP4); kNone for plain types.
+  GemmScaling scaling = GemmScaling::kNone;
   bool has_bias = false;
   // What the library said about the algorithm it ran, when it said (cuBLASLt algo
   // attributes). Zero = not known.

@@ -28,6 +28,7 @@ enum class ModelRoute : std::uint8_t {
   kFamilyFits,        // memory-bound fits per kernel family (models/memory_family_predictor.h)
   kOwnKernelFits,     // the same, the target's own kernel-time fits only
   kUnnamedKernel,     // a kernel no rule names and no context sizes: an elementwise geometry fit
+  kScaledGemm,        // low-precision GEMM backends (models/scaled_gemm_predictor.h)
   kGemm,              // GEMM wave model (models/gemm_predictor.h)
   kOperatorFits,      // memory-bound fits per operator (models/operator_fit_predictor.h)
   kShapelessRowFits,  // a row kernel with no shape: its family's geometry fit, any GPU's

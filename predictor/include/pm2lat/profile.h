@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pm2lat/dtype.h"
+#include "pm2lat/gemm_scaling.h"
 #include "pm2lat/kernel_launch.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/profile_error.h"
@@ -137,6 +138,39 @@ struct ConvPoint {
   double us = 0;
 };
 
+// A low-precision GEMM backend (FP8 per-tensor, block-scaled FP8, NVFP4, ...) measured as
+// whole framework calls (see models/scaled_gemm_model.h): the activation quantisation kernel
+// (memory-bound: reads BF16 activations, writes the low-precision copy and its scales), then
+// the GEMM kernel (the wave model at the operand type's tensor throughput, scale factors among
+// its bytes), and for calls run eagerly the host's own time per call, which the device time
+// hides only when it is longer.
+struct ScaledGemmFit {
+  std::string config;  // the backend as the measurements name it, e.g. "vllm:CutlassFP8..."
+  DType dtype = DType::kFp8E4M3;
+  GemmScaling scaling = GemmScaling::kPerTensor;
+  // Nominal tile, blocks per SM and wave-model coefficients of the GEMM kernel.
+  GemmConfigFit gemm;
+  // Quantisation kernel: quant_c0 + quant_c_byte * its bytes / bandwidth.
+  double quant_c0 = 0;
+  double quant_c_byte = 0;
+  // Eager calls: host time per call (0 = timed in a replayed graph: no host part), and the
+  // same for token counts whose activation scales need re-aligning (0 = no difference).
+  double host_us = 0;
+  double host_unaligned_us = 0;
+  std::int32_t points = 0;
+  double fit_mape_pct = 0;
+};
+
+struct ScaledGemmPoint {
+  std::int32_t config = -1;  // index into Profile::scaled_gemm_fits
+  std::int64_t m = 0, n = 0, k = 0;
+  double us = 0;
+};
+
+// Version of the "scaled_gemm" section of a profile (an optional, versioned extension of
+// schema version 1: readers of other section versions refuse it naming the field).
+inline constexpr int kScaledGemmSectionVersion = 1;
+
 struct Profile {
   int version = kProfileSchemaVersion;
   std::string device;  // canonical catalogue name
@@ -164,6 +198,9 @@ struct Profile {
   // optimizer and Triton kernels): VectorFit::op is the family name.
   std::vector<VectorFit> family_fits;
   std::vector<VectorPoint> family_points;
+  // Low-precision GEMM backends measured as framework calls.
+  std::vector<ScaledGemmFit> scaled_gemm_fits;
+  std::vector<ScaledGemmPoint> scaled_gemm_points;
 
   std::string file;  // where it was loaded from (not serialised)
 

@@ -52,6 +52,9 @@ inline constexpr const char* kK = "k";
 inline constexpr const char* kTransA = "trans_a";
 inline constexpr const char* kTransB = "trans_b";
 inline constexpr const char* kCompute = "compute";
+// How low-precision operands are scaled (GemmScaling: per_tensor, block128, ...); absent
+// for unscaled operands.
+inline constexpr const char* kScaling = "scaling";
 inline constexpr const char* kAlgoTile = "algo_tile";
 inline constexpr const char* kAlgoStages = "algo_stages";
 inline constexpr const char* kAlgoSplitK = "algo_split_k";

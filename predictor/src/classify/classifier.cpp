@@ -6,6 +6,7 @@
 #include <string>
 
 #include "classify/gemm_name_decoder.h"
+#include "classify/lowp_name_decoder.h"
 #include "classify/name_parts.h"
 #include "pm2lat/text.h"
 
@@ -93,6 +94,12 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     if (l.empty()) return finish(KernelFamily::kUnknown, "");
     if (any_of(l, {"nccl", "cross_device_reduce", "all_reduce", "allreduce"}))
       return finish(KernelFamily::kCollective, std::string(base_name(n)));
+    if (auto q = decode_quantize_name(l)) {
+      cls.dtype = q->dtype;
+      cls.gemm.a = q->dtype;
+      cls.gemm.scaling = q->scaling;
+      return finish(KernelFamily::kQuantize, std::string(base_name(n)));
+    }
     if (l.substr(0, 7) == "triton_") {
       const auto f = triton_family(l);
       if (f == KernelFamily::kTritonTemplate) {
@@ -176,7 +183,8 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                    "radixsort",     "devicesegmented",  "cub::",        "cunn_classnll",
                    "nll_loss",      "cross_entropy",    "mean_kernel",  "sum_kernel",
                    "norm_",         "adaptive_average", "avg_pool",     "max_pool",
-                   "pool2d",        "argmax",           "topk",         "sort"}))
+                   "pool2d",        "argmax",           "topk",         "sort",
+                   "_reduction"}))
       return finish(KernelFamily::kReduction, std::string(base_name(n)));
     if (any_of(l, {"elementwise", "dropout", "distribution", "pointwise", "unrolled", "vectorized",
                    "apply_kernel", "where_kernel", "clamp", "bernoulli", "fused_", "activation",

@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "classify/lowp_name_decoder.h"
 #include "classify/name_parts.h"
 #include "pm2lat/text.h"
 
@@ -220,6 +221,40 @@ std::optional<DecodedGemm> decode_xmma(std::string_view name) {
   return out;
 }
 
+// One letter per type in nvjet names, BLAS style: s FP32, d FP64, h FP16, t BF16, q FP8 E4M3
+// (the letters of cuBLASLt's FP8 kernels PyTorch's _scaled_mm runs: nvjet_qqtst_...).
+DType nvjet_letter(char c) {
+  switch (c) {
+    case 's': return DType::kFp32;
+    case 'd': return DType::kFp64;
+    case 'h': return DType::kFp16;
+    case 't': return DType::kBf16;
+    case 'q': return DType::kFp8E4M3;
+    default: return DType::kUnknown;
+  }
+}
+
+// "qqtst": A, B, then accumulator/output letters; "tst": A and B, compute, output.
+void nvjet_types(std::string_view letters, GemmConfig& c) {
+  for (char ch : letters) {
+    if (nvjet_letter(ch) == DType::kUnknown) return;
+  }
+  if (letters.size() < 3) return;
+  c.a = nvjet_letter(letters[0]);
+  c.b = letters.size() >= 5 ? nvjet_letter(letters[1]) : c.a;
+  c.accumulate = nvjet_letter(letters[letters.size() - 2]);
+  c.c = nvjet_letter(letters.back());
+}
+
+// Block scales of an operand: Avec32UE8M0 (MXFP8), Avec16UE4M3 (NVFP4), Avec128F32 (1x128).
+GemmScaling nvjet_vector_scaling(std::string_view t) {
+  if (t.size() < 5 || (t[0] != 'A' && t[0] != 'B') || t.substr(1, 3) != "vec")
+    return GemmScaling::kNone;
+  std::size_t e = 4;
+  while (e < t.size() && is_digit(t[e])) ++e;
+  return scale_word_scaling(t.substr(e));
+}
+
 std::optional<DecodedGemm> decode_nvjet(std::string_view name) {
   const auto tok = split_underscore(name);
   if (tok.size() < 4 || tok[0] != "nvjet") return std::nullopt;
@@ -234,6 +269,8 @@ std::optional<DecodedGemm> decode_nvjet(std::string_view name) {
       c.arch = std::string(t);
       continue;
     }
+    if (dims_seen == 0 && c.a == DType::kUnknown) nvjet_types(t, c);
+    if (const GemmScaling s = nvjet_vector_scaling(t); s != GemmScaling::kNone) c.scaling = s;
     if (auto d = parse_dims(t); d.size() == 2) {
       if (dims_seen == 0) {
         c.tile_m = d[0];
@@ -324,6 +361,25 @@ std::optional<DecodedGemm> decode_cutlass2(std::string_view name) {
   return out;
 }
 
+// The constants of a cute::tuple<cute::C<a>, cute::C<b>, ...>, `s` starting at its first
+// "cute::C<" (at most three).
+std::vector<std::int32_t> constant_tuple(std::string_view s) {
+  std::vector<std::int32_t> v;
+  while (v.size() < 3 && s.substr(0, 8) == "cute::C<") {
+    s.remove_prefix(8);
+    std::size_t e = 0;
+    while (e < s.size() && is_digit(s[e])) ++e;
+    const auto x = parse_int(s.substr(0, e));
+    if (!x) break;
+    v.push_back(*x);
+    s.remove_prefix(e);
+    if (s.empty() || s[0] != '>') break;
+    s.remove_prefix(1);
+    while (!s.empty() && (s[0] == ',' || s[0] == ' ')) s.remove_prefix(1);
+  }
+  return v;
+}
+
 // CUTLASS 3.x / CuTe: tile as cute::tuple<cute::C<BM>, cute::C<BN>, cute::C<BK>>; CUTLASS 2.x
 // templates: GemmShape<BM, BN, BK>.
 // A mangled name the demangler refused (truncated by a profiler): the Itanium encoding of
@@ -367,13 +423,25 @@ std::optional<DecodedGemm> decode_cutlass_template(std::string_view name) {
   out.is_conv = contains(name, "Conv") || contains(name, "conv::");
   std::vector<std::int32_t> tile;
   if (cute) {
-    std::size_t p = name.find("cute::C<");
-    while (p != std::string_view::npos && tile.size() < 3) {
-      std::size_t e = p + 8;
-      std::size_t b = e;
-      while (e < name.size() && is_digit(name[e])) ++e;
-      if (auto v = parse_int(name.substr(b, e - b))) tile.push_back(*v);
-      p = name.find("cute::C<", e);
+    // The CTA tile is the first cute::tuple of constants whose M is a tile's (>= 32): the
+    // mainloop's dispatch policy comes first in CollectiveMma<Policy, TileShape, ...> and
+    // carries the cluster shape (1, 2, 4, ...) as a tuple of its own.
+    constexpr std::int32_t kMinTileM = 32;
+    constexpr std::string_view kTuple = "cute::tuple<cute::C<";
+    for (std::size_t p = name.find(kTuple); p != std::string_view::npos && tile.empty();
+         p = name.find(kTuple, p + kTuple.size())) {
+      const auto values = constant_tuple(name.substr(p + kTuple.size() - 8));
+      if (values.size() >= 2 && values[0] >= kMinTileM) tile = values;
+    }
+    if (tile.empty()) {  // no tuple of tile size: the constants in order
+      std::size_t p = name.find("cute::C<");
+      while (p != std::string_view::npos && tile.size() < 3) {
+        std::size_t e = p + 8;
+        const std::size_t b = e;
+        while (e < name.size() && is_digit(name[e])) ++e;
+        if (auto v = parse_int(name.substr(b, e - b))) tile.push_back(*v);
+        p = name.find("cute::C<", e);
+      }
     }
   } else {
     const std::size_t p = name.find("GemmShape<");
@@ -388,12 +456,16 @@ std::optional<DecodedGemm> decode_cutlass_template(std::string_view name) {
   c.tile_m = tile[0];
   c.tile_n = tile[1];
   if (tile.size() >= 3) c.tile_k = tile[2];
-  if (contains(name, "bfloat16"))
+  if (contains(name, "float_e2m1"))
+    c.a = DType::kFp4E2M1;
+  else if (contains(name, "float_e4m3"))
+    c.a = DType::kFp8E4M3;
+  else if (contains(name, "float_e5m2"))
+    c.a = DType::kFp8E5M2;
+  else if (contains(name, "bfloat16"))
     c.a = DType::kBf16;
   else if (contains(name, "half_t"))
     c.a = DType::kFp16;
-  else if (contains(name, "float_e4m3"))
-    c.a = DType::kFp8E4M3;
   else if (contains(name, "tfloat32"))
     c.a = DType::kFp32;
   else if (contains(name, "<float"))
@@ -403,6 +475,14 @@ std::optional<DecodedGemm> decode_cutlass_template(std::string_view name) {
                   contains(name, "tfloat32") || is_tensor_core_dtype(c.a);
   c.accumulate = DType::kFp32;
   c.c = c.a;
+  // Scale factors of block-scaled mainloops: UE8M0 (MX), UE4M3 (NVFP4), FP32 1x128 blocks
+  // (vLLM's cutlass_3x_gemm_fp8_blockwise, CUTLASS's ...BlockwiseScaling... policies).
+  if (contains(name, "float_ue8m0"))
+    c.scaling = GemmScaling::kMx32;
+  else if (contains(name, "float_ue4m3"))
+    c.scaling = GemmScaling::kNv16;
+  else if (contains(name, "lockwise") || contains(name, "Groupwise"))
+    c.scaling = GemmScaling::kBlock128;
   return out;
 }
 
@@ -411,6 +491,7 @@ std::optional<DecodedGemm> decode_cutlass_template(std::string_view name) {
 std::optional<DecodedGemm> decode_gemm_name(std::string_view name) {
   if (name.substr(0, 6) == "nvjet_") return decode_nvjet(name);
   if (name.substr(0, 2) == "sm" && contains(name, "_xmma_")) return decode_xmma(name);
+  if (auto d = decode_lowp_gemm_name(name)) return d;
   if (name.substr(0, 8) == "cutlass_") {
     if (auto d = decode_cutlass2(name)) return d;
   }

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "pm2lat/models/donor_ranking.h"
+#include "pm2lat/models/dtype_substitution.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
@@ -557,7 +558,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     c.c_block_k *= sc.wave_k * compute;
     c.c_wave *= sc.wave;
     kern = gemm_wave_kernel_us(c, *t.spec, w);
-    p.flags |= prediction_flags::kSpecScaled;
+    if (borrowed) p.flags |= prediction_flags::kSpecScaled;
+    p.flags |= dtype_substitution_flags(*t.spec, fit.dtype, dtype);
   } else {
     kern = gemm_wave_kernel_us(fit, *t.spec, w);
   }

@@ -74,7 +74,7 @@ MemoryFamilyPredictor::~MemoryFamilyPredictor() = default;
 MemoryFamilyPredictor::MemoryFamilyPredictor(const DeviceCatalogue& catalogue,
                                              const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
-  for (std::size_t f = 0; f <= static_cast<std::size_t>(KernelFamily::kCollective); ++f) {
+  for (std::size_t f = 0; f < kKernelFamilyCount; ++f) {
     impl_->family_names.emplace_back(to_string(static_cast<KernelFamily>(f)));
     impl_->geometry_names.push_back(geometry_fit_name(static_cast<KernelFamily>(f)));
   }

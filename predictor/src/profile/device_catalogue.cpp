@@ -169,6 +169,7 @@ DeviceCatalogue DeviceCatalogue::load(const std::filesystem::path& file) {
     s.int8_tops = d.number("int8_tops", 0);
     s.nvlink_gbps = d.number("nvlink_gbps", 0);
     s.pcie_gbps = d.number("pcie_gbps", 0);
+    s.host_cpu = d.string("host_cpu", "");
     specs.push_back(std::move(s));
   }
   return DeviceCatalogue(std::move(specs));

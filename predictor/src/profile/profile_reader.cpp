@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "profile/json_fields.h"
+#include "profile/scaled_gemm_json.h"
 
 namespace pm2lat {
 namespace {
@@ -321,6 +322,7 @@ Profile parse_profile(const std::string& text, const std::string& file) {
       p.conv_configs.push_back(read_gemm_config(configs.at(i)));
     if (c.has("points")) p.conv_points = read_conv_points(c.child("points"), p.conv_configs.size());
   }
+  if (root.has("scaled_gemm")) scaled_gemm_json::read_section(root.child("scaled_gemm"), p);
   if (root.has("families")) {
     const Reader f = root.child("families");
     const Reader fits = f.child("fits");

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "profile/json_fields.h"
+#include "profile/scaled_gemm_json.h"
 
 namespace pm2lat {
 namespace {
@@ -247,6 +248,7 @@ std::string serialize_profile(const Profile& p) {
   if (!p.conv_configs.empty()) root["conv"] = conv_section_json(p);
   if (!p.family_fits.empty())
     root["families"] = vector_section_json(p.family_fits, p.family_points);
+  if (!p.scaled_gemm_fits.empty()) root["scaled_gemm"] = scaled_gemm_json::section_json(p);
   return root.dump();
 }
 

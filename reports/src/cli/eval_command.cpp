@@ -1,5 +1,6 @@
 // `pm2lat eval ...`: accuracy harnesses against measurement tables.
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -66,7 +67,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   });
 
   struct GemmOptions {
-    std::string data, json, source, target;
+    std::string data, json, source, target, rows;
     bool matrix = false;
   };
   auto go = std::make_shared<GemmOptions>();
@@ -80,20 +81,26 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                  "cross-GPU: present each shape as measured on this system ('all')");
   eg->add_option("--target", go->target, "cross-GPU: predict it on this system ('all')");
   eg->add_flag("--matrix", go->matrix, "cross-GPU: also print the source x target MAPE matrix");
+  eg->add_option("--rows", go->rows, "write every call's measured and predicted latency (CSV)");
   actions.emplace_back(eg, [go, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto calls = calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(go->data));
     if (!go->source.empty() || !go->target.empty()) {
-      const auto cross =
-          reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
-                                      go->target.empty() ? "all" : go->target, true);
+      const auto cross = reports::eval_kernels_cross(
+          predictor, calls, go->source.empty() ? "all" : go->source,
+          go->target.empty() ? "all" : go->target, true, reports::CrossGrouping::kByGemmType);
       reports::print_cross_eval(std::cout, cross);
       if (go->matrix) reports::print_cross_matrix(std::cout, cross);
       if (!go->json.empty())
         write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
-    const auto result = reports::eval_gemm(predictor, calls);
+    std::ofstream rows;
+    if (!go->rows.empty()) {
+      rows.open(go->rows);
+      if (!rows) throw std::runtime_error("cannot write " + go->rows);
+    }
+    const auto result = reports::eval_gemm(predictor, calls, go->rows.empty() ? nullptr : &rows);
     reports::print_gemm_eval(std::cout, result);
     if (!go->json.empty())
       write_text_file(go->json, reports::gemm_eval_json(result).dump(2) + "\n");

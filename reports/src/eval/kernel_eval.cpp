@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/reports/eval/gemm_eval.h"
 
 namespace pm2lat::reports {
 
@@ -126,7 +127,7 @@ namespace pm2lat::reports {
 CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::vector<calibrate::MeasuredCall>& calls,
                                    const std::string& source, const std::string& target,
-                                   bool graph_replay) {
+                                   bool graph_replay, CrossGrouping grouping) {
   const DeviceCatalogue& cat = predictor.catalogue();
   auto canonical = [&](const std::string& name) -> std::string {
     const DeviceSpec* s = cat.find(name);
@@ -143,6 +144,7 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
   std::unordered_map<std::string, KernelClass> classes;
   std::map<std::tuple<std::string, std::string, std::string>, ErrorStats> groups;
   std::map<std::pair<std::string, std::string>, ErrorStats> totals;
+  std::map<std::string, ErrorStats> by_group;
   ErrorStats overall, gemm;
   std::map<std::string, TargetId> targets;
   for (const auto& [key, per_gpu] : by_shape) {
@@ -166,14 +168,19 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
         opt.source_spec = cat.find(a);
         const Prediction p = predictor.predict(on_a->record, c_it->second, t->second, opt);
         const double measured = *on_b->record.measured_us;
-        groups[{a, b, on_a->op}].add(p.us, measured);
+        const std::string group =
+            grouping == CrossGrouping::kByGemmType ? gemm_call_type(*on_a) : on_a->op;
+        groups[{a, b, group}].add(p.us, measured);
         totals[{a, b}].add(p.us, measured);
+        by_group[group].add(p.us, measured);
         overall.add(p.us, measured);
         if (on_a->record.op.kind == OpKind::kGemm) gemm.add(p.us, measured);
       }
     }
   }
   CrossEvalResult out;
+  out.group_name = grouping == CrossGrouping::kByGemmType ? "dtype" : "op";
+  for (const auto& [k, s] : by_group) out.by_group.push_back({"all", "all", k, s.summary()});
   for (const auto& [k, s] : groups)
     out.pairs.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), s.summary()});
   for (const auto& [k, s] : totals) out.totals.push_back({k.first, k.second, "all", s.summary()});
@@ -183,8 +190,8 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
 }
 
 void print_cross_eval(std::ostream& os, const CrossEvalResult& r) {
-  fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8} {:>8}\n", "source", "target", "op", "n", "MAPE%",
-             "med%");
+  fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8} {:>8}\n", "source", "target", r.group_name, "n",
+             "MAPE%", "med%");
   for (const auto& g : r.pairs) {
     fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op,
                g.error.n, g.error.mape_pct, g.error.median_ape_pct);
@@ -192,6 +199,11 @@ void print_cross_eval(std::ostream& os, const CrossEvalResult& r) {
   fmt::print(os, "\n");
   for (const auto& g : r.totals) {
     fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, "all",
+               g.error.n, g.error.mape_pct, g.error.median_ape_pct);
+  }
+  fmt::print(os, "\n");
+  for (const auto& g : r.by_group) {
+    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op,
                g.error.n, g.error.mape_pct, g.error.median_ape_pct);
   }
   fmt::print(os,
@@ -228,11 +240,11 @@ void print_cross_matrix(std::ostream& os, const CrossEvalResult& r) {
 nlohmann::json cross_eval_json(const CrossEvalResult& r) {
   using nlohmann::json;
   json pairs = json::array();
-  for (const auto* list : {&r.pairs, &r.totals}) {
+  for (const auto* list : {&r.pairs, &r.totals, &r.by_group}) {
     for (const auto& g : *list) {
       pairs.push_back({{"source", g.source},
                        {"target", g.target},
-                       {"op", g.op},
+                       {r.group_name, g.op},
                        {"n", g.error.n},
                        {"mape_pct", g.error.mape_pct},
                        {"median_ape_pct", g.error.median_ape_pct}});

@@ -8,7 +8,7 @@
 
 namespace pm2lat::reports {
 namespace {
-constexpr std::size_t kFamilies = static_cast<std::size_t>(KernelFamily::kCollective) + 1;
+constexpr std::size_t kFamilies = kKernelFamilyCount;
 }  // namespace
 
 double FamilySummary::error_pct() const noexcept {

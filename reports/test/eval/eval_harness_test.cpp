@@ -145,14 +145,18 @@ TEST(GemmEval, GroupsBySystemAndDtypeAndFlagsUncalibratedSystems) {
   ASSERT_EQ(calls.size(), 3u);
   Predictor p = shipped();
   const auto r = eval_gemm(p, calls);
+  ASSERT_EQ(r.groups.size(), 2u);
   ASSERT_EQ(r.devices.size(), 2u);
-  for (const auto& g : r.devices) {
+  for (const auto& g : r.groups) {
     EXPECT_EQ(g.dtype, "bf16");
     EXPECT_EQ(g.spec_scaled, g.device == "H200-SXM") << g.device;
     EXPECT_LT(g.error.mape_pct, 40.0) << g.device;  // a 4096^3 BF16 GEMM is ~0.2 ms on both
   }
   const auto j = gemm_eval_json(r);
   EXPECT_EQ(j["overall"]["n"], 3);
+  EXPECT_EQ(j["groups"].size(), 2u);
+  EXPECT_EQ(j["groups"][0]["dtype"], "bf16");
+  EXPECT_EQ(j["devices"].size(), 2u);
 }
 
 TEST(CrossEval, PairsEveryShapeMeasuredOnBothGpus) {

@@ -57,11 +57,17 @@ struct CrossGroup {
 };
 
 struct CrossEvalResult {
-  std::vector<CrossGroup> pairs;   // per (source, target, op)
-  std::vector<CrossGroup> totals;  // per (source, target), op = "all"
+  std::string group_name = "op";     // what CrossGroup::op holds: "op" or "dtype"
+  std::vector<CrossGroup> pairs;     // per (source, target, op)
+  std::vector<CrossGroup> totals;    // per (source, target), op = "all"
+  std::vector<CrossGroup> by_group;  // per op over every pair, source = target = "all"
   ErrorSummary overall;
   ErrorSummary gemm;  // GEMM rows over all pairs
 };
+
+// How cross-GPU rows are grouped besides (source, target): by the table's operator, or by
+// the GEMM's operand type with its scaling ("bf16", "fp8", "fp8_block", "nvfp4").
+enum class CrossGrouping { kByOp, kByGemmType };
 
 // `source` / `target`: GPU names as in the table or the catalogue; "all" = every GPU in the
 // table (pairs of distinct GPUs). `graph_replay`: the table timed calls in replayed CUDA
@@ -69,7 +75,8 @@ struct CrossEvalResult {
 CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::vector<calibrate::MeasuredCall>& calls,
                                    const std::string& source, const std::string& target,
-                                   bool graph_replay = false);
+                                   bool graph_replay = false,
+                                   CrossGrouping grouping = CrossGrouping::kByOp);
 
 void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
 nlohmann::json cross_eval_json(const CrossEvalResult& r);
