@@ -77,8 +77,9 @@ ModelKind parse_model_kind(std::string_view s) noexcept {
 }
 
 namespace {
-constexpr std::array<std::string_view, 6> kFlagNames{
-    "fallback", "spec_scaled", "extrapolated", "config_chosen", "communication", "no_shape"};
+constexpr std::array<std::string_view, 9> kFlagNames{
+    "fallback", "spec_scaled", "extrapolated",   "config_chosen", "communication",
+    "no_shape", "clamped",     "shape_rejected", "anchored"};
 }  // namespace
 
 std::string flags_to_string(std::uint32_t flags) {

@@ -18,6 +18,9 @@ double relative_error_pct(double predicted, double measured) {
 double FamilySummary::error_pct() const noexcept {
   return relative_error_pct(own_predicted_us, own_measured_us);
 }
+double FamilySummary::ratio() const noexcept {
+  return own_measured_us > 0 ? own_predicted_us / own_measured_us : std::nan("");
+}
 double Accuracy::error_pct() const noexcept {
   return relative_error_pct(predicted_us, measured_us);
 }
@@ -93,7 +96,9 @@ RunSummary summarize(const RunTable& table) {
       s.accuracy.communication_us += k.measured_us;
       continue;
     }
-    const bool dedicated = (table.flags(i, own) & prediction_flags::kFallback) == 0;
+    const CoverageReason reason = coverage_reason(table.flags(i, own));
+    const bool dedicated = reason == CoverageReason::kCovered;
+    s.accuracy.reason_us[static_cast<std::size_t>(reason)] += k.measured_us;
     ++f.compared;
     f.own_measured_us += k.measured_us;
     f.own_predicted_us += p;

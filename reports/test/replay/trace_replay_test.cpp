@@ -54,9 +54,19 @@ TEST(TraceReplay, JsonHasTheDocumentedFields) {
   ASSERT_EQ(j["traces"].size(), 1u);
   const auto& t = j["traces"][0];
   for (const char* key : {"trace", "device", "kernels", "coverage_time_pct", "measured_ms",
-                          "predicted_ms", "error_pct", "families"}) {
+                          "predicted_ms", "error_pct", "families", "per_kernel_median_ape_pct",
+                          "coverage_by_reason_pct", "worst_major_family", "band_coverage_pct"}) {
     EXPECT_TRUE(t.contains(key)) << key;
   }
+  // Coverage and the reasons for the rest account for all compared kernel time.
+  double reasons = 0;
+  for (const auto& [reason, pct] : t["coverage_by_reason_pct"].items())
+    reasons += pct.get<double>();
+  EXPECT_NEAR(reasons, 100.0, 1e-6);
+  EXPECT_NEAR(t["coverage_by_reason_pct"]["covered"].get<double>(),
+              t["coverage_time_pct"].get<double>(), 1e-6);
+  ASSERT_TRUE(t["worst_major_family"].is_object());
+  EXPECT_GE(t["worst_major_family"]["share_pct"].get<double>(), 5.0);
   EXPECT_EQ(t["kernels"], 60);
   double fam_measured = 0;
   for (const auto& f : t["families"]) {
