@@ -64,6 +64,10 @@ OperatorWork attention_work(const AttentionShape& a) {
   const double kv = as_double(a.batch) * as_double(a.seqlen_kv) * kv_heads * as_double(a.head_dim);
   w.bytes = 2 * q * e + 2 * kv * ekv;  // Q and O; K and V
   w.flops = a.flops();
+  // A sliding window lets each query see at most `window` keys (the causal half is kept: a
+  // query near the start sees fewer).
+  if (a.window > 0 && a.window < a.seqlen_kv)
+    w.flops *= static_cast<double>(a.window) / static_cast<double>(a.seqlen_kv);
   w.math = is_tensor_core_dtype(a.dtype) ? a.dtype : DType::kTf32;
   return w;
 }
@@ -75,17 +79,17 @@ bool element_mapped(KernelFamily f) {
          f == KernelFamily::kTritonPointwise;
 }
 
-// A launch whose size says nothing: tables that did not record one.
-bool launch_unknown(const Dim3& grid, const Dim3& block) {
-  return grid.volume() <= 1 && block.volume() <= 1;
-}
-
 // Kernels whose grid is fixed by their library's tiling of the problem on the GPU that ran
 // them: another GPU may tile the same problem into another number of blocks.
 bool grid_chosen_per_gpu(KernelFamily f) {
   return f == KernelFamily::kGemm || f == KernelFamily::kConv || f == KernelFamily::kAttention ||
          f == KernelFamily::kTritonTemplate;
 }
+
+// A launch whose size says nothing: tables that recorded none, and tables of library calls
+// that give a nominal grid of output tiles but no block. (Kernels of one thread, workspace
+// set-up, are left unjudged with them.)
+bool launch_unknown(const Dim3&, const Dim3& block) { return block.volume() <= 1; }
 
 }  // namespace
 
@@ -143,6 +147,7 @@ PhysicalBounds physical_bounds(const BoundsQuery& q) noexcept {
   const DeviceSpec& s = q.source != nullptr ? *q.source : t;
   const double sms = static_cast<double>(std::max(1, t.sm_count));
   const double bw = std::max(1.0, t.bytes_per_us());
+  const double fast_bw = kPeakMargin * bw;  // the fastest the part may run (lower bound)
   // SMs the launch occupies: fewer than all only for a grid smaller than both GPUs' SM counts
   // (a grid sized to a smaller source GPU would be sized again on the target), and for a
   // library kernel only on the GPU that chose its tiling.
@@ -156,13 +161,13 @@ PhysicalBounds physical_bounds(const BoundsQuery& q) noexcept {
   const double bytes = std::max(0.0, q.work.bytes);
   const double l2 = std::max(0.0, t.l2_mb) * 1e6;
   double bandwidth_us =
-      std::max(0.0, bytes - l2) / bw + std::min(bytes, l2) / (kL2BandwidthFactor * bw);
+      std::max(0.0, bytes - l2) / fast_bw + std::min(bytes, l2) / (kL2BandwidthFactor * fast_bw);
   if (b.grid_limited)
-    bandwidth_us = std::max(bandwidth_us, bytes / (blocks * kPerSmBandwidthShare * bw / sms));
+    bandwidth_us = std::max(bandwidth_us, bytes / (blocks * kPerSmBandwidthShare * fast_bw / sms));
   double compute_us = 0;
   if (q.work.flops > 0) {
-    const double peak =
-        t.peak_flop_per_us(q.work.math == DType::kUnknown ? DType::kTf32 : q.work.math);
+    const DType math = q.work.math == DType::kUnknown ? DType::kTf32 : q.work.math;
+    const double peak = kPeakMargin * t.peak_flop_per_us(math);
     if (peak > 0) compute_us = q.work.flops / (peak * occupied);
   }
   b.lower_us = kLaunchFloorUs;
