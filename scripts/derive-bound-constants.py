@@ -98,7 +98,10 @@ def main():
           f"{per_sm_share(best):.2f}x ({best['gpu']}, {best['blocks']} blocks, "
           f"{best['op']['name']})")
 
-    big = [r for r in mem if r["bytes"] >= 4e6]
+    # Efficiency only where the work is the operator's own: ATen operators (a library op's
+    # kernels share its work by estimate only).
+    big = [r for r in mem if r["bytes"] >= 4e6
+           and str(r["op"].get("name", "")).startswith(DIRECT_OPS)]
     for fam in sorted({r["family"] for r in big}):
         low = min((r for r in big if r["family"] == fam), key=eff)
         print(f"min efficiency {fam:<12} {eff(low) * 100:6.2f} %  ({low['gpu']}, "

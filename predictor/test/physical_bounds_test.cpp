@@ -79,7 +79,12 @@ TEST_F(PhysicalBoundsTest, MemoryBoundKernelsHaveBothBoundsAndL2MayBeFaster) {
       physical_bounds(big, family(KernelFamily::kElementwise), h100, &h100, TimeBasis::kKernel);
   EXPECT_EQ(b.lower_limit, LowerLimit::kBandwidth);
   EXPECT_NEAR(b.lower_us, (1e9 - l2) / fast + l2 / (kL2BandwidthFactor * fast), 1e-6);
-  EXPECT_NEAR(b.upper_us, kMaxFixedKernelUs + 1e9 / (kMinBandwidthEfficiency * bw), 1e-6);
+  EXPECT_NEAR(b.upper_us,
+              kMaxFixedKernelUs + 1e9 / (min_bandwidth_efficiency(KernelFamily::kElementwise) * bw),
+              1e-6);
+  // Fills stream near the bandwidth; reductions may crawl (atomics, strided reads).
+  EXPECT_GT(min_bandwidth_efficiency(KernelFamily::kMemset),
+            5 * min_bandwidth_efficiency(KernelFamily::kReduction));
   EXPECT_FALSE(b.grid_limited);
   // A tiny kernel: the launch floor, and a ceiling near the largest fixed cost.
   const KernelRecord tiny = memory_record(KernelFamily::kElementwise, 1024, {1, 1, 1}, {128, 1, 1});
@@ -186,21 +191,47 @@ TEST_F(PhysicalBoundsTest, ClampKeepsPredictionsInside) {
 }
 
 TEST_F(PhysicalBoundsTest, WorkMustFitTheLaunch) {
+  auto consistent = [](double bytes, Dim3 grid, Dim3 block, const char* kernel) {
+    return work_consistent_with_launch(bytes, grid, block, classify_kernel(kernel));
+  };
+  const char* cub_init =
+      "void cub::DeviceScanInitKernel<cub::ScanTileState<int, true> >(cub::ScanTileState<int, "
+      "true>, int)";
   // cub's scan-state initialisation (4 blocks x 128 threads) charged a whole feature tensor.
-  EXPECT_FALSE(
-      work_consistent_with_launch(115e6, {4, 1, 1}, {128, 1, 1}, KernelFamily::kReduction));
+  EXPECT_FALSE(consistent(115e6, {4, 1, 1}, {128, 1, 1}, cub_init));
   // A one-warp loss-gradient kernel cannot have written the whole 4.1 MB gradient.
-  EXPECT_FALSE(work_consistent_with_launch(4.1e6, {1, 1, 1}, {32, 1, 1}, KernelFamily::kReduction));
-  // An elementwise launch of 2048 blocks x 128 threads moves at most 4 elements a thread.
-  EXPECT_TRUE(work_consistent_with_launch(2048.0 * 128 * 48, {2048, 1, 1}, {128, 1, 1},
-                                          KernelFamily::kElementwise));
-  EXPECT_FALSE(work_consistent_with_launch(2048.0 * 128 * 4096, {2048, 1, 1}, {128, 1, 1},
-                                           KernelFamily::kElementwise));
-  // A grid-stride copy sized to the GPU may move any tensor it is given.
-  EXPECT_TRUE(work_consistent_with_launch(36.6e6, {264, 2, 1}, {512, 1, 1}, KernelFamily::kCopy));
+  EXPECT_FALSE(consistent(4.1e6, {1, 1, 1}, {32, 1, 1},
+                          "void at::native::(anonymous namespace)::nll_loss_backward_reduce_"
+                          "cuda_kernel_2d<float, long>(float*, float const*, long const*)"));
+  // ATen's elementwise kernels map 4 elements to a thread: 2048 blocks x 128 threads.
+  const char* add =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
+  EXPECT_TRUE(consistent(2048.0 * 128 * 48, {2048, 1, 1}, {128, 1, 1}, add));
+  EXPECT_FALSE(consistent(2048.0 * 128 * 4096, {2048, 1, 1}, {128, 1, 1}, add));
+  // So do vLLM's cache writes (a block per token): 888 tokens never move an 8.6 GB cache.
+  const char* cache_write =
+      "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, "
+      "(vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*, __nv_bfloat16 const*, __nv_bfloat16*, "
+      "__nv_bfloat16*, long const*, long, long, long, long, int, int, int, float const*, float "
+      "const*)";
+  EXPECT_FALSE(consistent(8.6e9, {888, 1, 1}, {512, 1, 1}, cache_write));
+  EXPECT_TRUE(consistent(3.7e6, {888, 1, 1}, {512, 1, 1}, cache_write));
+  // A grid-stride copy sized to the GPU may move any tensor it is given, and rows loop:
+  // 32768 layer-norm rows of 16384 floats, 128 threads a row.
+  const char* cat =
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2, 128, "
+      "1>(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned "
+      "int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, "
+      "unsigned int)";
+  EXPECT_TRUE(consistent(581e6, {216, 8, 1}, {512, 1, 1}, cat));
+  EXPECT_TRUE(consistent(32768.0 * 16384 * 8, {32768, 1, 1}, {128, 1, 1},
+                         "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<"
+                         "float, float>(int, float, float const*, float const*, float const*, "
+                         "float*, float*, float*)"));
   // Unknown launches and math kernels are not judged by threads.
-  EXPECT_TRUE(work_consistent_with_launch(1e12, {1, 1, 1}, {1, 1, 1}, KernelFamily::kCopy));
-  EXPECT_TRUE(work_consistent_with_launch(1e12, {8, 1, 1}, {128, 1, 1}, KernelFamily::kGemm));
+  EXPECT_TRUE(consistent(1e12, {1, 1, 1}, {1, 1, 1}, cat));
+  EXPECT_TRUE(consistent(1e12, {8, 1, 1}, {128, 1, 1}, "ampere_sgemm_128x64_tn"));
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   out.linked = records.linked;
   out.with_shape = records.with_shape;
   out.from_geometry = records.from_geometry;
+  out.work_rejected = records.work_rejected;
   out.device = !options.gpu.empty() ? options.gpu : records.gpu;
   if (out.device.empty()) {
     std::vector<std::string> names;

@@ -99,6 +99,7 @@ json trace_json(const TraceReplay& r) {
             {"kernels_linked_to_ops", r.linked},
             {"kernels_with_shapes", r.with_shape},
             {"kernels_from_geometry", r.from_geometry},
+            {"kernels_work_rejected", r.work_rejected},
             {"per_kernel_mape_pct", a.available ? json(a.per_kernel.mape_pct) : json(nullptr)},
             {"per_kernel_median_ape_pct",
              a.available ? json(a.per_kernel.median_ape_pct) : json(nullptr)},

@@ -41,9 +41,11 @@ inline constexpr double kL2BandwidthFactor = 4.0;
 // its fair share (DRAM bandwidth / SMs; A100 multi-tensor-apply kernels of 71 blocks). A
 // launch of n < SMs blocks is allowed twice that per block.
 inline constexpr double kPerSmBandwidthShare = 4.0;
-// The lowest bandwidth efficiency of a memory-bound kernel moving >= 4 MB in the traces:
-// 2.64 % (an A100 reduce_kernel; gathers 5.6 %, layer-norm 7.7 %, elementwise 8.7 %;
-// NeuSight's lowest call, >= 64 MB, 27.5 %). The upper bound allows about half of it.
+// The lowest bandwidth efficiency of a memory-bound kernel of an ATen operator moving >= 4 MB
+// in the traces, per family: reductions 2.64 % (an A100 reduce_kernel), layer-norm 7.7 %,
+// copies 8.2 %, elementwise 8.7 %, optimizers 11.6 %, softmax 19.6 %, fills 80 % (NeuSight's
+// lowest call of >= 64 MB: 27.5 %). The upper bound allows half of each; families with too
+// few kernels to say (gathers, GEMV, split-K reductions, Triton, unknown) half the lowest.
 inline constexpr double kMinBandwidthEfficiency = 0.0125;
 // Fixed cost a memory-bound kernel may carry: the longest kernel moving < 256 KB in the
 // traces took 36 us (a one-block A100 mul); NeuSight's longest call of < 256 KB took 64.8 us
@@ -111,6 +113,10 @@ struct BoundsQuery {
 // Memory-bound families (time is bytes over bandwidth): the ones with an upper bound.
 bool has_bandwidth_ceiling(KernelFamily f) noexcept;
 
+// The lowest share of the bandwidth (of the SMs a launch occupies) a kernel of the family is
+// allowed in the upper bound (bound_constants::kMinBandwidthEfficiency and the table above).
+double min_bandwidth_efficiency(KernelFamily f) noexcept;
+
 PhysicalBounds physical_bounds(const BoundsQuery& q) noexcept;
 
 // The bounds of a record on a target, its work from its operator context.
@@ -118,13 +124,17 @@ PhysicalBounds physical_bounds(const KernelRecord& record, const KernelClass& cl
                                const DeviceSpec& target, const DeviceSpec* source,
                                TimeBasis basis) noexcept;
 
-// The most bytes a launch of this family can plausibly move (threads x the per-thread amount).
-double launch_work_capacity_bytes(const Dim3& grid, const Dim3& block, KernelFamily f) noexcept;
+// The most bytes a launch of this kernel can plausibly move: threads x the most a thread is
+// seen to move. Element-mapped kernels (the class says so, or the family is elementwise, fill
+// or Triton pointwise) handle a few elements a thread; the others may loop (over rows,
+// chunks, or a grid sized to the GPU).
+double launch_work_capacity_bytes(const Dim3& grid, const Dim3& block,
+                                  const KernelClass& cls) noexcept;
 
 // Whether `bytes` of work is consistent with the launch: false when the launch cannot have
-// moved it (the operator's inputs describe more than the kernel touched). An unknown launch
-// (no threads) is consistent with anything.
+// moved it (the operator's inputs describe more than the kernel touched). A launch without a
+// block (a table that recorded none) and math kernels are consistent with anything.
 bool work_consistent_with_launch(double bytes, const Dim3& grid, const Dim3& block,
-                                 KernelFamily f) noexcept;
+                                 const KernelClass& cls) noexcept;
 
 }  // namespace pm2lat
