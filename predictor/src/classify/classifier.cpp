@@ -7,6 +7,7 @@
 
 #include "classify/gemm_name_decoder.h"
 #include "classify/name_parts.h"
+#include "classify/serving_kernel_names.h"
 
 namespace pm2lat {
 namespace {
@@ -119,6 +120,7 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                    "batchprefill", "batchdecode", "_attn_fwd", "_attn_bwd", "attention_kernel",
                    "flashattention"}))
       return finish(KernelFamily::kAttention, std::string(base_name(n)));
+    if (auto f = serving_kernel_family(l)) return finish(*f, std::string(base_name(n)));
     // cuDNN's xmma convolutions name their split-K reduction after the main kernel, with
     // "execute_split_k_kernel" where the main one says "execute_segment_k_..._kernel".
     if (any_of(l, {"splitkreduce", "reducesplitk", "split_k_reduce", "execute_split_k_kernel"}))
