@@ -59,6 +59,7 @@ void add_trace_cases(const std::filesystem::path& file, const DeviceCatalogue& c
     gpu = reports::infer_gpu_from_kernel_names(names);
   }
   const DeviceSpec* source = gpu.empty() ? nullptr : catalogue.find(gpu);
+  if (source == nullptr && !gpu.empty()) source = catalogue.closest_relative(gpu);
   std::string set = file.filename().string();
   set = set.substr(0, set.find(".json"));
   for (std::size_t i = 0; i < records.records.size(); ++i)

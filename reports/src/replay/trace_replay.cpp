@@ -72,6 +72,16 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   }
   if (!out.device.empty()) {
     const DeviceSpec* spec = predictor.catalogue().find(out.device);
+    if (spec == nullptr) {
+      // A name the catalogue does not list (a new memory size, a regional variant): the same
+      // model's entry stands in, and accuracy is on it, said so.
+      spec = predictor.catalogue().closest_relative(out.device);
+      if (spec != nullptr)
+        out.notes.push_back("GPU '" + out.device +
+                            "' is not in the device catalogue: predicted and scored as its "
+                            "closest relative " +
+                            spec->name);
+    }
     if (spec != nullptr) {
       out.gpu = spec->name;
       const std::size_t own = run_predictor.add_target(out.gpu);

@@ -92,6 +92,15 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.back().find("not in the device catalogue"), std::string::npos);
 
+  // A name the catalogue does not list, of a model it knows: accuracy on that model's entry,
+  // with a note saying so.
+  opt.gpu = "NVIDIA H100 80GB HBM2e";
+  const TraceReplay relative = replay_trace(kDemo, predictor, opt);
+  EXPECT_EQ(relative.gpu, "H100-SXM");
+  EXPECT_TRUE(relative.summary.accuracy.available);
+  ASSERT_FALSE(relative.notes.empty());
+  EXPECT_NE(relative.notes.front().find("closest relative H100-SXM"), std::string::npos);
+
   opt.gpu.clear();
   opt.targets = {"H1OO-typo"};
   EXPECT_THROW(replay_trace(kDemo, predictor, opt), InputError);
