@@ -51,6 +51,8 @@ BoundsEvalResult eval_bounds(Predictor& predictor, const std::vector<BoundsCase>
       out.predicted[c.set].add(p.us, b.lower_us, b.upper_us, kernel, t.name, family);
       out.predicted_by_family[{c.set, family}].add(p.us, b.lower_us, b.upper_us, kernel, t.name,
                                                    family);
+      out.predicted_by_target[{c.set, t.name}].add(p.us, b.lower_us, b.upper_us, kernel, t.name,
+                                                   family);
     }
     if (c.source == nullptr || !c.record.measured_us || c.cls.family == KernelFamily::kCollective)
       continue;
@@ -116,23 +118,31 @@ void print_bounds_eval(std::ostream& os, const BoundsEvalResult& r) {
 
 nlohmann::json bounds_eval_json(const BoundsEvalResult& r) {
   using nlohmann::json;
-  auto sets = [](const std::map<std::string, BoundsCount>& by_set,
-                 const std::map<std::pair<std::string, std::string>, BoundsCount>& by_family) {
+  using ByKey = std::map<std::pair<std::string, std::string>, BoundsCount>;
+  auto sets = [](const std::map<std::string, BoundsCount>& by_set, const ByKey& by_family,
+                 const ByKey* by_target) {
     json out = json::object();
     for (const auto& [set, c] : by_set) {
       json s = count_json(c);
-      json fams = json::object();
+      json fams = json::object(), targets = json::object();
       for (const auto& [key, f] : by_family) {
         if (key.first == set) fams[key.second] = count_json(f);
       }
       s["families"] = fams;
+      if (by_target != nullptr) {
+        for (const auto& [key, t] : *by_target) {
+          if (key.first == set && (t.below > 0 || t.above > 0))
+            targets[key.second] = {{"n", t.n}, {"below", t.below}, {"above", t.above}};
+        }
+        s["targets_outside"] = targets;
+      }
       out[set] = s;
     }
     return out;
   };
   return {{"targets", r.targets},
-          {"predicted", sets(r.predicted, r.predicted_by_family)},
-          {"measured", sets(r.measured, r.measured_by_family)}};
+          {"predicted", sets(r.predicted, r.predicted_by_family, &r.predicted_by_target)},
+          {"measured", sets(r.measured, r.measured_by_family, nullptr)}};
 }
 
 }  // namespace pm2lat::reports

@@ -47,6 +47,7 @@ struct BoundsEvalResult {
   // Predictions on every target, per set and per (set, family).
   std::map<std::string, BoundsCount> predicted;
   std::map<std::pair<std::string, std::string>, BoundsCount> predicted_by_family;
+  std::map<std::pair<std::string, std::string>, BoundsCount> predicted_by_target;
   // The measurement itself against the bounds of the GPU that ran it.
   std::map<std::string, BoundsCount> measured;
   std::map<std::pair<std::string, std::string>, BoundsCount> measured_by_family;
