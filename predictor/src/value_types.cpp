@@ -80,9 +80,9 @@ ModelKind parse_model_kind(std::string_view s) noexcept {
 }
 
 namespace {
-constexpr std::array<std::string_view, 7> kFlagNames{
-    "fallback",      "spec_scaled", "extrapolated",     "config_chosen",
-    "communication", "no_shape",    "dtype_substituted"};
+constexpr std::array<std::string_view, 10> kFlagNames{
+    "fallback", "spec_scaled",       "extrapolated", "config_chosen",  "communication",
+    "no_shape", "dtype_substituted", "clamped",      "shape_rejected", "anchored"};
 }  // namespace
 
 std::string flags_to_string(std::uint32_t flags) {

@@ -51,6 +51,103 @@ TEST(DeviceCatalogue, SpecsAreComplete) {
   EXPECT_DOUBLE_EQ(v100.peak_tflops(DType::kBf16), v100.fp16_tflops);
 }
 
+TEST(DeviceCatalogue, EveryDataCentreAndWorkstationGpuOfRecentGenerationsResolves) {
+  const auto c = shipped();
+  // As nvidia-smi and profiler traces name them.
+  for (const char* n : {"Tesla V100-DGXS-32GB",
+                        "Tesla V100-PCIE-16GB",
+                        "Tesla V100S-PCIE-32GB",
+                        "Quadro GV100",
+                        "Quadro RTX 8000",
+                        "Quadro RTX 6000",
+                        "Quadro RTX 5000",
+                        "Quadro RTX 4000",
+                        "Tesla T4",
+                        "NVIDIA A100-SXM4-80GB",
+                        "NVIDIA A100 80GB PCIe",
+                        "NVIDIA A800-SXM4-80GB",
+                        "NVIDIA A800 80GB PCIe",
+                        "NVIDIA A800 40GB Active",
+                        "NVIDIA A30",
+                        "NVIDIA A10",
+                        "NVIDIA A10G",
+                        "NVIDIA A16",
+                        "NVIDIA A2",
+                        "NVIDIA A40",
+                        "NVIDIA RTX A6000",
+                        "NVIDIA RTX A5500",
+                        "NVIDIA RTX A5000",
+                        "NVIDIA RTX A4500",
+                        "NVIDIA RTX A4000",
+                        "NVIDIA RTX A2000 12GB",
+                        "NVIDIA GeForce RTX 3090",
+                        "NVIDIA H100 80GB HBM3",
+                        "NVIDIA H100 PCIe",
+                        "NVIDIA H100 NVL",
+                        "NVIDIA H800",
+                        "NVIDIA H800 PCIe",
+                        "NVIDIA H20",
+                        "NVIDIA GH200 480GB",
+                        "NVIDIA GH200 144G HBM3e",
+                        "NVIDIA H200",
+                        "NVIDIA H200 NVL",
+                        "NVIDIA L4",
+                        "NVIDIA L20",
+                        "NVIDIA L40",
+                        "NVIDIA L40S",
+                        "NVIDIA RTX 6000 Ada Generation",
+                        "NVIDIA RTX 5000 Ada Generation",
+                        "NVIDIA RTX 4500 Ada Generation",
+                        "NVIDIA RTX 4000 Ada Generation",
+                        "NVIDIA RTX 4000 SFF Ada Generation",
+                        "NVIDIA RTX 2000 Ada Generation",
+                        "NVIDIA GeForce RTX 4090",
+                        "NVIDIA B200",
+                        "NVIDIA GeForce RTX 5090",
+                        "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+                        "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+                        "NVIDIA RTX PRO 5000 Blackwell",
+                        "NVIDIA RTX PRO 4500 Blackwell",
+                        "NVIDIA RTX PRO 4000 Blackwell"}) {
+    EXPECT_NE(c.find(n), nullptr) << n;
+  }
+  EXPECT_EQ(c.resolve("NVIDIA A10G").name, "A10G");
+  EXPECT_EQ(c.resolve("A10").name, "A10") << "not the A10G";
+  EXPECT_EQ(c.resolve("NVIDIA H800").name, "H800-SXM");
+  EXPECT_EQ(c.resolve("Tesla V100-DGXS-32GB").name, "V100-SXM2");
+}
+
+TEST(DeviceCatalogue, PeakFp32AgreesWithSmsCoresAndClock) {
+  // FP32 FMA lanes per SM: 64 on GP100, Volta, Turing and GA100; 128 on the rest since Pascal.
+  // A data sheet's FP32 peak is SMs x lanes x 2 x boost clock: an entry far from it has a
+  // wrong figure somewhere.
+  const auto c = shipped();
+  for (const auto& d : c.devices()) {
+    const int cc = d.compute_capability();
+    const double lanes = (cc == 60 || cc == 70 || cc == 72 || cc == 75 || cc == 80) ? 64 : 128;
+    const double expected = d.sm_count * lanes * 2 * d.boost_clock_mhz * 1e-6;
+    EXPECT_NEAR(d.fp32_tflops / expected, 1.0, 0.12) << d.name << ": " << expected;
+  }
+}
+
+TEST(DeviceCatalogue, AnUnknownNameFindsItsClosestRelative) {
+  const auto c = shipped();
+  auto relative = [&](const char* n) -> std::string {
+    const DeviceSpec* s = c.closest_relative(n);
+    return s != nullptr ? s->name : "";
+  };
+  EXPECT_EQ(device_model_key("NVIDIA GeForce RTX 4090 D"), "rtx4090");
+  EXPECT_EQ(device_model_key("Tesla V100-SXM2-32GB"), "v100");
+  EXPECT_EQ(relative("NVIDIA H100 80GB HBM2e"), "H100-SXM");
+  EXPECT_EQ(relative("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"),
+            "RTX-PRO-6000-Server");
+  EXPECT_EQ(relative("NVIDIA GeForce RTX 4090 D"), "RTX-4090");
+  EXPECT_EQ(relative("NVIDIA A100X"), "A100-SXM") << "suffix letter dropped";
+  EXPECT_EQ(relative("Tesla V100-SXM3-32GB"), "V100-SXM2");
+  EXPECT_EQ(relative("AMD Instinct MI300X"), "");
+  EXPECT_EQ(relative(""), "");
+}
+
 TEST(DeviceCatalogue, MalformedCatalogue) {
   EXPECT_THROW(DeviceCatalogue::load("/nonexistent.json"), ProfileError);
 }

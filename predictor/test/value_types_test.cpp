@@ -41,6 +41,10 @@ TEST(Names, RoundTrip) {
   EXPECT_EQ(flags_to_string(prediction_flags::kFallback | prediction_flags::kSpecScaled),
             "fallback,spec_scaled");
   EXPECT_EQ(flags_to_string(0), "");
+  const std::uint32_t bounded =
+      prediction_flags::kClamped | prediction_flags::kShapeRejected | prediction_flags::kAnchored;
+  EXPECT_EQ(flags_to_string(bounded), "clamped,shape_rejected,anchored");
+  EXPECT_EQ(parse_flags(flags_to_string(bounded)), bounded);
 }
 
 TEST(Shapes, ConvOutputAndFlops) {

@@ -29,6 +29,11 @@ class UnknownDeviceError : public std::runtime_error {
 // "nvidiah10080gbhbm3"): the key every spelling of a name is compared by.
 std::string device_name_key(std::string_view name);
 
+// The model a GPU name states, vendor words dropped: the letter-only words before the first
+// word with a digit, and that word ("NVIDIA GeForce RTX 4090 D" -> "rtx4090", "Tesla
+// V100-SXM2-32GB" -> "v100", "NVIDIA L40S" -> "l40s"); "" when no word has a digit.
+std::string device_model_key(std::string_view name);
+
 class DeviceCatalogue {
  public:
   DeviceCatalogue() = default;
@@ -44,6 +49,11 @@ class DeviceCatalogue {
   const DeviceSpec* find(std::string_view name) const noexcept;
   // Like find() but throws UnknownDeviceError with the closest names.
   const DeviceSpec& resolve(std::string_view name) const;
+  // For a name find() does not know (a new memory size, a regional variant, a profiler's own
+  // spelling): the first catalogue GPU of the same model ("NVIDIA H100 80GB HBM2e" -> H100-SXM,
+  // "RTX PRO 6000 Blackwell Max-Q" -> RTX-PRO-6000-Server), else one whose model differs only by
+  // a suffix letter ("A100X" -> A100); nullptr when no model matches.
+  const DeviceSpec* closest_relative(std::string_view name) const noexcept;
 
   const std::vector<DeviceSpec>& devices() const noexcept { return specs_; }
   void add(DeviceSpec spec);

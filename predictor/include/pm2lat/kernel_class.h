@@ -90,7 +90,11 @@ struct KernelClass {
   std::int32_t vector_width = 0;
   // softmax_warp_forward<..., log2_elements, ...>: rows of at most 2^log2 elements.
   std::int32_t log2_row_elements = 0;
-  bool backward = false;          // a backward/gradient kernel (softmax_warp_backward, ...)
+  bool backward = false;  // a backward/gradient kernel (softmax_warp_backward, ...)
+  // The launch is sized to the work and each thread handles a few elements, no grid-stride
+  // loop (ATen's elementwise templates, Triton pointwise kernels, per-token cache writes): a
+  // launch's threads bound the work it can do (physical_bounds.h).
+  bool element_mapped = false;
   DType dtype = DType::kUnknown;  // element type the name states, if any
 };
 

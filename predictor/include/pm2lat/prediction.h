@@ -36,6 +36,15 @@ inline constexpr std::uint32_t kNoShape = 1u << 5;        // shape missing: geom
 // The record's operand type had no calibration on the target; a type with the same tensor
 // throughput on it stood in (FP16 run on a BF16 calibration). The GPU's own profile.
 inline constexpr std::uint32_t kDtypeSubstituted = 1u << 6;
+// The prediction met a physical bound (physical_bounds.h) and was set to it, or a fit was
+// asked past its calibrated range and the bandwidth/compute form took over from its last point.
+inline constexpr std::uint32_t kClamped = 1u << 7;
+// The work inferred from the operator's inputs is more than the launch can have done
+// (threads x a plausible amount per thread): the launch geometry stood in for it.
+inline constexpr std::uint32_t kShapeRejected = 1u << 8;
+// For another GPU than the one measured: the measured time x the ratio of the bounded
+// model's predictions for the two GPUs, because the model disagreed with the measurement.
+inline constexpr std::uint32_t kAnchored = 1u << 9;
 }  // namespace prediction_flags
 
 // Comma-separated flag names, e.g. "fallback,spec_scaled"; empty for none.

@@ -9,6 +9,7 @@
 #include "classify/lowp_name_decoder.h"
 #include "classify/name_parts.h"
 #include "pm2lat/text.h"
+#include "classify/serving_kernel_names.h"
 
 namespace pm2lat {
 namespace {
@@ -84,6 +85,13 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     const std::string_view l = lname;
     cls.dtype = template_dtype(n);
     cls.backward = any_of(l, {"backward", "_bwd", "bprop", "grad"});
+    // ATen's elementwise templates size their grid to the tensor (4 elements a thread, 32-bit
+    // indexing splits: Loops.cuh); Triton pointwise kernels give each program XBLOCK elements;
+    // vLLM's cache writes give each token a block whose threads stride over heads x head size
+    // (csrc/cache_kernels.cu).
+    cls.element_mapped = any_of(l, {"vectorized_elementwise_kernel", "unrolled_elementwise_kernel",
+                                    "elementwise_kernel<", "elementwise_kernel_with_index",
+                                    "triton_poi_", "reshape_and_cache", "concat_and_cache"});
 
     auto finish = [&](KernelFamily f, std::string config) {
       cls.family = f;
@@ -112,7 +120,10 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                    "batchprefill", "batchdecode", "_attn_fwd", "_attn_bwd", "attention_kernel",
                    "flashattention"}))
       return finish(KernelFamily::kAttention, std::string(base_name(n)));
-    if (any_of(l, {"splitkreduce", "reducesplitk", "split_k_reduce"}))
+    if (auto f = serving_kernel_family(l)) return finish(*f, std::string(base_name(n)));
+    // cuDNN's xmma convolutions name their split-K reduction after the main kernel, with
+    // "execute_split_k_kernel" where the main one says "execute_segment_k_..._kernel".
+    if (any_of(l, {"splitkreduce", "reducesplitk", "split_k_reduce", "execute_split_k_kernel"}))
       return finish(KernelFamily::kSplitKReduce, std::string(base_name(n)));
     if (any_of(l, {"gemv", "gemmk1_kernel", "gemmsn_", "dot_kernel"}))
       return finish(KernelFamily::kGemv, std::string(base_name(n)));

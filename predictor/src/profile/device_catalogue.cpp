@@ -50,6 +50,30 @@ std::string device_name_key(std::string_view name) {
   return key;
 }
 
+std::string device_model_key(std::string_view name) {
+  std::string model;
+  std::size_t i = 0;
+  while (i < name.size()) {
+    std::size_t j = i;
+    std::string word;
+    bool digit = false;
+    for (; j < name.size(); ++j) {
+      char c = name[j];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c >= '0' && c <= '9') digit = true;
+      if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+        word.push_back(c);
+      else
+        break;
+    }
+    i = j + 1;
+    if (word.empty() || word == "nvidia" || word == "tesla" || word == "geforce") continue;
+    model += word;
+    if (digit) return model;
+  }
+  return "";
+}
+
 double DeviceSpec::peak_tflops(DType compute) const noexcept {
   auto first = [](std::initializer_list<double> v) {
     for (double x : v) {
@@ -119,6 +143,71 @@ const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
     close.push_back(n);
   }
   throw UnknownDeviceError(std::string(name), std::move(close));
+}
+
+namespace {
+
+// The letters of each word of a name ("SXM3" -> "sxm", "32GB" -> "gb"): what variants of one
+// model share (form factor, memory type) whatever their numbers.
+std::vector<std::string> word_stems(std::string_view name) {
+  std::vector<std::string> stems;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty() && std::find(stems.begin(), stems.end(), cur) == stems.end())
+      stems.push_back(cur);
+    cur.clear();
+  };
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c >= 'a' && c <= 'z')
+      cur.push_back(c);
+    else if (!(c >= '0' && c <= '9'))
+      flush();
+  }
+  flush();
+  return stems;
+}
+
+}  // namespace
+
+const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const noexcept {
+  try {
+    std::string model = device_model_key(name);
+    if (model.empty()) return nullptr;
+    const std::vector<std::string> stems = word_stems(name);
+    auto shared = [&](std::string_view other) {
+      std::size_t n = 0;
+      for (const auto& w : word_stems(other)) n += std::count(stems.begin(), stems.end(), w);
+      return n;
+    };
+    // Among the entries of the same model, the one sharing most words with the name (form
+    // factor, memory); the catalogue's first (default) variant on a tie.
+    auto same_model = [&](const std::string& m) -> const DeviceSpec* {
+      const DeviceSpec* best = nullptr;
+      std::size_t best_shared = 0;
+      for (const auto& s : specs_) {
+        std::size_t here = 0;
+        bool match = false;
+        auto consider = [&](std::string_view n) {
+          if (device_model_key(n) != m) return;
+          match = true;
+          here = std::max(here, shared(n));
+        };
+        consider(s.name);
+        for (const auto& alias : s.aliases) consider(alias);
+        if (match && (best == nullptr || here > best_shared)) {
+          best = &s;
+          best_shared = here;
+        }
+      }
+      return best;
+    };
+    if (const DeviceSpec* s = same_model(model)) return s;
+    // "a100x", "h100e": the model without its suffix letters.
+    while (!model.empty() && model.back() >= 'a' && model.back() <= 'z') model.pop_back();
+    if (!model.empty()) return same_model(model);
+  } catch (...) {}
+  return nullptr;
 }
 
 DeviceCatalogue DeviceCatalogue::load(const std::filesystem::path& file) {

@@ -21,6 +21,8 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                        std::vector<std::pair<CLI::App*, Action>>& actions);
 void add_eval_attention_command(CLI::App& app, const GlobalOptions& global,
                                 std::vector<std::pair<CLI::App*, Action>>& actions);
+void add_eval_bounds_command(CLI::App& app, const GlobalOptions& global,
+                             std::vector<std::pair<CLI::App*, Action>>& actions);
 void add_replay_commands(CLI::App& app, const GlobalOptions& global,
                          std::vector<std::pair<CLI::App*, Action>>& actions);
 void add_report_commands(CLI::App& app, const GlobalOptions& global,

@@ -9,6 +9,8 @@
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_models.h"
 #include "pm2lat/calibrate/neusight_table.h"
+#include "pm2lat/classifier.h"
+#include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/reports/eval/gemm_eval.h"
 #include "pm2lat/reports/eval/kernel_eval.h"
@@ -26,6 +28,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     std::string data, json, source, target;
     std::vector<std::string> ops;
     bool matrix = false;
+    double max_bytes = 0;
   };
   auto ko = std::make_shared<KernelsOptions>();
   auto* ek =
@@ -40,6 +43,9 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                  "cross-GPU: predict it on this GPU ('all': every other GPU)");
   ek->add_flag("--matrix", ko->matrix, "cross-GPU: also print the source x target MAPE matrix");
   ek->add_option("--ops", ko->ops, "only rows of these ops (e.g. bmm,linear)")->delimiter(',');
+  ek->add_option("--max-bytes", ko->max_bytes,
+                 "only rows whose operands and results together are smaller than this many bytes "
+                 "(small operators: 1048576)");
   actions.emplace_back(ek, [ko, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto table = calibrate::CsvTable::read(ko->data);
@@ -47,6 +53,13 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     if (!ko->ops.empty()) {
       std::erase_if(calls, [&](const calibrate::MeasuredCall& c) {
         return std::find(ko->ops.begin(), ko->ops.end(), c.op) == ko->ops.end();
+      });
+    }
+    if (ko->max_bytes > 0) {
+      std::erase_if(calls, [&](const calibrate::MeasuredCall& c) {
+        const KernelClass cls =
+            c.kernel_class ? *c.kernel_class : classify_kernel(c.record.launch.name);
+        return !(operator_work(c.record.op, cls).bytes < ko->max_bytes);
       });
     }
     if (!ko->source.empty() || !ko->target.empty()) {

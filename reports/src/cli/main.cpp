@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, cli::Action>> actions;
   cli::add_eval_commands(app, global, actions);
   cli::add_eval_attention_command(app, global, actions);
+  cli::add_eval_bounds_command(app, global, actions);
   cli::add_replay_commands(app, global, actions);
   cli::add_report_commands(app, global, actions);
   cli::add_check_commands(app, global, actions);

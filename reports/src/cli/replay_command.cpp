@@ -106,8 +106,12 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
                                         : r.gpu + (r.device != r.gpu ? " (" + r.device + ")" : ""));
         h.facts.emplace_back(
             "kernels linked to operators",
-            fmt::format("{} of {} ({} with shapes, {} from launch geometry)", r.linked,
-                        r.summary.kernels, r.with_shape, r.from_geometry));
+            fmt::format("{} of {} ({} with shapes, {} from launch geometry{})", r.linked,
+                        r.summary.kernels, r.with_shape, r.from_geometry,
+                        r.work_rejected > 0
+                            ? fmt::format(", {} whose operator's work their launch cannot do",
+                                          r.work_rejected)
+                            : std::string()));
         h.notes = r.notes;
         reports::print_run_summary(std::cout, r.summary, h);
         std::cout << "\n";

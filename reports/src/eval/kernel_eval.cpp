@@ -24,8 +24,13 @@ KernelEvalResult eval_kernels(Predictor& predictor,
   struct Acc {
     ErrorStats all, gemm;
     bool spec_scaled = false;
+    double measured_us = 0, predicted_us = 0;
   };
-  std::map<std::tuple<std::string, std::string, std::string>, ErrorStats> groups;
+  struct Group {
+    ErrorStats error;
+    double measured_us = 0, predicted_us = 0;
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
   std::map<std::string, Acc> devices;
   ErrorStats overall;
   KernelEvalResult out;
@@ -52,18 +57,31 @@ KernelEvalResult eval_kernels(Predictor& predictor,
     const Prediction p = predictor.predict(c.record, cls, *t_it->second, opt);
     const double measured = *c.record.measured_us;
     const Target& target = predictor.target(*t_it->second);
-    groups[{target.name, c.op, family_label(cls)}].add(p.us, measured);
+    Group& g = groups[{target.name, c.op, family_label(cls)}];
+    g.error.add(p.us, measured);
+    g.measured_us += measured;
+    g.predicted_us += p.us;
     Acc& d = devices[target.name];
     d.all.add(p.us, measured);
+    d.measured_us += measured;
+    d.predicted_us += p.us;
     d.spec_scaled = target.spec_scaled;
     if (c.record.op.kind == OpKind::kGemm) d.gemm.add(p.us, measured);
     overall.add(p.us, measured);
   }
-  for (const auto& [key, s] : groups) {
-    out.groups.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), s.summary()});
+  for (const auto& [key, g] : groups) {
+    out.groups.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), g.error.summary(),
+                          g.measured_us, g.predicted_us});
   }
   for (const auto& [name, a] : devices) {
-    out.devices.push_back({name, a.all.summary(), a.gemm.summary(), a.spec_scaled});
+    KernelEvalDevice d;
+    d.device = name;
+    d.error = a.all.summary();
+    d.measured_us = a.measured_us;
+    d.predicted_us = a.predicted_us;
+    d.gemm = a.gemm.summary();
+    d.spec_scaled = a.spec_scaled;
+    out.devices.push_back(std::move(d));
   }
   out.overall = overall.summary();
   return out;
@@ -100,7 +118,9 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
                       {"n", g.error.n},
                       {"mape_pct", g.error.mape_pct},
                       {"median_ape_pct", g.error.median_ape_pct},
-                      {"p90_ape_pct", g.error.p90_ape_pct}});
+                      {"p90_ape_pct", g.error.p90_ape_pct},
+                      {"measured_us", g.measured_us},
+                      {"predicted_us", g.predicted_us}});
   }
   for (const auto& d : r.devices) {
     devices.push_back({{"device", d.device},
@@ -110,6 +130,8 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
                        {"p90_ape_pct", d.error.p90_ape_pct},
                        {"gemm_mape_pct", d.gemm.mape_pct},
                        {"gemm_median_ape_pct", d.gemm.median_ape_pct},
+                       {"measured_us", d.measured_us},
+                       {"predicted_us", d.predicted_us},
                        {"spec_scaled", d.spec_scaled}});
   }
   return {{"groups", groups},

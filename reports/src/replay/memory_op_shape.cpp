@@ -481,6 +481,10 @@ std::optional<MemoryWork> generic(const std::vector<Tensor>& ts, const KernelCla
   return make(kind_for_family(cls.family), *big->shape, sum_bytes(ts), big->bytes(), big->dtype);
 }
 
+// A tensor this many times the median one is a buffer the op indexes into (a KV cache, an
+// embedding table, a memory pool), not an operand it streams through.
+constexpr double kBufferRatio = 64.0;
+
 }  // namespace
 
 std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_name,
@@ -526,44 +530,27 @@ std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_nam
   return generic(ts, cls);
 }
 
-std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_name,
-                                      const KernelClass& cls, const TraceKernel& kernel) {
-  const std::string_view a = aten_name(op_name);
-  std::vector<std::pair<std::vector<std::int64_t>, double>> candidates;  // shape, element bytes
-  for (const auto& t : trace_inputs::tensors(op))
-    candidates.emplace_back(*t.shape, t.element_bytes);
-  if (is_conv_op(a)) {
-    if (auto c = conv_shape(op, a)) {
-      const double eb = std::max(0.5, dtype_bytes(c->dtype));
-      candidates.push_back({{c->batch, c->out_channels, c->out_h(), c->out_w()}, eb});
-    }
-  } else if (is_matmul_op(a)) {
-    if (auto g = gemm_shape(op, a, false)) {
-      candidates.clear();  // the output (bias copy, split-K partial sums) is what helpers touch
-      candidates.push_back({{g->batch, g->m, g->n}, dtype_bytes(g->a)});
-    }
+OpKind op_kind_for_family(KernelFamily f) { return kind_for_family(f); }
+
+std::optional<MemoryWork> work_without_buffers(const TraceOp& op, const KernelClass& cls) {
+  const auto ts = trace_inputs::tensors(op);
+  if (ts.empty()) return std::nullopt;
+  std::vector<double> sizes;
+  for (const auto& t : ts) sizes.push_back(t.bytes());
+  std::sort(sizes.begin(), sizes.end());
+  const double median = sizes[(sizes.size() - 1) / 2];
+  std::vector<Tensor> operands;
+  for (const auto& t : ts) {
+    if (!(median > 0 && t.bytes() > kBufferRatio * median)) operands.push_back(t);
   }
-  if (candidates.empty()) return std::nullopt;
-  // Elements the launch covers: cuDNN's layout transforms move one 32x32 tile per block,
-  // other helpers about four elements per thread.
-  const bool transform = cls.config.find("nchwTo") != std::string::npos ||
-                         cls.config.find("nhwcTo") != std::string::npos;
-  const double covered = static_cast<double>(kernel.grid.volume()) *
-                         (transform ? 1024.0 : static_cast<double>(kernel.block.volume()) * 4.0);
-  const auto* best = &candidates.front();
-  double best_gap = 1e300;
-  for (const auto& c : candidates) {
-    const double n = static_cast<double>(std::max<std::int64_t>(1, trace_inputs::numel(c.first)));
-    const double gap = std::fabs(std::log(n / std::max(1.0, covered)));
-    if (gap < best_gap) {
-      best_gap = gap;
-      best = &c;
-    }
-  }
-  const double bytes = static_cast<double>(trace_inputs::numel(best->first)) * best->second;
-  MemoryWork w = make(transform ? OpKind::kCopy : kind_for_family(cls.family), best->first, bytes,
-                      bytes, DType::kUnknown);
-  return w;
+  if (operands.size() == ts.size()) return std::nullopt;
+  const Tensor* big = largest(operands);
+  const double moved = sum_bytes(operands);
+  return make(kind_for_family(cls.family), *big->shape, moved, moved, big->dtype);
+}
+
+bool is_tensor_iterator_reduction(std::string_view aten) {
+  return one_of(aten, kReductions) || one_of(aten, kReductionsExtra);
 }
 
 }  // namespace pm2lat::reports::trace_rules

@@ -60,8 +60,20 @@ struct MemoryWork {
 // pooling, optimizer and Triton operators. nullopt when the op recorded nothing usable.
 std::optional<MemoryWork> memory_work(const TraceOp& op, std::string_view op_name,
                                       const KernelClass& cls);
+// The operator kind a memory-bound kernel family works as (reduction, copy, ...).
+OpKind op_kind_for_family(KernelFamily f);
+// The work of an operator's operands without its buffers: tensors far larger than the others
+// that it indexes into (a KV cache, an embedding table) and whose size is no measure of what
+// one kernel moves: a scatter of new keys into a cache reads the keys and writes as much.
+// nullopt when the op has no such buffer.
+std::optional<MemoryWork> work_without_buffers(const TraceOp& op, const KernelClass& cls);
+// ATen reductions computed by TensorIterator's reduce kernels (sum, mean, amax, norm, ...).
+bool is_tensor_iterator_reduction(std::string_view aten);
+
+// --- helpers inside heavy ops (helper_op_shape.cpp) ---
 // A memory-bound helper kernel inside a heavy op (layout transforms in a convolution, a bias
-// copy in addmm): the operand whose size best matches the launch geometry, read and written.
+// copy in addmm): the operand whose size best matches the launch geometry, read and written;
+// when none is near what the launch covers, the launch's own elements.
 std::optional<MemoryWork> helper_work(const TraceOp& op, std::string_view op_name,
                                       const KernelClass& cls, const TraceKernel& kernel);
 

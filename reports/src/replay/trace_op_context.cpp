@@ -1,10 +1,12 @@
 #include "pm2lat/reports/replay/trace_op_context.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "op_inputs.h"
 #include "op_shape_rules.h"
 #include "pm2lat/models/launch_work.h"
+#include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/reports/replay/trace_op_linker.h"
 
 namespace pm2lat::reports {
@@ -38,17 +40,52 @@ bool is_conv_helper(std::string_view name, const TraceKernel& kernel) {
   return kernel.grid.volume() * kernel.block.volume() < 64;
 }
 
-// An operator on a tensor too big for 32-bit indexing runs as several launches of the same
-// kernel, each over a part of it: scale the operator's bytes to the part this launch covers.
-void scale_to_launch(MemoryWork& w, std::string_view kernel_name, const TraceKernel& kernel) {
-  const double covered = elementwise_launch_elements(kernel_name, kernel);
-  const double elements = static_cast<double>(w.vec.rows) * static_cast<double>(w.vec.cols);
-  if (covered <= 0 || elements <= 0 || covered >= 0.9 * elements) return;
-  const double f = covered / elements;
+void scale_work(MemoryWork& w, double f, bool rows) {
   w.vec.bytes_read *= f;
   w.vec.bytes_written *= f;
-  w.vec.rows =
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(w.vec.rows) * f));
+  std::int64_t& dim = rows ? w.vec.rows : w.vec.cols;
+  dim = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(dim) * f));
+}
+
+// ATen's TensorIterator indexes operands with 32-bit byte offsets: an operand spanning more
+// than 2^31 - 1 bytes is halved (along its largest dimension) until every piece fits, and
+// each piece is one launch of the kernel.
+constexpr double kMax32BitOffsetBytes = 2147483647.0;
+
+double tensor_iterator_pieces(double largest_operand_bytes) {
+  if (!(largest_operand_bytes > kMax32BitOffsetBytes)) return 1;
+  return std::exp2(std::ceil(std::log2(largest_operand_bytes / kMax32BitOffsetBytes)));
+}
+
+// An operator on a tensor too big for 32-bit indexing runs as several launches of the same
+// kernel, each over a part of it: scale the operator's bytes to the part this launch covers.
+// Elementwise launches say how many elements they cover; a reduction's pieces follow from
+// its input's size.
+void scale_to_launch(MemoryWork& w, std::string_view kernel_name, const TraceKernel& kernel,
+                     std::string_view aten) {
+  const double covered = elementwise_launch_elements(kernel_name, kernel);
+  const double elements = static_cast<double>(w.vec.rows) * static_cast<double>(w.vec.cols);
+  if (covered > 0 && elements > 0 && covered < 0.9 * elements) {
+    scale_work(w, covered / elements, true);
+    return;
+  }
+  if (w.kind == OpKind::kReduction && is_tensor_iterator_reduction(aten)) {
+    const double pieces = tensor_iterator_pieces(w.vec.bytes_read);
+    if (pieces > 1) scale_work(w, 1.0 / pieces, false);
+  }
+}
+
+// Kernels launched inside an operator no rule knows (a library or custom op) share its work:
+// each is charged its share of the threads all of them launched.
+void share_among_kernels(MemoryWork& w, const KinetoTrace& trace, const TraceKernel& kernel,
+                         const TraceOp& owner, const std::vector<double>* op_threads) {
+  if (op_threads == nullptr || kernel.op < 0) return;
+  const auto i = static_cast<std::size_t>(kernel.op);
+  if (i >= op_threads->size() || &trace.ops[i] != &owner) return;
+  const double all = (*op_threads)[i];
+  const double mine =
+      static_cast<double>(kernel.grid.volume()) * static_cast<double>(kernel.block.volume());
+  if (all > mine && mine > 0) scale_work(w, mine / all, true);
 }
 
 OpContext from_memory_work(const MemoryWork& w, std::string_view name, const char* source) {
@@ -60,10 +97,23 @@ OpContext from_memory_work(const MemoryWork& w, std::string_view name, const cha
   return op;
 }
 
+bool is_aten(std::string_view op_name) { return op_name.rfind("aten::", 0) == 0; }
+
 }  // namespace
 
+std::vector<double> launched_threads_per_op(const KinetoTrace& trace) {
+  std::vector<double> threads(trace.ops.size(), 0.0);
+  for (const TraceKernel& k : trace.kernels) {
+    if (k.op < 0 || static_cast<std::size_t>(k.op) >= threads.size()) continue;
+    threads[static_cast<std::size_t>(k.op)] +=
+        static_cast<double>(k.grid.volume()) * static_cast<double>(k.block.volume());
+  }
+  return threads;
+}
+
 OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel,
-                                const KernelClass& cls, std::vector<std::int64_t>* int_args) {
+                                const KernelClass& cls, std::vector<std::int64_t>* int_args,
+                                const std::vector<double>* op_threads) {
   const std::vector<ChainOp> chain = chain_of(trace, kernel);
   OpContext op;
   op.source = "aten";
@@ -106,6 +156,8 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
           op.name = std::string(c.name);
           op.gemm = implicit_gemm(*conv, a, cls, kernel.grid);
           op.gemm.compute = gemm_compute_type(conv->dtype, cls);
+          if (cls.family == KernelFamily::kGemv || cls.family == KernelFamily::kSplitKReduce)
+            op.vec = gemm_helper_work(op.gemm, cls.family);
           return op;
         }
       }
@@ -130,20 +182,36 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
       }
     } else {
       // Memory-bound kernels: helpers inside heavy ops move one of its operands.
+      std::optional<MemoryWork> w;
       if (is_conv_op(a) || is_matmul_op(a) || is_attention_op(c.name)) {
-        if (auto w = helper_work(o, c.name, cls, kernel))
-          return from_memory_work(*w, c.name, "aten");
+        w = helper_work(o, c.name, cls, kernel);
       } else if (has_inputs(o)) {
-        if (auto w = memory_work(o, c.name, cls)) {
-          scale_to_launch(*w, trace.strings[kernel.name], kernel);
+        w = memory_work(o, c.name, cls);
+        if (w) {
+          scale_to_launch(*w, trace.strings[kernel.name], kernel, a);
+          if (!is_aten(c.name)) share_among_kernels(*w, trace, kernel, o, op_threads);
           if (int_args != nullptr && (cls.family == KernelFamily::kTritonPointwise ||
                                       cls.family == KernelFamily::kTritonReduction)) {
             for (std::size_t i = 0; i < o.inputs.size(); ++i) {
               if (auto v = trace_inputs::concrete_int(o, i)) int_args->push_back(*v);
             }
           }
-          return from_memory_work(*w, c.name, "aten");
         }
+      }
+      auto fits = [&](const MemoryWork& x) {
+        return work_consistent_with_launch(x.vec.bytes(), kernel.grid, kernel.block, cls);
+      };
+      if (w && !fits(*w) && !is_aten(c.name)) {
+        // A library op's buffers (caches, tables) are no measure of one kernel's work.
+        if (auto operands = work_without_buffers(o, cls)) w = operands;
+      }
+      if (w) {
+        if (fits(*w)) return from_memory_work(*w, c.name, "aten");
+        // More than the launch can move: the operator describes work this kernel did not do.
+        // The launch geometry stands in (below); the record says why it has no work.
+        op.name = std::string(c.name);
+        op.source = kRejectedSource;
+        break;
       }
     }
     if (has_inputs(o)) break;
@@ -152,7 +220,8 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
   // Nothing recorded: what the launch itself implies.
   const std::size_t lists = chain.empty() ? 0 : trace_inputs::tensor_list_count(*chain.front().op);
   if (auto w = geometry_work(trace.strings[kernel.name], cls, kernel, lists, aten_name(op.name))) {
-    return from_memory_work(*w, op.name, "geometry");
+    return from_memory_work(*w, op.name,
+                            op.source == kRejectedSource ? kRejectedSource : "geometry");
   }
   // The op's kind from the kernel, without a shape (the predictor flags it no_shape).
   switch (cls.family) {

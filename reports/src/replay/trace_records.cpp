@@ -21,6 +21,7 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
   out.records.reserve(trace.kernels.size());
   out.classes.reserve(trace.kernels.size());
   std::uint64_t seq = 0;
+  const std::vector<double> op_threads = launched_threads_per_op(trace);
   for (const TraceKernel& k : trace.kernels) {
     KernelRecord r;
     r.seq = seq++;
@@ -33,11 +34,13 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
     r.launch.shared_mem_bytes = k.shared_mem;
     r.launch.registers_per_thread = k.registers;
     const KernelClass& cls = classes.classify(r.launch.name);
-    r.op = op_context_for_kernel(trace, k, cls, &r.launch.int_args);
+    r.op = op_context_for_kernel(trace, k, cls, &r.launch.int_args, &op_threads);
     r.measured_us = k.dur_us;
     r.basis = TimeBasis::kKernel;
     if (k.op >= 0) ++out.linked;
-    if (r.op.source == "geometry") {
+    if (r.op.source == kRejectedSource) {
+      ++out.work_rejected;
+    } else if (r.op.source == "geometry") {
       ++out.from_geometry;
     } else if (r.op.gemm.valid() || r.op.conv.valid() || r.op.attention.valid() ||
                r.op.vec.bytes() > 0 || r.op.collective.bytes > 0) {

@@ -60,6 +60,7 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   out.linked = records.linked;
   out.with_shape = records.with_shape;
   out.from_geometry = records.from_geometry;
+  out.work_rejected = records.work_rejected;
   out.device = !options.gpu.empty() ? options.gpu : records.gpu;
   if (out.device.empty()) {
     std::vector<std::string> names;
@@ -72,6 +73,16 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   const DeviceSpec* source = nullptr;  // the trace's GPU, resolved once
   if (!out.device.empty()) {
     source = predictor.catalogue().find(out.device);
+    if (source == nullptr) {
+      // A name the catalogue does not list (a new memory size, a regional variant): the same
+      // model's entry stands in, and accuracy is on it, said so.
+      source = predictor.catalogue().closest_relative(out.device);
+      if (source != nullptr)
+        out.notes.push_back("GPU '" + out.device +
+                            "' is not in the device catalogue: predicted and scored as its "
+                            "closest relative " +
+                            source->name);
+    }
     if (source != nullptr) {
       out.gpu = source->name;
       const std::size_t own = run_predictor.add_target(*source);

@@ -29,6 +29,22 @@ std::string format_ms(double us) {
   return fmt::format("{:.1f}", ms);
 }
 
+namespace {
+// The kernel time outside coverage, by reason ("not covered: no_shape 12.0%, fallback 1.2%").
+void print_uncovered(std::ostream& os, const Accuracy& a) {
+  double total = 0;
+  for (double us : a.reason_us) total += us;
+  std::string parts;
+  for (std::size_t i = 1; i < kCoverageReasons && total > 0; ++i) {
+    if (!(a.reason_us[i] > 0)) continue;
+    parts +=
+        fmt::format("{}{} {}%", parts.empty() ? "" : ", ",
+                    to_string(static_cast<CoverageReason>(i)), pct(a.reason_us[i] / total * 100));
+  }
+  if (!parts.empty()) fmt::print(os, "not covered: {}\n", parts);
+}
+}  // namespace
+
 void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeading& h) {
   if (!h.title.empty()) fmt::print(os, "{}\n", h.title);
   for (const auto& [k, v] : h.facts) fmt::print(os, "  {}: {}\n", k, v);
@@ -112,6 +128,7 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
                format_ms(s.accuracy.measured_us), format_ms(s.accuracy.predicted_us),
                pct(s.accuracy.error_pct()), pct(s.accuracy.per_kernel.mape_pct),
                pct(s.accuracy.per_kernel.median_ape_pct), pct(s.accuracy.coverage_pct));
+    print_uncovered(os, s.accuracy);
   } else if (!measured) {
     fmt::print(os,
                "no kernel was measured: forecasts only (no accuracy, and no step time: launch "

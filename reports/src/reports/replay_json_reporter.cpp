@@ -13,6 +13,43 @@ using nlohmann::json;
 json number_or_null(double v) { return std::isnan(v) ? json(nullptr) : json(v); }
 json ms(double us) { return number_or_null(us / 1000.0); }
 
+// Families this large a share of the compared kernel time are the ones whose error decides
+// whether a forecast of the whole run can be trusted (the accuracy goals are stated on them).
+constexpr double kMajorFamilyShare = 0.05;
+
+// Share of the compared (compute) kernel time per coverage reason, in percent.
+json coverage_by_reason(const Accuracy& a) {
+  json out = json::object();
+  double total = 0;
+  for (double us : a.reason_us) total += us;
+  for (std::size_t i = 0; i < kCoverageReasons; ++i) {
+    out[std::string(to_string(static_cast<CoverageReason>(i)))] =
+        total > 0 ? json(a.reason_us[i] / total * 100.0) : json(nullptr);
+  }
+  return out;
+}
+
+// The family with >= kMajorFamilyShare of the compared time whose predicted/measured ratio is
+// furthest from 1 (in log terms: 0.5x and 2x are equally far).
+json worst_major_family(const RunSummary& s) {
+  double total = 0;
+  for (const auto& f : s.families) {
+    if (!f.communication) total += f.own_measured_us;
+  }
+  const FamilySummary* worst = nullptr;
+  for (const auto& f : s.families) {
+    if (f.communication || !(total > 0) || f.own_measured_us < kMajorFamilyShare * total ||
+        !(f.own_predicted_us > 0))
+      continue;
+    if (worst == nullptr || std::fabs(std::log(f.ratio())) > std::fabs(std::log(worst->ratio())))
+      worst = &f;
+  }
+  if (worst == nullptr) return nullptr;
+  return {{"family", std::string(to_string(worst->family))},
+          {"ratio", worst->ratio()},
+          {"share_pct", worst->own_measured_us / total * 100.0}};
+}
+
 json trace_json(const TraceReplay& r) {
   const RunSummary& s = r.summary;
   const Accuracy& a = s.accuracy;
@@ -26,6 +63,7 @@ json trace_json(const TraceReplay& r) {
       fj["error_pct"] = number_or_null(f.error_pct());
       fj["coverage_time_pct"] =
           f.own_measured_us > 0 ? json(f.covered_us / f.own_measured_us * 100.0) : json(nullptr);
+      fj["ratio"] = number_or_null(f.ratio());
     } else {
       fj["measured_ms"] = ms(f.measured_us);
       fj["predicted_ms"] = own != RunTable::npos ? ms(f.predicted_us[own]) : json(nullptr);
@@ -61,7 +99,15 @@ json trace_json(const TraceReplay& r) {
             {"kernels_linked_to_ops", r.linked},
             {"kernels_with_shapes", r.with_shape},
             {"kernels_from_geometry", r.from_geometry},
+            {"kernels_work_rejected", r.work_rejected},
             {"per_kernel_mape_pct", a.available ? json(a.per_kernel.mape_pct) : json(nullptr)},
+            {"per_kernel_median_ape_pct",
+             a.available ? json(a.per_kernel.median_ape_pct) : json(nullptr)},
+            {"coverage_by_reason_pct", a.available ? coverage_by_reason(a) : json(nullptr)},
+            {"worst_major_family", a.available ? worst_major_family(s) : json(nullptr)},
+            // Share of kernels whose measured time lies inside their own-GPU error band:
+            // null until predictions carry bands.
+            {"band_coverage_pct", nullptr},
             {"notes", r.notes},
             {"families", families},
             {"targets", targets}};

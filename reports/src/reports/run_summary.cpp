@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "pm2lat/prediction_error.h"
 #include "pm2lat/reports/predicted_timeline.h"
@@ -13,6 +14,9 @@ constexpr std::size_t kFamilies = kKernelFamilyCount;
 
 double FamilySummary::error_pct() const noexcept {
   return pm2lat::error_pct(own_predicted_us, own_measured_us);
+}
+double FamilySummary::ratio() const noexcept {
+  return own_measured_us > 0 ? own_predicted_us / own_measured_us : std::nan("");
 }
 double Accuracy::error_pct() const noexcept { return pm2lat::error_pct(predicted_us, measured_us); }
 
@@ -87,7 +91,9 @@ RunSummary summarize(const RunTable& table) {
       s.accuracy.communication_us += k.measured_us;
       continue;
     }
-    const bool dedicated = (table.flags(i, own) & prediction_flags::kFallback) == 0;
+    const CoverageReason reason = coverage_reason(table.flags(i, own));
+    const bool dedicated = reason == CoverageReason::kCovered;
+    s.accuracy.reason_us[static_cast<std::size_t>(reason)] += k.measured_us;
     ++f.compared;
     f.own_measured_us += k.measured_us;
     f.own_predicted_us += p;

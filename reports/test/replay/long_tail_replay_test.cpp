@@ -33,12 +33,14 @@ TEST(LongTailReplay, Vgg13OnH100LandsInDedicatedModels) {
   Predictor predictor = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   const TraceReplay r = replay(*trace, predictor);
   ASSERT_TRUE(r.summary.accuracy.available);
-  EXPECT_GE(r.summary.accuracy.coverage_pct, 99.0);
+  // Covered: a dedicated model inside its calibrated range. A few cuDNN configurations of
+  // this run are calibrated nowhere and run on their math path's class fit (extrapolated).
+  EXPECT_GE(r.summary.accuracy.coverage_pct, 95.0);
   EXPECT_LT(r.summary.accuracy.error_pct(), 20.0);
   for (KernelFamily f : {KernelFamily::kConv, KernelFamily::kCopy, KernelFamily::kReduction}) {
     const FamilySummary* s = family(r, f);
     ASSERT_NE(s, nullptr) << to_string(f);
-    EXPECT_DOUBLE_EQ(s->covered_us, s->own_measured_us) << to_string(f);
+    EXPECT_GE(s->covered_us, 0.9 * s->own_measured_us) << to_string(f);
     EXPECT_LT(s->error_pct(), 25.0) << to_string(f);
   }
 }
@@ -60,7 +62,11 @@ TEST(LongTailReplay, CollectivesAreCommunicationAndAttentionIsModelled) {
   const TraceReplay bert = replay(*bert_file, predictor);
   const FamilySummary* a = family(bert, KernelFamily::kAttention);
   ASSERT_NE(a, nullptr);
-  EXPECT_DOUBLE_EQ(a->covered_us, a->own_measured_us);
+  // A dedicated model (not the roofline fallback); FA2 on an H100 borrows the A100's
+  // calibration at another head dimension, so it is not counted as covered.
+  const std::size_t own = bert.table.target_index(bert.gpu);
+  ASSERT_NE(own, RunTable::npos);
+  EXPECT_EQ(a->fallback[own], 0u);
   EXPECT_LT(a->error_pct(), 50.0);
 }
 

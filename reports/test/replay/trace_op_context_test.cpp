@@ -228,7 +228,7 @@ TEST(TraceOpContext, MemoryBoundOperatorsMoveTheBytesTheyShould) {
               21, 210, 2, {128, 1, 1})
           .kernel("void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, false, "
                   "false>(float*, float const*, int, int, int, bool const*, int, bool)",
-                  41, 220, 2)
+                  41, 220, 2, {1536, 1, 1}, {32, 4, 1})
           .kernel(
               "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, "
               "float>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 "
@@ -244,7 +244,7 @@ TEST(TraceOpContext, MemoryBoundOperatorsMoveTheBytesTheyShould) {
                   101, 250, 2)
           .kernel(
               "void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int)",
-              121, 260, 2));
+              121, 260, 2, {6272, 1, 1}, {256, 1, 1}));
   const OpContext add = l.context(0);
   EXPECT_EQ(add.kind, OpKind::kElementwise);
   EXPECT_DOUBLE_EQ(add.vec.bytes_read, (64 * 1024 + 1024) * 4.0)

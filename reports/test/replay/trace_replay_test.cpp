@@ -59,9 +59,19 @@ TEST(TraceReplay, JsonHasTheDocumentedFields) {
   ASSERT_EQ(j["traces"].size(), 1u);
   const auto& t = j["traces"][0];
   for (const char* key : {"trace", "device", "kernels", "coverage_time_pct", "measured_ms",
-                          "predicted_ms", "error_pct", "families"}) {
+                          "predicted_ms", "error_pct", "families", "per_kernel_median_ape_pct",
+                          "coverage_by_reason_pct", "worst_major_family", "band_coverage_pct"}) {
     EXPECT_TRUE(t.contains(key)) << key;
   }
+  // Coverage and the reasons for the rest account for all compared kernel time.
+  double reasons = 0;
+  for (const auto& [reason, pct] : t["coverage_by_reason_pct"].items())
+    reasons += pct.get<double>();
+  EXPECT_NEAR(reasons, 100.0, 1e-6);
+  EXPECT_NEAR(t["coverage_by_reason_pct"]["covered"].get<double>(),
+              t["coverage_time_pct"].get<double>(), 1e-6);
+  ASSERT_TRUE(t["worst_major_family"].is_object());
+  EXPECT_GE(t["worst_major_family"]["share_pct"].get<double>(), 5.0);
   EXPECT_EQ(t["kernels"], 60);
   double fam_measured = 0;
   for (const auto& f : t["families"]) {
@@ -88,6 +98,15 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
   EXPECT_FALSE(r.summary.accuracy.available);
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.back().find("not in the device catalogue"), std::string::npos);
+
+  // A name the catalogue does not list, of a model it knows: accuracy on that model's entry,
+  // with a note saying so.
+  opt.gpu = "NVIDIA H100 80GB HBM2e";
+  const TraceReplay relative = replay_trace(trace, predictor, opt);
+  EXPECT_EQ(relative.gpu, "H100-SXM");
+  EXPECT_TRUE(relative.summary.accuracy.available);
+  ASSERT_FALSE(relative.notes.empty());
+  EXPECT_NE(relative.notes.front().find("closest relative H100-SXM"), std::string::npos);
 
   opt.gpu.clear();
   opt.targets = {"H1OO-typo"};

@@ -28,6 +28,37 @@ TEST(RunSummary, AccuracyAndCoverageOnTheOwnGpuLeaveCommunicationOut) {
   EXPECT_NEAR(s.accuracy.per_kernel.mape_pct, (10.0 + 10.0 + 20.0) / 3.0, 1e-9);
 }
 
+TEST(RunSummary, UncoveredTimeIsKeptByItsFirstReason) {
+  RunTable t;
+  t.add_target("H100-SXM");
+  RankInfo r;
+  r.gpu = "H100-SXM";
+  t.add_rank(r);
+  using namespace prediction_flags;
+  const std::pair<double, std::uint32_t> kernels[] = {
+      {100, 0},                        // covered
+      {50, kFallback | kClamped},      // a fallback first
+      {30, kNoShape | kExtrapolated},  // no shape before extrapolated
+      {20, kClamped},
+      {10, kSpecScaled},  // a dedicated model carried from another GPU still covers
+  };
+  for (const auto& [us, flags] : kernels) {
+    const std::size_t row = t.add_kernel("k", KernelFamily::kElementwise, 0, 1, 0, us);
+    t.set_prediction(row, 0, test::prediction(us, flags));
+  }
+  const RunSummary s = summarize(t);
+  auto at = [&](CoverageReason reason) {
+    return s.accuracy.reason_us[static_cast<std::size_t>(reason)];
+  };
+  EXPECT_DOUBLE_EQ(at(CoverageReason::kCovered), 110);
+  EXPECT_DOUBLE_EQ(at(CoverageReason::kFallback), 50);
+  EXPECT_DOUBLE_EQ(at(CoverageReason::kNoShape), 30);
+  EXPECT_DOUBLE_EQ(at(CoverageReason::kClamped), 20);
+  EXPECT_DOUBLE_EQ(at(CoverageReason::kExtrapolated), 0);
+  EXPECT_NEAR(s.accuracy.coverage_pct, 110.0 / 210.0 * 100.0, 1e-9);
+  EXPECT_EQ(to_string(coverage_reason(kAnchored | kShapeRejected)), "anchored");
+}
+
 TEST(RunSummary, FamiliesAndTargetsAddUp) {
   const RunTable t = test::fixture_run(test::standard_kernels());
   const RunSummary s = summarize(t);

@@ -6,7 +6,8 @@
 //  - error_pct = |sum predicted - sum measured| / sum measured on the run's own GPU, over
 //    kernels that were measured and predicted there (pm2lat/prediction_error.h).
 //  - coverage = share of measured kernel time whose own-GPU prediction came from a dedicated
-//    model (not the roofline fallback).
+//    model inside its calibrated range: not a fallback, anchored, shape-rejected, shape-less,
+//    clamped or extrapolated prediction (coverage_reason.h); the rest is kept by reason.
 //  - Communication kernels (NCCL; flagged "communication" by the predictor) are kept out of
 //    error and coverage: their measured time is mostly waiting for other ranks, not work of
 //    this GPU. They are reported on their own (communication_us) and in their family row.
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "pm2lat/kernel_class.h"
+#include "pm2lat/reports/coverage_reason.h"
 #include "pm2lat/reports/eval/error_stats.h"
 #include "pm2lat/reports/run_table.h"
 
@@ -33,10 +35,12 @@ struct FamilySummary {
   std::size_t compared = 0;
   double own_measured_us = 0;
   double own_predicted_us = 0;
-  double covered_us = 0;  // measured time with a dedicated model
+  double covered_us = 0;  // measured time with a dedicated model inside its range
   bool communication = false;
 
   double error_pct() const noexcept;
+  // predicted / measured on the run's own GPU (NaN when nothing was measured).
+  double ratio() const noexcept;
 };
 
 struct TargetSummary {
@@ -65,6 +69,7 @@ struct Accuracy {
   double measured_us = 0;
   double predicted_us = 0;
   double coverage_pct = 0;
+  CoverageByReason reason_us{};  // measured compute time per CoverageReason
   double communication_us = 0;
   ErrorSummary per_kernel;  // absolute percentage error of single kernels
 

@@ -18,11 +18,13 @@ namespace pm2lat::reports {
 struct KernelEvalGroup {
   std::string device, op, family;
   ErrorSummary error;
+  double measured_us = 0, predicted_us = 0;  // sums: the group's whole-time error and ratio
 };
 
 struct KernelEvalDevice {
   std::string device;
   ErrorSummary error;
+  double measured_us = 0, predicted_us = 0;
   ErrorSummary gemm;
   bool spec_scaled = false;  // the device has no profile: predictions were scaled
 };

@@ -7,7 +7,9 @@
 // bytes, a GEMM-named kernel inside a cuDNN convolution gets the convolution's implicit
 // GEMM. Wrappers are looked through (aten::linear > aten::addmm). Kernels whose operator
 // recorded no shapes get estimates from launch geometry where ATen's kernels make that
-// possible (source "geometry"), else an op with a name and kind only.
+// possible (source "geometry"), else an op with a name and kind only. Work the launch cannot
+// have done (more bytes than its threads move, physical_bounds.h) is not charged: the launch
+// geometry stands in.
 #pragma once
 
 #include "pm2lat/kernel_class.h"
@@ -16,10 +18,23 @@
 
 namespace pm2lat::reports {
 
+// OpContext::source of a kernel whose operator described more work than its launch can do:
+// the work was dropped (or replaced by a launch-geometry estimate).
+inline constexpr const char* kRejectedSource = "rejected";
+
+// Threads launched by all kernels whose innermost operator is each op (indexed like
+// trace.ops). A library operator no rule knows launches several kernels (scans, sorts,
+// gathers); each is charged the operator's work in proportion to its threads.
+// Requires link_kernels_to_ops(trace).
+std::vector<double> launched_threads_per_op(const KinetoTrace& trace);
+
 // Requires link_kernels_to_ops(trace). `int_args` receives the integer scalar arguments of a
-// Triton kernel's launch (xnumel, rnumel) when the trace recorded them.
+// Triton kernel's launch (xnumel, rnumel) when the trace recorded them. `op_threads`
+// (launched_threads_per_op) shares a library operator's work among its kernels; without it,
+// each kernel is charged the whole operator.
 OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel,
                                 const KernelClass& cls,
-                                std::vector<std::int64_t>* int_args = nullptr);
+                                std::vector<std::int64_t>* int_args = nullptr,
+                                const std::vector<double>* op_threads = nullptr);
 
 }  // namespace pm2lat::reports

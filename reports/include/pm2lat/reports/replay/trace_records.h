@@ -23,6 +23,7 @@ struct TraceRecords {
   std::size_t linked = 0;         // launch call found inside an operator
   std::size_t with_shape = 0;     // operator shapes gave the kernel's work
   std::size_t from_geometry = 0;  // work estimated from the launch geometry
+  std::size_t work_rejected = 0;  // the operator described more than the launch can do
 };
 
 // Links kernels to operators (if not yet done) and builds the records. Timestamps become

@@ -32,7 +32,7 @@ struct TraceReplay {
   // "not in the device catalogue: no accuracy", "no profile: spec-scaled from <GPU>".
   std::vector<std::string> notes;
   bool own_spec_scaled = false;
-  std::size_t linked = 0, with_shape = 0, from_geometry = 0;
+  std::size_t linked = 0, with_shape = 0, from_geometry = 0, work_rejected = 0;
   RunTable table;
   RunSummary summary;
   std::vector<KernelRecord> records;  // with ReplayOptions::keep_records, parallel to table rows

@@ -1,0 +1,74 @@
+#include "classify/serving_kernel_names.h"
+
+namespace pm2lat {
+namespace {
+
+struct NameRule {
+  std::string_view word;  // lower case, matched anywhere in the name
+  KernelFamily family;
+};
+
+// First match wins; more specific words first. Families: what the kernel's traffic looks
+// like to the memory-bound models (a per-token reduction over experts is a reduction; a
+// scatter of new tokens into a cache is a copy).
+constexpr NameRule kRules[] = {
+    // Expert-parallel all-to-all (DeepEP dispatch/combine): communication.
+    {"deep_ep::", KernelFamily::kCollective},
+    // MoE routing: scores of each token over the experts, softmax or sigmoid, top-k.
+    {"topkgatingsoftmax", KernelFamily::kReduction},   // vLLM, TRT-LLM, SGLang
+    {"moesoftmax", KernelFamily::kReduction},          // vLLM topk_softmax fallback
+    {"moetopk", KernelFamily::kReduction},             // vLLM topk_softmax fallback
+    {"moe_fused_gate", KernelFamily::kReduction},      // SGLang biased grouped top-k
+    {"grouped_topk", KernelFamily::kReduction},        // vLLM grouped_topk_kernels.cu
+    {"routingmainkernel", KernelFamily::kReduction},   // TRT-LLM gen MoE routing
+    {"routingindices", KernelFamily::kReduction},      // ...Cluster/Coop/Histogram/Offsets
+    {"routingrenormalize", KernelFamily::kReduction},  // namespace of Qwen/Mixtral routing
+    {"routingdeepseek", KernelFamily::kReduction},     // namespace of DeepSeek routing
+    {"routingllama4", KernelFamily::kReduction},       // namespace of Llama-4 routing
+    // MoE token bookkeeping: counts, sorts and offsets per expert.
+    {"moe_align_block_size", KernelFamily::kReduction},  // vLLM, SGLang
+    {"count_and_sort_expert_tokens", KernelFamily::kReduction},
+    {"expertfirsttokenoffset", KernelFamily::kReduction},  // TRT-LLM, vLLM permute
+    {"expertprefixsum", KernelFamily::kReduction},         // TRT-LLM block/global/merge
+    {"buildexpertmaps", KernelFamily::kReduction},         // TRT-LLM fused build+sort
+    {"preprocesstopkid", KernelFamily::kReduction},        // vLLM moe_permute
+    // MoE permutation of token rows into expert order, and back with the k-way weighted sum.
+    {"expandinputrows", KernelFamily::kCopy},          // TRT-LLM, vLLM moe_permute
+    {"finalizemoerouting", KernelFamily::kReduction},  // TRT-LLM, vLLM moe_unpermute
+    {"moe_sum_kernel", KernelFamily::kReduction},      // vLLM moe_sum
+    // KV-cache writes and copies.
+    {"reshape_and_cache", KernelFamily::kCopy},   // vLLM (and _flash)
+    {"concat_and_cache", KernelFamily::kCopy},    // vLLM MLA caches
+    {"copy_blocks_kernel", KernelFamily::kCopy},  // vLLM block copies
+    {"gather_cache", KernelFamily::kCopy},        // vLLM (cp_)gather_cache
+    {"appendpagedkvcache", KernelFamily::kCopy},  // FlashInfer
+    {"updatekvcache", KernelFamily::kCopy},       // TRT-LLM applyBiasRopeUpdateKVCache
+    // Rotary position embeddings (elementwise on Q and K).
+    {"rotary_embedding", KernelFamily::kElementwise},  // vLLM (batched_)rotary_embedding
+    {"applyrotary", KernelFamily::kElementwise},       // FlashInfer BatchQKApplyRotary...
+    // Gated activations: act(x) * y over [tokens, 2, d].
+    {"act_and_mul", KernelFamily::kElementwise},   // vLLM, FlashInfer
+    {"silu_and_mul", KernelFamily::kElementwise},  // SGLang
+    {"gelu_and_mul", KernelFamily::kElementwise},
+    {"doactivation", KernelFamily::kElementwise},  // TRT-LLM MoE activation
+    // Merging the partial outputs of split attention by their log-sum-exp.
+    {"merge_attn_states", KernelFamily::kElementwise},  // vLLM
+    // Norms fused with rotary embeddings.
+    {"qknormrope", KernelFamily::kLayerNorm},  // TRT-LLM fusedQKNormRope
+    // Token sampling over the vocabulary.
+    {"samplingfromprob", KernelFamily::kReduction},  // FlashInfer
+    {"topktoppsampling", KernelFamily::kReduction},  // FlashInfer
+    {"topprenormprob", KernelFamily::kReduction},    // FlashInfer
+    {"topkmasklogits", KernelFamily::kReduction},    // FlashInfer
+};
+
+}  // namespace
+
+std::optional<KernelFamily> serving_kernel_family(std::string_view lower_name) noexcept {
+  for (const NameRule& r : kRules) {
+    if (lower_name.find(r.word) != std::string_view::npos) return r.family;
+  }
+  return std::nullopt;
+}
+
+}  // namespace pm2lat

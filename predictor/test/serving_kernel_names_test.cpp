@@ -1,0 +1,158 @@
+// Kernel names of LLM serving stacks, as profilers report them, and the family each belongs
+// to. Every name is taken from the public source that defines the kernel (repository and
+// file given with it) or from a published profile of it.
+#include <gtest/gtest.h>
+
+#include "pm2lat/classifier.h"
+
+namespace pm2lat {
+namespace {
+
+struct Named {
+  const char* name;
+  KernelFamily family;
+  const char* source;
+};
+
+void expect_families(const std::vector<Named>& names) {
+  for (const Named& n : names) {
+    const KernelClass c = classify_kernel(n.name);
+    EXPECT_EQ(c.family, n.family) << n.name << "\n  (" << n.source << ")\n  got "
+                                  << to_string(c.family);
+    EXPECT_FALSE(c.config.empty()) << n.name;
+  }
+}
+
+TEST(ServingKernelNames, MixtureOfExpertsRoutingPermutationAndFinalize) {
+  expect_families({
+      {"void vllm::moe::topkGatingSoftmax<4, 64, 4, 16, int>(float const*, bool const*, float*, "
+       "int, int*, int*, int, int, int, int)",
+       KernelFamily::kReduction, "vllm-project/vllm csrc/moe/topk_softmax_kernels.cu"},
+      {"void tensorrt_llm::kernels::topkGatingSoftmax<4, 128, 4, 16>(float const*, bool const*, "
+       "float*, long, int*, int*, int, int, int, int, int, bool)",
+       KernelFamily::kReduction,
+       "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/mixtureOfExperts/moe_kernels.cu"},
+      {"void moe_fused_gate_kernel<__nv_bfloat16, 8, 256, 32, 1, 4, 4>(void*, void*, float*, "
+       "int*, long, long, long, long, long, bool, double)",
+       KernelFamily::kReduction, "sgl-project/sglang sgl-kernel/csrc/moe/moe_fused_gate.cu"},
+      {"void moe::dev::routing::routingRenormalize::routingIndicesClusterKernel<moe::dev::routing::"
+       "routingRenormalize::KernelParams<__nv_bfloat16, __nv_bfloat16, 128, 8, true> >(moe::dev::"
+       "routing::routingRenormalize::KernelParams<__nv_bfloat16, __nv_bfloat16, 128, 8, true>)",
+       KernelFamily::kReduction,
+       "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/trtllmGenKernels/blockScaleMoe/"
+       "RoutingRenormalize.cu"},
+      {"void moe::dev::routing::routingDeepSeek::routingMainKernel<moe::dev::routing::"
+       "routingDeepSeek::KernelParams<float, __nv_bfloat16, 256, 8, true> >(moe::dev::routing::"
+       "routingDeepSeek::KernelParams<float, __nv_bfloat16, 256, 8, true>)",
+       KernelFamily::kReduction,
+       "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/trtllmGenKernels/blockScaleMoe/"
+       "RoutingDeepSeek.cu"},
+      {"void vllm::moe::moe_align_block_size_kernel<int>(int const*, int*, int*, int*, int, int, "
+       "int, int, unsigned long, int*, int)",
+       KernelFamily::kReduction, "vllm-project/vllm csrc/moe/moe_align_sum_kernels.cu"},
+      {"void vllm::moe::count_and_sort_expert_tokens_kernel<int>(int const*, int*, int*, "
+       "unsigned long, int)",
+       KernelFamily::kReduction, "vllm-project/vllm csrc/moe/moe_align_sum_kernels.cu"},
+      {"void expandInputRowsKernel<__nv_bfloat16, true, false>(__nv_bfloat16 const*, "
+       "__nv_bfloat16*, float const*, int*, int const*, int*, int*, long const*, long, long "
+       "const*, "
+       "long, int, int)",
+       KernelFamily::kCopy,
+       "vllm-project/vllm csrc/moe/permute_unpermute_kernels/moe_permute_unpermute_kernel.inl"},
+      {"void finalizeMoeRoutingKernel<__nv_bfloat16, __nv_bfloat16, false>(__nv_bfloat16 const*, "
+       "__nv_bfloat16*, float const*, int const*, long, long, long const*)",
+       KernelFamily::kReduction,
+       "vllm-project/vllm csrc/moe/permute_unpermute_kernels/moe_permute_unpermute_kernel.inl"},
+      {"void tensorrt_llm::kernels::cutlass_kernels::finalizeMoeRoutingKernel<__nv_bfloat16, "
+       "__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, (tensorrt_llm::kernels::cutlass_kernels::"
+       "ScaleMode)1, false>(__nv_bfloat16 const*, __nv_bfloat16*, __nv_bfloat16 const*, float "
+       "const*, int const*, int const*, long, long, long const*)",
+       KernelFamily::kReduction,
+       "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/moe_kernels.cu"},
+      {"void vllm::moe::moe_sum_kernel<c10::BFloat16, 2>(c10::BFloat16*, c10::BFloat16 const*, "
+       "int)",
+       KernelFamily::kReduction, "vllm-project/vllm csrc/moe/moe_align_sum_kernels.cu"},
+      {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, int*, "
+       "int*, int4 const*, float const*, long const*, float const*, bool const*, int const*, int, "
+       "int, int, int, int, int, int, void**, int, int, int)",
+       KernelFamily::kCollective, "deepseek-ai/DeepEP csrc/kernels/intranode.cu (a vLLM profile)"},
+  });
+}
+
+TEST(ServingKernelNames, KvCacheWritesAndCopies) {
+  expect_families({
+      {"void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, "
+       "(vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*, __nv_bfloat16 const*, __nv_bfloat16*, "
+       "__nv_bfloat16*, long const*, long, long, long, long, int, int, int, float const*, float "
+       "const*)",
+       KernelFamily::kCopy, "vllm-project/vllm csrc/cache_kernels.cu"},
+      {"void vllm::reshape_and_cache_kernel<c10::BFloat16, c10::BFloat16, "
+       "(vllm::Fp8KVCacheDataType)0>(c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16*, "
+       "c10::BFloat16*, long const*, int, int, int, int, int, int, float, float)",
+       KernelFamily::kCopy, "vllm-project/vllm csrc/cache_kernels.cu"},
+      {"void vllm::concat_and_cache_mla_kernel<__nv_bfloat16, __nv_bfloat16, "
+       "(vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*, __nv_bfloat16 const*, __nv_bfloat16*, "
+       "long const*, int, int, int, int, int, int, float const*)",
+       KernelFamily::kCopy, "vllm-project/vllm csrc/cache_kernels.cu"},
+      {"void vllm::copy_blocks_kernel<c10::BFloat16>(long*, long*, long const*, int)",
+       KernelFamily::kCopy, "vllm-project/vllm csrc/cache_kernels.cu"},
+  });
+  // A cache write gives each token a block: its threads bound the work it can do.
+  EXPECT_TRUE(classify_kernel("void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, "
+                              "__nv_bfloat16, (vllm::Fp8KVCacheDataType)0>(int)")
+                  .element_mapped);
+  EXPECT_FALSE(classify_kernel("void vllm::copy_blocks_kernel<c10::BFloat16>(long*, long*, long "
+                               "const*, int)")
+                   .element_mapped);
+}
+
+TEST(ServingKernelNames, RotaryGatedActivationsSamplingAndNorms) {
+  expect_families({
+      {"void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*, "
+       "c10::BFloat16*, c10::BFloat16 const*, int, long, long, long, int, int, int)",
+       KernelFamily::kElementwise, "vllm-project/vllm csrc/pos_encoding_kernels.cu (nsys profile)"},
+      {"void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheKernel<true, 128u, 8u, 16u, "
+       "__nv_bfloat16, long>(__nv_bfloat16*, __nv_bfloat16*, __nv_bfloat16*, __nv_bfloat16*, "
+       "float*, long*, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long)",
+       KernelFamily::kElementwise, "flashinfer-ai/flashinfer include/flashinfer/pos_enc.cuh"},
+      {"void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::silu_kernel<c10::BFloat16>, "
+       "true>(c10::BFloat16*, c10::BFloat16 const*, int)",
+       KernelFamily::kElementwise, "vllm-project/vllm csrc/activation_kernels.cu"},
+      {"void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &silu>(__nv_bfloat16*, "
+       "__nv_bfloat16 const*, int)",
+       KernelFamily::kElementwise, "flashinfer-ai/flashinfer include/flashinfer/activation.cuh"},
+      {"void vllm::merge_attn_states_kernel<__nv_bfloat16, 128u>(__nv_bfloat16*, float*, "
+       "__nv_bfloat16 const*, float const*, __nv_bfloat16 const*, float const*, unsigned int, "
+       "unsigned int, unsigned int)",
+       KernelFamily::kElementwise, "vllm-project/vllm csrc/attention/merge_attn_states.cu"},
+      {"void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024u, "
+       "(cub::BlockScanAlgorithm)0, (cub::BlockReduceAlgorithm)2, 4u, false, float, int>(float*, "
+       "int*, float*, int*, int*, unsigned int, float, unsigned int, unsigned long, unsigned long)",
+       KernelFamily::kReduction, "flashinfer-ai/flashinfer include/flashinfer/sampling.cuh"},
+      {"void vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, c10::BFloat16*, "
+       "c10::BFloat16 const*, float, int, int)",
+       KernelFamily::kLayerNorm, "vllm-project/vllm csrc/layernorm_kernels.cu"},
+      {"void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*, "
+       "__nv_bfloat16*, __nv_bfloat16*, unsigned int, unsigned int, unsigned int, float, float)",
+       KernelFamily::kLayerNorm, "flashinfer-ai/flashinfer include/flashinfer/norm.cuh"},
+  });
+}
+
+TEST(ServingKernelNames, OtherNamesKeepTheirFamilies) {
+  // The generic words the serving rules look past still mean what they meant.
+  EXPECT_EQ(classify_kernel("void (anonymous namespace)::softmax_warp_forward<float, float, "
+                            "float, 7, false, false>(float*, float const*, int, int, int)")
+                .family,
+            KernelFamily::kSoftmax);
+  EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::indexSelectLargeIndex<float, "
+                            "long, unsigned int, 2, 2, -2, true>(int)")
+                .family,
+            KernelFamily::kEmbedding);
+  EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, "
+                            "unsigned int, 2, 128, 1>(int)")
+                .family,
+            KernelFamily::kCopy);
+}
+
+}  // namespace
+}  // namespace pm2lat

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Forecasts of real runs, out of sample (the figures the real-run goals are stated in):
+#
+#  1. every profiler trace of $DATA/traces on its own GPU, leave one trace out: the
+#     trace-calibrated profiles (*.traces-kernel.json) rebuilt from the OTHER traces, then the
+#     held-out trace replayed. Per trace: whole-trace error, per-kernel median APE, the worst
+#     family with >= 5 % of kernel time (predicted/measured), coverage and the rest by reason,
+#     band coverage (null until predictions carry error bands), and per family error and ratio;
+#  2. the small operators (< 1 MB of operands and results) of the NeuSight table, held-out 20 %
+#     of shapes, profiles built from the other 80 % (call time, as NeuSight measured it);
+#  3. every kernel of every trace and every table row predicted on every catalogue GPU against
+#     its physical bounds (`pm2lat eval bounds`).
+#
+#   scripts/eval-real-runs.sh [BUILD_DIR] [OUT_DIR]
+#
+# DATA: $PM2LAT_DATA, else ../shared/data next to the project. OUT_DIR keeps the JSON of
+# every step (default: a temporary directory, removed at the end).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/ci}
+data=${PM2LAT_DATA:-$root/../shared/data}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=${2:-$work/out}
+mkdir -p "$out/traces"
+pm2lat=$build/reports/pm2lat
+calibrate=$build/calibrate/pm2lat-calibrate
+
+# 1. Traces, leave one out.
+for held in "$data"/traces/*.json.gz; do
+  name=$(basename "$held" .json.gz)
+  rm -rf "$work/p" "$work/r" "$work/t" && mkdir -p "$work/p" "$work/r" "$work/t"
+  cp "$root"/calibrate/profiles/*.json "$work/p/"
+  rm -f "$work"/p/*.traces-kernel.json
+  for t in "$data"/traces/*.json.gz; do [ "$t" = "$held" ] || ln -s "$t" "$work/t/"; done
+  "$pm2lat" replay "$work/t" --quiet --profiles "$work/p" --out "$work/r" >/dev/null
+  "$calibrate" import-records "$work"/r/records.*.jsonl --out "$work/p" \
+    --catalogue "$work/p/devices.json" --tag traces-kernel --source "other traces" >/dev/null
+  "$pm2lat" replay "$held" --profiles "$work/p" --json "$out/traces/$name.json" >/dev/null
+done
+
+# 2. NeuSight small operators, held-out shapes.
+mkdir -p "$work/ns"
+cp "$root/calibrate/profiles/devices.json" "$work/ns/"
+"$calibrate" split --data "$data/neusight/kernels.csv.gz" --fraction 0.2 \
+  --train "$work/train.csv.gz" --test "$work/test.csv.gz" >/dev/null
+"$calibrate" import --data "$work/train.csv.gz" --out "$work/ns" \
+  --catalogue "$work/ns/devices.json" --tag neusight-fp32 >/dev/null
+"$calibrate" import-conv --data "$work/train.csv.gz" --out "$work/ns" \
+  --catalogue "$work/ns/devices.json" --tag neusight-conv >/dev/null
+"$pm2lat" eval kernels --data "$work/test.csv.gz" --profiles "$work/ns" --max-bytes 1048576 \
+  --json "$out/small_ops.json" >/dev/null
+
+# 3. Physical bounds of every prediction (shipped profiles, every catalogue GPU).
+gemm_tables=()
+for f in "$data"/aiconfigurator/gemm_*.csv.gz; do gemm_tables+=(--gemm "$f"); done
+"$pm2lat" eval bounds --traces "$data/traces" --neusight "$data/neusight/kernels.csv.gz" \
+  "${gemm_tables[@]}" --attention "$data/aiconfigurator/attention_bf16.csv.gz" \
+  --json "$out/bounds.json" >/dev/null
+
+python3 - "$out" <<'PY'
+import glob, json, math, os, sys
+out = sys.argv[1]
+def f(v, fmt="{:.1f}"):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+print("1. traces on their own GPU, leave one trace out")
+print(f'{"trace":<34} {"gpu":<15} {"shapes%":>7} {"error%":>7} {"medAPE%":>7} '
+      f'{"worst family (ratio, share%)":<34} {"covered%":>8} {"band%":>5}  not covered')
+for path in sorted(glob.glob(os.path.join(out, "traces", "*.json"))):
+    t = json.load(open(path))["traces"][0]
+    w = t.get("worst_major_family")
+    worst = f'{w["family"]} ({w["ratio"]:.2f}x, {w["share_pct"]:.0f})' if w else "-"
+    reasons = t.get("coverage_by_reason_pct") or {}
+    rest = ", ".join(f"{k} {v:.1f}" for k, v in reasons.items() if k != "covered" and v and v > 0.05)
+    shapes = 100.0 * t["kernels_with_shapes"] / max(1, t["kernels"])
+    print(f'{t["trace"].replace(".json.gz", ""):<34} {str(t["gpu"]):<15} {shapes:7.0f} '
+          f'{f(t["error_pct"]):>7} {f(t["per_kernel_median_ape_pct"]):>7} {worst:<34} '
+          f'{f(t["coverage_time_pct"]):>8} {f(t["band_coverage_pct"]):>5}  {rest}')
+    total = sum(x["measured_ms"] or 0 for x in t["families"] if not x.get("communication"))
+    for x in t["families"]:
+        if x.get("communication") or not x["measured_ms"]:
+            continue
+        share = 100 * x["measured_ms"] / total if total else 0
+        print(f'    {x["family"]:<18} {x["kernels"]:6d} kernels {share:5.1f}% of time  '
+              f'ratio {f(x.get("ratio"), "{:.2f}")}  error {f(x["error_pct"])}%')
+print("\n2. NeuSight small operators (< 1 MB), held-out shapes, call time")
+s = json.load(open(os.path.join(out, "small_ops.json")))
+print(f'{"device":<16} {"n":>6} {"error%":>7} {"medAPE%":>7} {"MAPE%":>7}  worst op (ratio)')
+for d in s["devices"]:
+    groups = [g for g in s["groups"] if g["device"] == d["device"] and g["measured_us"] > 0]
+    share = lambda g: g["measured_us"] / max(1e-9, d["measured_us"])
+    major = [g for g in groups if share(g) >= 0.05] or groups
+    worst = max(major, key=lambda g: abs(math.log(max(1e-9, g["predicted_us"]) / g["measured_us"])))
+    err = abs(d["predicted_us"] - d["measured_us"]) / d["measured_us"] * 100
+    print(f'{d["device"]:<16} {d["n"]:6d} {err:7.1f} {d["median_ape_pct"]:7.1f} {d["mape_pct"]:7.1f}  '
+          f'{worst["op"]} {worst["family"]} ({worst["predicted_us"] / worst["measured_us"]:.2f}x)')
+print(f'overall: n {s["overall"]["n"]}, median APE {s["overall"]["median_ape_pct"]:.1f} %, '
+      f'MAPE {s["overall"]["mape_pct"]:.1f} %')
+print("\n3. physical bounds, every catalogue GPU as a target")
+b = json.load(open(os.path.join(out, "bounds.json")))
+n = sum(v["n"] for v in b["predicted"].values())
+below = sum(v["below"] for v in b["predicted"].values())
+above = sum(v["above"] for v in b["predicted"].values())
+print(f"predictions: {n}, below the lower bound {below}, above the upper bound {above}")
+for k, v in b["predicted"].items():
+    if v["below"] or v["above"]:
+        print(f'    {k:<34} n {v["n"]:8d}  below {v["below"]:6d}  above {v["above"]:6d}')
+mb = sum(v["below"] for v in b["measured"].values())
+ma = sum(v["above"] for v in b["measured"].values())
+mn = sum(v["n"] for v in b["measured"].values())
+print(f"measurements outside the bounds of their own GPU: {mb} below, {ma} above, of {mn}")
+PY
