@@ -217,7 +217,10 @@ CUresult cuInit(unsigned int) {
     if (const char* v = std::getenv("FAKE_CUDA_MAX_BACKLOG_US")) {
       s.max_backlog_ns = std::strtoull(v, nullptr, 10) * 1000;
     }
-    s.log_kernels = std::getenv("FAKE_CUDA_LOG_KERNELS") != nullptr;
+    // Set and not empty (tests switch it off with an empty value): one line per execution
+    // is ~200 bytes held until exit, gigabytes for a launch storm.
+    const char* log_kernels = std::getenv("FAKE_CUDA_LOG_KERNELS");
+    s.log_kernels = log_kernels != nullptr && *log_kernels != '\0';
     if (const char* v = std::getenv("FAKE_CUDA_LOG")) {
       std::string path = v;
       if (auto pos = path.find("%p"); pos != std::string::npos) {
