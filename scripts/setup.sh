@@ -7,6 +7,8 @@ packages=(
   libfmt-dev libspdlog-dev nlohmann-json3-dev libcli11-dev libnanoflann-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev            # libFuzzer targets and the fuzz preset
+  clang-tidy                          # scripts/tidy.sh (static checks of changed files)
+  time                                # GNU time: scripts/measure-memory.sh
   chromium                            # the HTML report test renders in headless Chromium
 )
 missing=()

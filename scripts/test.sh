@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. the ci preset (release build): every unit and integration test;
+#   1. the ci preset (release build): clang-tidy on the C++ files the change touches
+#      (scripts/tidy.sh), then every unit and integration test;
 #   2. the asan-ubsan preset: every test under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the tsan preset: the threaded tests under ThreadSanitizer;
 #   4. the fuzz preset: each libFuzzer target for a short run (PM2LAT_FUZZ_SECONDS, default 20).
@@ -25,6 +26,7 @@ for preset in $presets; do
       rm -rf "$work"
     done
   else
+    if [ "$preset" = ci ]; then scripts/tidy.sh build/ci; fi
     ctest --preset "$preset" -j "$jobs"
   fi
 done

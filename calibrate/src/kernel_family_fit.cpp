@@ -208,7 +208,8 @@ struct ConvSample {
 };
 
 // Fits [c0, c_wave_k, c_block_k, c_wave, c_mem] for blocks per SM 1 and 2; keeps the better.
-std::optional<GemmConfigFit> fit_conv(GemmConfigFit base, const std::vector<const ConvSample*>& s,
+std::optional<GemmConfigFit> fit_conv(const GemmConfigFit& base,
+                                      const std::vector<const ConvSample*>& s,
                                       const DeviceSpec& spec, bool normalised) {
   std::optional<GemmConfigFit> best;
   for (std::int32_t bps = 1; bps <= 2; ++bps) {
@@ -326,6 +327,7 @@ void build_family_section(const std::vector<const KernelRecord*>& records, const
     }
   };
   std::vector<SpecRecord> own;
+  own.reserve(records.size());
   for (const KernelRecord* r : records) own.push_back({r, &spec});
   Grouped shape, geometry, pooled_shape, pooled_geometry;
   group(own, shape, geometry, true);

@@ -8,8 +8,8 @@
 
 namespace pm2lat::calibrate {
 
-bool neusight_vector_op(const std::string& op, std::int64_t rows, std::int64_t cols, double eb,
-                        OpContext& out) {
+bool neusight_vector_op(const std::string& op, std::int64_t rows, std::int64_t cols,
+                        double element_bytes, OpContext& out) {
   const double n = static_cast<double>(rows) * static_cast<double>(cols);
   out.vec.rows = rows;
   out.vec.cols = cols;
@@ -17,22 +17,22 @@ bool neusight_vector_op(const std::string& op, std::int64_t rows, std::int64_t c
   out.name = op;
   if (op == "add" || op == "mul" || op == "div" || op == "pow" || op == "sub") {
     out.kind = OpKind::kElementwise;
-    out.vec.bytes_read = 2 * n * eb;
-    out.vec.bytes_written = n * eb;
+    out.vec.bytes_read = 2 * n * element_bytes;
+    out.vec.bytes_written = n * element_bytes;
   } else if (op == "addu" || op == "mulu" || op == "divu" || op == "powu" || op == "subu" ||
              op == "tanh" || op == "relu" || op == "gelu" || op == "sigmoid" || op == "exp") {
     out.kind = OpKind::kElementwise;
-    out.vec.bytes_read = n * eb;
-    out.vec.bytes_written = n * eb;
+    out.vec.bytes_read = n * element_bytes;
+    out.vec.bytes_written = n * element_bytes;
   } else if (op == "ln" || op == "layernorm") {
     out.kind = OpKind::kLayerNorm;
     // x read, y written, gamma/beta read, per-row mean and rstd written.
-    out.vec.bytes_read = n * eb + 2.0 * static_cast<double>(cols) * eb;
-    out.vec.bytes_written = n * eb + 2.0 * static_cast<double>(rows) * 4;
+    out.vec.bytes_read = n * element_bytes + 2.0 * static_cast<double>(cols) * element_bytes;
+    out.vec.bytes_written = n * element_bytes + 2.0 * static_cast<double>(rows) * 4;
   } else if (op == "softmax") {
     out.kind = OpKind::kSoftmax;
-    out.vec.bytes_read = n * eb;
-    out.vec.bytes_written = n * eb;
+    out.vec.bytes_read = n * element_bytes;
+    out.vec.bytes_written = n * element_bytes;
   } else {
     return false;
   }

@@ -112,7 +112,7 @@ TEST_F(PredictorTest, AnotherGpusKernelIsReplacedByTheTargetsChoice) {
 
 TEST(PredictorGraphTiming, IsolatedKernelsPayTheMeasuredOffsetOverGraphTimedTables) {
   DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
-  const DeviceSpec t4 = cat.resolve("T4");
+  const DeviceSpec& t4 = cat.resolve("T4");
   Profile graph = synthetic_t4(t4);
   graph.graph_replay = true;
   Profile measured;  // kernels measured in isolation on the same GPU: only the offset

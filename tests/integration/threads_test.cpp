@@ -1,4 +1,4 @@
-// 64 threads launching 100k kernels each: every launch is recorded exactly once and measured
+// 64 threads launching 25k kernels each: every launch is recorded exactly once and measured
 // with its simulated duration, nothing dropped, nothing duplicated. Each thread launches its
 // own kernel, so per-kernel counts and summed durations (exact nanoseconds, compared with the
 // fake driver's own totals) would show any loss or duplication.
@@ -15,9 +15,13 @@ constexpr int kThreads = 64;
 constexpr int kLaunches = 2000;
 constexpr const char* kKernelNs = "20000";
 #else
+// ~16 µs kernels: 60k launches a second, the rate of a busy training step. At 4 µs (220k a
+// second) the worker keeps up on an idle two-core machine but not while ctest runs another
+// test beside 64 launching threads: the rings then fill and launches are dropped, as designed
+// (the launch path never blocks), which is not what this test is about.
 constexpr int kThreads = 64;
-constexpr int kLaunches = 100000;
-constexpr const char* kKernelNs = "4000";  // ~4.5 µs kernels: a realistic launch rate
+constexpr int kLaunches = 25000;
+constexpr const char* kKernelNs = "16000";
 #endif
 
 TEST(ManyThreads, EveryLaunchOfEveryThreadIsRecordedOnceAndMeasured) {

@@ -2,6 +2,7 @@
 // from the most specific names to the most generic ones; the first that matches wins.
 #include "pm2lat/classifier.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -15,10 +16,7 @@ namespace pm2lat {
 namespace {
 
 bool any_of(std::string_view s, std::initializer_list<std::string_view> needles) {
-  for (std::string_view n : needles) {
-    if (contains(s, n)) return true;
-  }
-  return false;
+  return std::ranges::any_of(needles, [s](std::string_view n) { return contains(s, n); });
 }
 
 // First element type named in template arguments ("<float", "c10::BFloat16", ...).

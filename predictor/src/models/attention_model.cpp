@@ -50,7 +50,8 @@ struct Walk {
 }  // namespace
 
 AttentionTile default_attention_tile(AttentionVariant variant, std::int32_t head_dim,
-                                     int cc) noexcept {
+                                     int compute_capability) noexcept {
+  const int cc = compute_capability;
   // GPUs with 100 KB of shared memory per SM (sm86/87/89/120) get the smaller FA2 tiles.
   const bool small_smem = cc == 86 || cc == 87 || cc == 89 || cc >= 120;
   switch (variant) {
@@ -98,7 +99,8 @@ AttentionWork attention_work(const AttentionShape& s, std::int32_t tile_m, std::
   walk.window = std::max<std::int64_t>(0, s.window);
   walk.causal = s.causal;
   const std::int64_t blocks = ceil_div(walk.rows, walk.tile_m);
-  const double groups = static_cast<double>(s.batch) * static_cast<double>(s.heads / group);
+  const std::int64_t head_groups = s.heads / group;  // whole groups of packed query heads
+  const double groups = static_cast<double>(s.batch) * static_cast<double>(head_groups);
 
   double per_group = 0;
   if (!s.causal && walk.window == 0) {
@@ -140,7 +142,8 @@ AttentionFeatures attention_features(const AttentionWork& w, std::int32_t ctas_p
   return f;
 }
 
-double attention_kernel_us(const AttentionConfigFit& c, const AttentionFeatures& f) noexcept {
+double attention_kernel_us(const AttentionConfigFit& fit, const AttentionFeatures& f) noexcept {
+  const AttentionConfigFit& c = fit;
   return std::max(0.5,
                   c.c0 + c.c_iter * f.makespan + c.c_cta * f.waves + c.c_qo * f.qo + c.c_kv * f.kv);
 }

@@ -25,7 +25,8 @@ std::string_view to_string(ConvPass p) noexcept {
   }
 }
 
-GemmShape conv_implicit_gemm(const ConvShape& c, ConvPass pass) noexcept {
+GemmShape conv_implicit_gemm(const ConvShape& conv, ConvPass pass) noexcept {
+  const ConvShape& c = conv;
   const std::int64_t g = std::max<std::int64_t>(1, c.groups);
   const std::int64_t npq =
       c.batch * std::max<std::int64_t>(1, c.out_h()) * std::max<std::int64_t>(1, c.out_w());
@@ -114,8 +115,10 @@ bool is_conv_helper_kernel(const KernelRecord& r, const KernelClass& cls) noexce
          has(n, "filter") || has(n, "output");
 }
 
-GemmWork conv_work(const GemmConfigFit& c, const ConvShape& conv, ConvPass pass, const Dim3& grid,
-                   double eb) noexcept {
+GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass pass,
+                   const Dim3& grid, double element_bytes) noexcept {
+  const GemmConfigFit& c = config;
+  const double eb = element_bytes;
   const GemmShape g = conv_implicit_gemm(conv, pass);
   const double tm = std::max(1, c.tile_m), tn = std::max(1, c.tile_n);
   const double tiles_mn = std::min(tiles(g, tm, tn), tiles(g, tn, tm));

@@ -176,7 +176,7 @@ const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const
   for (int own : {t.own_kernel, t.own_call}) {
     if (own < 0) continue;
     const Impl::Device& d = impl_->devices[static_cast<std::size_t>(own)];
-    if (d.by_config.count(cls.config) != 0) return nullptr;  // the target runs this kernel too
+    if (d.by_config.contains(cls.config)) return nullptr;  // the target runs this kernel too
   }
   for (int own : {t.own_kernel, t.own_call}) {
     if (own < 0) continue;

@@ -124,6 +124,7 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
       }
     }
     std::vector<const reports::TraceReplay*> view;
+    view.reserve(results.size());
     for (const auto& r : results) view.push_back(r.get());
     reports::print_replay_overview(std::cout, view);
     if (!o->json.empty()) write_text_file(o->json, reports::replay_json(view).dump(2) + "\n");

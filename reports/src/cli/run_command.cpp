@@ -1,6 +1,8 @@
 // `pm2lat run [--targets ...] [--out DIR] [--no-measure] -- CMD ARGS...`
 #include <fmt/core.h>
 
+#include <unistd.h>  // environ
+
 #include <iostream>
 
 #include "cli/commands.h"
@@ -12,8 +14,6 @@
 #include "pm2lat/reports/run_summary.h"
 #include "pm2lat/target_set.h"
 #include "pm2lat/text.h"
-
-extern char** environ;
 
 namespace pm2lat::cli {
 namespace {

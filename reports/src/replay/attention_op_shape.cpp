@@ -118,7 +118,7 @@ std::optional<AttentionShape> attention_shape(const TraceOp& op, std::string_vie
     sig.backward = op_name.find("backward") != std::string_view::npos;
   }
   const auto q = trace_inputs::tensor_at(op, static_cast<std::size_t>(sig.query));
-  const auto k = trace_inputs::tensor_at(op, static_cast<std::size_t>(sig.query + 1));
+  const auto k = trace_inputs::tensor_at(op, static_cast<std::size_t>(sig.query) + 1);
   if (!q) return std::nullopt;
   AttentionShape a;
   a.dtype = q->dtype;

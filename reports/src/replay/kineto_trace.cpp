@@ -288,7 +288,7 @@ class ProgressIterator {
     ++*this;
     return old;
   }
-  friend bool operator==(const ProgressIterator& a, const ProgressIterator& b) {
+  [[maybe_unused]] friend bool operator==(const ProgressIterator& a, const ProgressIterator& b) {
     return a.p_ == b.p_;
   }
   friend bool operator!=(const ProgressIterator& a, const ProgressIterator& b) {

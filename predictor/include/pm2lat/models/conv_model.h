@@ -35,7 +35,7 @@ std::string_view to_string(ConvPass p) noexcept;
 // launch grid), else forward.
 ConvPass conv_pass(const KernelClass& cls, const OpContext& op, const Dim3& grid) noexcept;
 
-GemmShape conv_implicit_gemm(const ConvShape& shape, ConvPass pass) noexcept;
+GemmShape conv_implicit_gemm(const ConvShape& conv, ConvPass pass) noexcept;
 
 // The kernel's configuration as the wave model uses it: tile from the name (defaults for
 // names that do not say), operand type, tensor cores or not.

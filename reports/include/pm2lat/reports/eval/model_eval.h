@@ -73,7 +73,7 @@ struct ModelEvalResult {
 ModelEvalResult eval_models(Predictor& predictor, const std::vector<calibrate::ModelRun>& runs,
                             const ModelEvalOptions& options = {});
 
-void print_model_eval(std::ostream& out, const ModelEvalResult& r, bool by_class);
+void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_class);
 nlohmann::json model_eval_json(const ModelEvalResult& r, bool by_class);
 
 }  // namespace pm2lat::reports

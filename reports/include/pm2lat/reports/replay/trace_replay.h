@@ -55,7 +55,7 @@ void predict_records(const RunPredictor& predictor, const std::vector<KernelReco
 std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names);
 
 // Throws InputError for an unreadable trace, UnknownDeviceError for an unknown target GPU.
-TraceReplay replay_trace(const std::filesystem::path& trace, Predictor& predictor,
+TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor,
                          const ReplayOptions& options);
 
 }  // namespace pm2lat::reports

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Resident memory libpm2lat.so adds to a program in a launch storm: GNU time's maximum
+# resident set size of tests/programs/many_threads on the fake CUDA stack (16 threads, 8M
+# launches in all, records off, 4 target GPUs), alone, with the library, and with the
+# library but no profiles (the runtime without the predictor's data). Goal: the library
+# adds at most 64 MB.
+#
+#   scripts/measure-memory.sh [BUILD_DIR] [THREADS] [LAUNCHES_PER_THREAD]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/ci}
+threads=${2:-16}
+launches=${3:-500000}
+targets=${PM2LAT_MEMORY_TARGETS:-H100,A100,L4,T4}
+program=$build/test-programs/many_threads
+shim=$build/shim/libpm2lat.so
+for f in "$program" "$shim" /usr/bin/time; do
+  [ -x "$f" ] || [ -f "$f" ] || { echo "error: $f missing (build the ci preset; scripts/setup.sh)" >&2; exit 1; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/no-profiles"
+
+# Maximum resident set size in kB of one run; the environment comes from the arguments.
+peak_kb() {
+  env LD_LIBRARY_PATH="$build/fake-cuda" FAKE_CUDA_BASE_NS=4000 "$@" \
+    /usr/bin/time -v "$program" "$threads" "$launches" >"$work/out" 2>"$work/err" ||
+    { cat "$work/err" >&2; exit 1; }
+  awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/err"
+}
+library=(LD_PRELOAD="$shim" PM2LAT_OUT=none PM2LAT_SUMMARY="$work/summary.json"
+         PM2LAT_TARGETS="$targets" PM2LAT_PROFILES="$root/calibrate/profiles")
+
+alone=$(peak_kb)
+with=$(peak_kb "${library[@]}")
+launched=$(python3 -c "import json; c=json.load(open('$work/summary.json'))['counters']; print(c['launches'], c['dropped'])")
+runtime_only=$(peak_kb "${library[@]}" PM2LAT_PROFILES="$work/no-profiles")
+
+mb() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
+echo "many_threads: $threads threads x $launches launches, targets $targets, records off"
+echo "  program alone:                  $(mb "$alone") MB resident (peak)"
+echo "  with libpm2lat.so:              $(mb "$with") MB  (library adds $(mb $((with - alone))) MB; goal <= 64)"
+echo "  with libpm2lat.so, no profiles: $(mb "$runtime_only") MB  (runtime alone adds $(mb $((runtime_only - alone))) MB)"
+echo "  launches recorded, dropped:     $launched"
