@@ -129,8 +129,8 @@ int run_split(const std::string& format, const std::string& data, double fractio
 
 }  // namespace
 
-// NOLINTNEXTLINE(bugprone-exception-escape): an error escaping the commands' own handling is
-// a bug, and terminate's message names it.
+// An error escaping the commands' own handling is a bug, and terminate's message names it.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 int main(int argc, char** argv) {
   CLI::App app{"pm2lat-calibrate: build device profiles for the pm2lat latency predictor"};
   app.require_subcommand(1);

@@ -19,8 +19,9 @@ void write_text_file(const std::string& file, const std::string& text) {
 
 }  // namespace pm2lat::cli
 
-// NOLINTNEXTLINE(bugprone-exception-escape): the commands' errors are caught below; one
-// escaping from the set-up is a bug, and terminate's message names it.
+// The commands' errors are caught below; one escaping from the set-up is a bug, and
+// terminate's message names it.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 int main(int argc, char** argv) {
   using namespace pm2lat;
   CLI::App app{"pm2lat: GPU kernel latency forecasts from a live run or a recorded trace"};
