@@ -43,6 +43,33 @@ TEST(LibraryTypes, BlasConventionAndTypes) {
   EXPECT_EQ(from_cudnn_data_type(CUDNN_DATA_HALF), DType::kFp16);
 }
 
+TEST(LibraryTypes, CublasLtScaleModesSayHowLowPrecisionOperandsAreScaled) {
+  const DType e4m3 = DType::kFp8E4M3;
+  EXPECT_EQ(from_cublaslt_scale_modes(CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+                                      CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, e4m3),
+            GemmScaling::kPerTensor);
+  EXPECT_EQ(from_cublaslt_scale_modes(CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
+                                      CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F, e4m3),
+            GemmScaling::kBlock128);
+  EXPECT_EQ(from_cublaslt_scale_modes(CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F,
+                                      CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F, e4m3),
+            GemmScaling::kPerToken);
+  EXPECT_EQ(from_cublaslt_scale_modes(CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0,
+                                      CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, e4m3),
+            GemmScaling::kMx32);
+  EXPECT_EQ(from_cublaslt_scale_modes(CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3,
+                                      CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3, DType::kFp4E2M1),
+            GemmScaling::kNv16);
+  // A mode these headers do not know: B's decides; neither known: not said.
+  EXPECT_EQ(from_cublaslt_scale_modes(99, CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, e4m3),
+            GemmScaling::kPerTensor);
+  EXPECT_EQ(from_cublaslt_scale_modes(99, 98, e4m3), GemmScaling::kNone);
+  // BF16 operands have no scale factors beyond alpha and beta.
+  EXPECT_EQ(from_cublaslt_scale_modes(CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+                                      CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, DType::kBf16),
+            GemmScaling::kNone);
+}
+
 TEST(LibraryTypes, CublasLtTilesAndStagesComeFromTheHeaderEnumerators) {
   std::int32_t m = 0, n = 0, k = 0, s = 0;
   ASSERT_TRUE(cublaslt_tile(CUBLASLT_MATMUL_TILE_128x256, &m, &n));

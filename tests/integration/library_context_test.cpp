@@ -124,7 +124,7 @@ TEST_F(LibraryContext, CublasCallingCublasLtIsOneCallWithTheCublasContext) {
 
 TEST_F(LibraryContext, CublasLtReportsItsAlgorithm) {
   const auto lt = calls("cublasLtMatmul");
-  ASSERT_EQ(lt.size(), 1u);
+  ASSERT_EQ(lt.size(), 2u);     // BF16 with its algorithm, then FP8 block-scaled
   ASSERT_EQ(lt[0].size(), 2u);  // GEMM + split-K reduction
   const auto& op = lt[0][0].at("op");
   EXPECT_EQ(op.at("source"), "cublasLt");
@@ -136,6 +136,19 @@ TEST_F(LibraryContext, CublasLtReportsItsAlgorithm) {
   EXPECT_EQ(op.at("algo_stages"), 3);
   EXPECT_EQ(op.at("algo_split_k"), 4);
   EXPECT_EQ(lt[0][1].at("op"), op);
+}
+
+TEST_F(LibraryContext, CublasLtFp8OperandsSayTheirTypeAndScaleBlocks) {
+  const auto lt = calls("cublasLtMatmul");
+  ASSERT_EQ(lt.size(), 2u);
+  const auto& op = lt[1].at(0).at("op");
+  EXPECT_EQ(op.at("dtype"), "fp8_e4m3");
+  EXPECT_EQ(op.at("scaling"), "block128");
+  EXPECT_EQ(op.at("m"), 256);
+  EXPECT_EQ(op.at("n"), 1024);
+  EXPECT_EQ(op.at("k"), 2048);
+  // The BF16 call has no scale factors to state.
+  EXPECT_FALSE(lt[0].at(0).at("op").contains("scaling"));
 }
 
 TEST_F(LibraryContext, CudnnConvolutionShapes) {

@@ -206,13 +206,18 @@ TEST(RealStack, GemmsCublasRunsOnCublasLtCarryTheirConfigurationFromTheKernel) {
       EXPECT_EQ(op.at(field::op::kAlgoTile), (nlohmann::json{128, 128})) << k.dump();
       EXPECT_EQ(op.at(field::op::kAlgoSplitK), 1) << k.dump();
       ++checked;
-    } else if (api == "cublasLtMatmul") {
-      // Called directly: what cuBLASLt's algorithm said (split-K 4) stands.
+    } else if (api == "cublasLtMatmul" && op.at(field::op::kDtype) == "bf16") {
+      // Called directly with an algorithm: what it said (split-K 4) stands.
       EXPECT_EQ(op.at(field::op::kAlgoSplitK), 4) << k.dump();
+      ++checked;
+    } else if (api == "cublasLtMatmul") {
+      // The FP8 call without an algorithm: what the heuristic's kernel states (no split-K).
+      EXPECT_EQ(op.at(field::op::kAlgoTile), (nlohmann::json{128, 128})) << k.dump();
+      EXPECT_EQ(op.at(field::op::kAlgoSplitK), 1) << k.dump();
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 3);
+  EXPECT_EQ(checked, 4);
 }
 
 // ---- CUkernel handles and cuFunc* calls ---------------------------------------------------------

@@ -133,6 +133,30 @@ int main() {
          "lt matmul");
   }
 
+  // cuBLASLt in FP8 with DeepSeek-style block scales (1x128 activation blocks, 128x128 weight
+  // blocks), TN as cuBLASLt requires for FP8, BF16 out; the heuristic picks the algorithm.
+  {
+    cublasLtHandle_t lt = nullptr;
+    cublasLtCreate(&lt);
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    const int32_t ta = CUBLAS_OP_T;
+    const int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+    const int32_t b_mode = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+    cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &a_mode,
+                                   sizeof(a_mode));
+    cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &b_mode,
+                                   sizeof(b_mode));
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+    cublasLtMatrixLayoutCreate(&a, CUDA_R_8F_E4M3, 2048, 256, 2048);   // k x m, transposed
+    cublasLtMatrixLayoutCreate(&b, CUDA_R_8F_E4M3, 2048, 1024, 2048);  // k x n
+    cublasLtMatrixLayoutCreate(&c, CUDA_R_16BF, 256, 1024, 256);       // m x n
+    blas(cublasLtMatmul(lt, desc, &alpha, nullptr, a, nullptr, b, &beta, nullptr, c, nullptr, c,
+                        nullptr, nullptr, 0, nullptr),
+         "lt fp8 matmul");
+  }
+
   // cuDNN: the legacy convolution API.
   cudnnHandle_t dh = nullptr;
   dnn(cudnnCreate(&dh), "cudnnCreate", false);

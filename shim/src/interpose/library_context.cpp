@@ -57,6 +57,25 @@ DType from_cuda_data_type(cudaDataType t) noexcept {
   }
 }
 
+GemmScaling from_cublaslt_scale_modes(std::int32_t a_mode, std::int32_t b_mode, DType a) noexcept {
+  const bool low_precision = a == DType::kFp8E4M3 || a == DType::kFp8E5M2 || a == DType::kFp4E2M1;
+  if (!low_precision) return GemmScaling::kNone;
+  // The activation's mode names the recipe; DeepSeek-style block scaling pairs 1x128
+  // activation blocks (VEC128_32F) with 128x128 weight blocks (BLK128x128_32F).
+  for (const std::int32_t mode : {a_mode, b_mode}) {
+    switch (mode) {
+      case CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F: return GemmScaling::kPerTensor;
+      case CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3: return GemmScaling::kNv16;
+      case CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0: return GemmScaling::kMx32;
+      case CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F: return GemmScaling::kPerToken;
+      case CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F:
+      case CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F: return GemmScaling::kBlock128;
+      default: break;  // a mode newer than these headers: try B's
+    }
+  }
+  return GemmScaling::kNone;
+}
+
 DType from_cublas_compute(cublasComputeType_t c, DType inputs, bool tf32_allowed) noexcept {
   switch (c) {
     case CUBLAS_COMPUTE_16F:

@@ -16,6 +16,7 @@
 #include "launch_path/launch_slot.h"
 #include "launch_path/thread_state.h"
 #include "pm2lat/dtype.h"
+#include "pm2lat/gemm_scaling.h"
 #include "pm2lat/op_context.h"
 
 namespace pm2lat::shim {
@@ -46,6 +47,11 @@ DType from_cuda_data_type(cudaDataType t) noexcept;
 // allowed by `tf32_allowed`).
 DType from_cublas_compute(cublasComputeType_t c, DType inputs, bool tf32_allowed) noexcept;
 DType from_cudnn_data_type(cudnnDataType_t t) noexcept;
+// How a cuBLASLt matmul with operand type `a` scales its operands, from the descriptor's
+// CUBLASLT_MATMUL_DESC_A_SCALE_MODE / B_SCALE_MODE (cublasLtMatmulMatrixScale_t; int32, 0 =
+// one FP32 scalar by default). kNone for an operand type that is not FP8 or FP4, whose
+// scale factors are only alpha and beta.
+GemmScaling from_cublaslt_scale_modes(std::int32_t a_mode, std::int32_t b_mode, DType a) noexcept;
 
 // cuBLAS's column-major convention: C(m x n) = op(A)(m x k) * op(B)(k x n).
 GemmShape blas_gemm_shape(cublasOperation_t ta, cublasOperation_t tb, std::int64_t m,

@@ -25,7 +25,7 @@ namespace {
 
 // Layout of the fake's opaque descriptors (the real ones are opaque arrays too).
 enum LayoutField { kType, kOrder, kRows, kCols, kLd, kBatch, kStride };
-enum DescField { kCompute, kScale, kTransA, kTransB, kEpilogue };
+enum DescField { kCompute, kScale, kTransA, kTransB, kEpilogue, kAScaleMode, kBScaleMode };
 enum AlgoField { kAlgoId, kTile, kSplitK, kStages, kInitialised };
 
 const std::string kNvjet = "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_TNT";
@@ -302,6 +302,8 @@ cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* matmulDesc,
   d->data[kTransA] = CUBLAS_OP_N;
   d->data[kTransB] = CUBLAS_OP_N;
   d->data[kEpilogue] = CUBLASLT_EPILOGUE_DEFAULT;
+  d->data[kAScaleMode] = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  d->data[kBScaleMode] = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   *matmulDesc = d;
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -324,6 +326,10 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d,
     case CUBLASLT_MATMUL_DESC_TRANSB: return set_field<std::int32_t>(d->data, kTransB, buf, size);
     case CUBLASLT_MATMUL_DESC_EPILOGUE:
       return set_field<std::uint32_t>(d->data, kEpilogue, buf, size);
+    case CUBLASLT_MATMUL_DESC_A_SCALE_MODE:
+      return set_field<std::int32_t>(d->data, kAScaleMode, buf, size);
+    case CUBLASLT_MATMUL_DESC_B_SCALE_MODE:
+      return set_field<std::int32_t>(d->data, kBScaleMode, buf, size);
     default: return CUBLAS_STATUS_SUCCESS;  // other attributes are accepted and ignored
   }
 }
@@ -343,6 +349,10 @@ cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t d,
       return get_field<std::int32_t>(d->data, kTransB, buf, size, written);
     case CUBLASLT_MATMUL_DESC_EPILOGUE:
       return get_field<std::uint32_t>(d->data, kEpilogue, buf, size, written);
+    case CUBLASLT_MATMUL_DESC_A_SCALE_MODE:
+      return get_field<std::int32_t>(d->data, kAScaleMode, buf, size, written);
+    case CUBLASLT_MATMUL_DESC_B_SCALE_MODE:
+      return get_field<std::int32_t>(d->data, kBScaleMode, buf, size, written);
     default: return CUBLAS_STATUS_INVALID_VALUE;
   }
 }
