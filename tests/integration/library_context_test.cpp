@@ -34,6 +34,7 @@ class LibraryContext : public ::testing::Test {
       }
     }
     std::vector<std::vector<nlohmann::json>> out;
+    out.reserve(by_call.size());
     for (auto& [id, ks] : by_call) out.push_back(ks);
     return out;
   }

@@ -127,6 +127,9 @@ GemmShape blas_gemm_shape(cublasOperation_t ta, cublasOperation_t tb, std::int64
   return g;
 }
 
+// One case per cublasLtMatmulTile_t enumerator of the header (cublaslt_tiles.inc): long by
+// nature, flat and generated.
+// NOLINTNEXTLINE(readability-function-size)
 bool cublaslt_tile(std::uint32_t tile_id, std::int32_t* m, std::int32_t* n) noexcept {
   switch (tile_id) {
 #define PM2LAT_TILE_CASE(id, a, b) \

@@ -130,7 +130,7 @@ void heuristic(const Problem& p, cublasLtMatmulAlgo_t* algo) {
 // What the heuristic ranks below its choice: the other tile and the other split-K factors.
 int candidates(const Problem& p, cublasLtMatmulAlgo_t* out, int max) {
   std::vector<cublasLtMatmulAlgo_t> all(1);
-  heuristic(p, &all[0]);
+  heuristic(p, all.data());
   auto add = [&](int id, cublasLtMatmulTile_t tile, cublasLtMatmulStages_t stages, int split) {
     for (const auto& a : all) {
       if (a.data[kTile] == std::uint64_t(tile) && a.data[kSplitK] == std::uint64_t(split)) return;
