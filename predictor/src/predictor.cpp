@@ -56,8 +56,8 @@ constexpr Step kUnknownRoute[] = {
 constexpr Step kGemmRoute[] = {
     {R::kConv, W::kOpIsConv}, {R::kScaledGemm, W::kOpIsGemm}, {R::kGemm}};
 // Per-operator fits size a kernel by its call's bytes, else by what its launch implies
-// (models/launch_work.h); a shapeless row kernel neither reads then takes its family's
-// geometry fit over the launched threads rather than a roofline of nothing.
+// (models/launch_work.h). A row kernel that neither sizes takes its family's geometry fit
+// over the launched threads rather than a roofline of nothing.
 constexpr Step kOperatorRoute[] = {{R::kOperatorFits}, {R::kShapelessRowFits}};
 constexpr Step kKernelFamilyRoute[] = {{R::kFamilyFits}, {R::kOperatorFits}};
 // Layer-norm and softmax kernels on a GPU whose own kernels were measured: those fits first,
