@@ -116,6 +116,17 @@ inline json parse_text(const std::string& text, const std::string& file) {
   }
 }
 
+// Reads the column `key` of a column-wise point table, checking its length against `n`;
+// `set(i, value)` takes each entry.
+template <typename F>
+void read_column(const Reader& table, const char* key, std::size_t n, F&& set) {
+  const Reader col = table.child(key);
+  if (col.size() != n) {
+    col.fail("has " + std::to_string(col.size()) + " entries, expected " + std::to_string(n));
+  }
+  for (std::size_t i = 0; i < n; ++i) set(i, col.at(i));
+}
+
 // Checks {"schema": expected_schema, "version": expected_version}.
 inline void check_schema(const Reader& root, const char* expected_schema, int expected_version) {
   if (!root.value().is_object()) root.fail("expected a JSON object at the top level");

@@ -13,6 +13,7 @@ namespace pm2lat {
 namespace {
 
 using json_fields::json;
+using json_fields::read_column;
 using json_fields::Reader;
 
 Provenance read_provenance(const Reader& r) {
@@ -69,16 +70,6 @@ VectorFit read_vector_fit(const Reader& r) {
   v.bytes_min = r.has("bytes_min") ? r.child("bytes_min").non_negative() : 0.0;
   v.bytes_max = r.has("bytes_max") ? r.child("bytes_max").non_negative() : 0.0;
   return v;
-}
-
-// Reads a column of a point table, checking its length against `n`.
-template <typename F>
-void read_column(const Reader& table, const char* key, std::size_t n, F&& set) {
-  const Reader col = table.child(key);
-  if (col.size() != n) {
-    col.fail("has " + std::to_string(col.size()) + " entries, expected " + std::to_string(n));
-  }
-  for (std::size_t i = 0; i < n; ++i) set(i, col.at(i));
 }
 
 std::vector<GemmPoint> read_gemm_points(const Reader& r, std::size_t n_configs) {
@@ -353,6 +344,7 @@ std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
   if (ec) throw ProfileError(dir.string(), "", "cannot list profile directory: " + ec.message());
   std::sort(files.begin(), files.end());
   std::vector<Profile> out;
+  out.reserve(files.size());
   for (const auto& f : files) out.push_back(load_profile(f));
   return out;
 }

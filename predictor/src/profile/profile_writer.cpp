@@ -170,22 +170,7 @@ std::string serialize_profile(const Profile& p) {
   }
   if (!p.gemm_configs.empty()) {
     json configs = json::array();
-    for (const auto& c : p.gemm_configs) {
-      configs.push_back({{"config", c.config},
-                         {"dtype", std::string(to_string(c.dtype))},
-                         {"blocks_per_sm", c.blocks_per_sm},
-                         {"tile_m", c.tile_m},
-                         {"tile_n", c.tile_n},
-                         {"tile_k", c.tile_k},
-                         {"tile_m_on_n", c.tile_m_on_n},
-                         {"c0", c.c0},
-                         {"c_wave_k", c.c_wave_k},
-                         {"c_block_k", c.c_block_k},
-                         {"c_wave", c.c_wave},
-                         {"c_mem", c.c_mem},
-                         {"points", c.points},
-                         {"fit_mape_pct", c.fit_mape_pct}});
-    }
+    for (const auto& c : p.gemm_configs) configs.push_back(gemm_config_json(c));
     std::vector<std::string> ops;
     json op = json::array(), config = json::array(), batch = json::array(), m = json::array(),
          n = json::array(), k = json::array(), gx = json::array(), gy = json::array(),

@@ -6,6 +6,7 @@ namespace pm2lat::scaled_gemm_json {
 namespace {
 
 using json_fields::json;
+using json_fields::read_column;
 using json_fields::Reader;
 
 ScaledGemmFit read_fit(const Reader& r) {
@@ -46,15 +47,6 @@ ScaledGemmFit read_fit(const Reader& r) {
   g.points = f.points;
   g.fit_mape_pct = f.fit_mape_pct;
   return f;
-}
-
-template <typename F>
-void read_column(const Reader& table, const char* key, std::size_t n, F&& set) {
-  const Reader col = table.child(key);
-  if (col.size() != n) {
-    col.fail("has " + std::to_string(col.size()) + " entries, expected " + std::to_string(n));
-  }
-  for (std::size_t i = 0; i < n; ++i) set(i, col.at(i));
 }
 
 std::vector<ScaledGemmPoint> read_points(const Reader& r, std::size_t n_configs) {
