@@ -4,6 +4,11 @@
 #include <cmath>
 
 namespace pm2lat {
+
+bool is_scaled_dtype(DType t) noexcept {
+  return t == DType::kFp8E4M3 || t == DType::kFp8E5M2 || t == DType::kFp4E2M1;
+}
+
 namespace {
 
 constexpr std::array<std::string_view, 6> kScalingNames{"none",     "per_tensor", "per_token",

@@ -21,6 +21,10 @@ enum class GemmScaling : std::uint8_t {
   kNv16,       // NVFP4: one UE4M3 scale per 16 elements along K plus one FP32 per tensor
 };
 
+// Operand types whose GEMMs carry scale factors beyond alpha and beta: FP8 (E4M3, E5M2) and
+// FP4 (E2M1).
+bool is_scaled_dtype(DType t) noexcept;
+
 // Stable names: "none", "per_tensor", "per_token", "block128", "mx32", "nv16".
 std::string_view to_string(GemmScaling s) noexcept;
 GemmScaling parse_gemm_scaling(std::string_view s) noexcept;

@@ -31,10 +31,6 @@ struct TypeKey {
 // FP8 E5M2 runs on the same tensor cores at the same rate as E4M3.
 DType math_type(DType t) { return t == DType::kFp8E5M2 ? DType::kFp8E4M3 : t; }
 
-bool is_scaled_type(DType t) {
-  return t == DType::kFp8E4M3 || t == DType::kFp8E5M2 || t == DType::kFp4E2M1;
-}
-
 // A low-precision operand whose scaling nobody stated: FP8 is scaled per tensor unless told
 // otherwise (torch._scaled_mm's and cuBLASLt's default), FP4 comes with NVFP4's block scales.
 GemmScaling default_scaling(DType t) {
@@ -284,7 +280,7 @@ void ScaledGemmPredictor::add_target(const DeviceSpec& spec) {
     s.key = key;
     s.device = best;
     s.borrowed = best->spec != &spec;
-    t.sources.push_back(std::move(s));
+    t.sources.push_back(s);
   }
   // The graph-to-isolated kernel offset of the GPU, else of the most similar one measuring it
   // (a launch-and-drain cost, similar across recent GPUs).
@@ -305,7 +301,7 @@ std::optional<Prediction> ScaledGemmPredictor::Impl::quantize(const KernelRecord
   const double bytes_read = r.op.vec.bytes_read;
   if (bytes_read <= 0) return std::nullopt;
   const DType dtype = math_type(cls.gemm.a != DType::kUnknown ? cls.gemm.a : cls.dtype);
-  if (!is_scaled_type(dtype)) return std::nullopt;
+  if (!is_scaled_dtype(dtype)) return std::nullopt;
   const GemmScaling scaling =
       cls.gemm.scaling != GemmScaling::kNone ? cls.gemm.scaling : default_scaling(dtype);
   const Source* src = source_for(t, {dtype, scaling});
@@ -342,7 +338,7 @@ std::optional<Prediction> ScaledGemmPredictor::predict(const KernelRecord& r,
   if (r.op.kind != OpKind::kGemm) return std::nullopt;
   const GemmShape& g = r.op.gemm;
   const DType dtype = math_type(g.a != DType::kUnknown ? g.a : cls.gemm.a);
-  if (!is_scaled_type(dtype) || !g.valid()) return std::nullopt;
+  if (!is_scaled_dtype(dtype) || !g.valid()) return std::nullopt;
   GemmScaling scaling = g.scaling != GemmScaling::kNone ? g.scaling : cls.gemm.scaling;
   if (scaling == GemmScaling::kNone) scaling = default_scaling(dtype);
   const TypeKey key{dtype, scaling};

@@ -75,7 +75,7 @@ GemmShape describe(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a_layout,
       from_cuda_data_type(static_cast<cudaDataType>(d_type)),
       from_cublas_compute(static_cast<cublasComputeType_t>(compute), a, false));
   g.has_bias = (epilogue & CUBLASLT_EPILOGUE_BIAS) == CUBLASLT_EPILOGUE_BIAS;
-  if (a == DType::kFp8E4M3 || a == DType::kFp8E5M2 || a == DType::kFp4E2M1) {
+  if (is_scaled_dtype(a)) {
     // FP8/FP4 operands carry scale factors whose layout is part of the work (per tensor,
     // per row, 1x128 blocks, MX or NVFP4 vectors): cuBLASLt's default is one FP32 scalar.
     std::int32_t a_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;

@@ -58,8 +58,7 @@ DType from_cuda_data_type(cudaDataType t) noexcept {
 }
 
 GemmScaling from_cublaslt_scale_modes(std::int32_t a_mode, std::int32_t b_mode, DType a) noexcept {
-  const bool low_precision = a == DType::kFp8E4M3 || a == DType::kFp8E5M2 || a == DType::kFp4E2M1;
-  if (!low_precision) return GemmScaling::kNone;
+  if (!is_scaled_dtype(a)) return GemmScaling::kNone;
   // The activation's mode names the recipe; DeepSeek-style block scaling pairs 1x128
   // activation blocks (VEC128_32F) with 128x128 weight blocks (BLK128x128_32F).
   for (const std::int32_t mode : {a_mode, b_mode}) {
