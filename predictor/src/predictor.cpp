@@ -150,6 +150,7 @@ void release_calibration_points(Profile& p) {
   std::vector<AttentionPoint>().swap(p.attention_points);
   std::vector<ConvPoint>().swap(p.conv_points);
   std::vector<VectorPoint>().swap(p.family_points);
+  std::vector<ScaledGemmPoint>().swap(p.scaled_gemm_points);
 }
 
 }  // namespace
