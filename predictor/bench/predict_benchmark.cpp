@@ -13,6 +13,12 @@
 #include <vector>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/models/attention_predictor.h"
+#include "pm2lat/models/conv_predictor.h"
+#include "pm2lat/models/gemm_predictor.h"
+#include "pm2lat/models/memory_family_predictor.h"
+#include "pm2lat/models/operator_fit_predictor.h"
+#include "pm2lat/models/scaled_gemm_predictor.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
 #include "pm2lat/target_set.h"
@@ -115,22 +121,74 @@ BENCHMARK(BM_PredictGemmOtherGpuStepStream);
 // Loading the shipped profiles into a predictor with four targets: time, and the heap the
 // predictor holds afterwards (what a run keeps resident for predictions, shared by all
 // targets) against what its profiles took as loaded.
+// Heap in use: small blocks plus the ones malloc maps on their own (large vectors, which
+// uordblks alone leaves out).
+double heap_mb() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<double>(m.uordblks + m.hblkhd) / 1e6;
+}
+
 void BM_LoadShippedProfiles(benchmark::State& state) {
   double held_mb = 0, loaded_mb = 0;
   for (auto _ : state) {
-    const double before = static_cast<double>(mallinfo2().uordblks);
+    const double before = heap_mb();
     std::vector<Profile> profiles = load_profiles(PM2LAT_PROFILE_DIR);
-    loaded_mb = (static_cast<double>(mallinfo2().uordblks) - before) / 1e6;
+    loaded_mb = heap_mb() - before;
     Predictor p(DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json"),
                 std::move(profiles));
     for (const char* gpu : {"H100", "A100", "L4", "T4"}) p.add_target(gpu);
-    held_mb = (static_cast<double>(mallinfo2().uordblks) - before) / 1e6;
+    held_mb = heap_mb() - before;
     benchmark::DoNotOptimize(p);
   }
   state.counters["profiles_as_loaded_MB"] = loaded_mb;
   state.counters["predictor_held_MB"] = held_mb;
 }
 BENCHMARK(BM_LoadShippedProfiles)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// Where the held memory goes: the heap each model's indexes take, built from the shipped
+// profiles one model at a time, and the calibration points the loaded profiles carry (which
+// the predictor releases once its models are built).
+
+template <typename Model>
+double model_mb(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles) {
+  const double before = heap_mb();
+  const Model model(catalogue, profiles);
+  benchmark::DoNotOptimize(&model);
+  return heap_mb() - before;
+}
+
+template <typename T>
+double vector_mb(const std::vector<T>& v) {
+  return static_cast<double>(v.capacity() * sizeof(T)) / 1e6;
+}
+
+void BM_PredictorMemoryBreakdown(benchmark::State& state) {
+  const DeviceCatalogue catalogue =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  std::vector<Profile> profiles = load_profiles(PM2LAT_PROFILE_DIR);
+  for (Profile& p : profiles) {
+    if (const DeviceSpec* spec = catalogue.find(p.device)) p.device = spec->name;
+  }
+  for (auto _ : state) {
+    state.counters["gemm_MB"] = model_mb<GemmPredictor>(catalogue, profiles);
+    state.counters["scaled_gemm_MB"] = model_mb<ScaledGemmPredictor>(catalogue, profiles);
+    state.counters["attention_MB"] = model_mb<AttentionPredictor>(catalogue, profiles);
+    state.counters["conv_MB"] = model_mb<ConvPredictor>(catalogue, profiles);
+    state.counters["operator_fits_MB"] = model_mb<OperatorFitPredictor>(catalogue, profiles);
+    state.counters["family_fits_MB"] = model_mb<MemoryFamilyPredictor>(catalogue, profiles);
+  }
+  double gemm = 0, scaled = 0, other = 0;
+  for (const Profile& p : profiles) {
+    gemm += vector_mb(p.gemm_points);
+    scaled += vector_mb(p.scaled_gemm_points);
+    other += vector_mb(p.vector_points) + vector_mb(p.attention_points) + vector_mb(p.conv_points) +
+             vector_mb(p.family_points);
+  }
+  state.counters["gemm_points_MB"] = gemm;
+  state.counters["scaled_gemm_points_MB"] = scaled;
+  state.counters["other_points_MB"] = other;
+}
+BENCHMARK(BM_PredictorMemoryBreakdown)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 void BM_PredictElementwise(benchmark::State& state) {
   Predictor& p = shipped();

@@ -143,13 +143,12 @@ KernelClass as_family(const KernelClass& cls, KernelFamily family) {
   return c;
 }
 
-void release_calibration_points(Profile& p) {
-  // Swapped out, not cleared: clear() keeps the storage.
-  std::vector<GemmPoint>().swap(p.gemm_points);
-  std::vector<VectorPoint>().swap(p.vector_points);
-  std::vector<AttentionPoint>().swap(p.attention_points);
-  std::vector<ConvPoint>().swap(p.conv_points);
-  std::vector<VectorPoint>().swap(p.family_points);
+// One kind of calibration point dropped from every profile, once the model reading it has
+// built what it keeps: the points of all kinds are never all held with all indexes at once,
+// which sets the library's peak memory. Swapped out, not cleared: clear() keeps the storage.
+template <typename Point>
+void release_points(std::vector<Profile>& profiles, std::vector<Point> Profile::*points) {
+  for (Profile& p : profiles) std::vector<Point>().swap(p.*points);
 }
 
 }  // namespace
@@ -250,20 +249,26 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
     }
     p.device = spec->name;
   }
-  m.gemm = GemmPredictor(m.catalogue, m.profiles);
-  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles);
-  m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
-  m.attention = AttentionPredictor(m.catalogue, m.profiles);
-  m.conv = ConvPredictor(m.catalogue, m.profiles);
-  m.scaled_gemm = ScaledGemmPredictor(m.catalogue, m.profiles);
+  // The dispatch summaries read GEMM and vector points: taken before those go.
   for (const Profile& p : m.profiles) {
     if (p.basis != TimeBasis::kCall) continue;
     const DeviceSpec* spec = m.catalogue.find(p.device);
     m.dispatch.push_back({spec, pm2lat::measured_dispatch(p, *spec)});
   }
   // The models hold what predictions read of the calibration points (indexes, residuals,
-  // launch grids): the points themselves go, most of a profile's memory.
-  for (Profile& p : m.profiles) release_calibration_points(p);
+  // launch grids): each kind of point goes as soon as its model is built.
+  m.gemm = GemmPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::gemm_points);
+  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::vector_points);
+  m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::family_points);
+  m.attention = AttentionPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::attention_points);
+  m.conv = ConvPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::conv_points);
+  m.scaled_gemm = ScaledGemmPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::scaled_gemm_points);
 }
 
 Predictor::Predictor(Predictor&&) noexcept = default;

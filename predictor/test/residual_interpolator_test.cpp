@@ -60,6 +60,13 @@ void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed) {
         ASSERT_EQ(got_i[i], want_i[i]) << "query " << q << " k " << k << " rank " << i;
         ASSERT_EQ(got_d[i], want_d[i]) << "query " << q << " k " << k << " rank " << i;
       }
+      // The neighbours' residuals instead of their indices: the same neighbours, in order.
+      std::array<double, 16> got_r{}, got_rd{};
+      ASSERT_EQ(interp.nearest_k_residuals(x, k, got_r.data(), got_rd.data()), result.size());
+      for (std::size_t i = 0; i < result.size(); ++i) {
+        ASSERT_EQ(got_r[i], residuals[want_i[i]]) << "query " << q << " k " << k << " rank " << i;
+        ASSERT_EQ(got_rd[i], want_d[i]) << "query " << q << " k " << k << " rank " << i;
+      }
     }
     // The correction: inverse-square weights of the 8 nearest residuals, capped at e^1.1.
     std::array<std::size_t, 8> idx{};
@@ -91,6 +98,11 @@ TEST(ResidualInterpolator, WithoutResidualsOrPointsCorrectsNothing) {
   EXPECT_EQ(zeros.size(), 2u);
   EXPECT_EQ(zeros.correction({0.2, 0.1}), 1.0);
   EXPECT_EQ(zeros.nearest({0.9, 0.8}), 1u);
+  std::array<double, 2> r{1, 1}, d2{};
+  EXPECT_EQ(zeros.nearest_k_residuals({0.9, 0.8}, 2, r.data(), d2.data()), 2u);
+  EXPECT_EQ(r[0], 0.0);
+  EXPECT_EQ(r[1], 0.0);
+  EXPECT_EQ(none.nearest_k_residuals({0.9, 0.8}, 2, r.data(), d2.data()), 0u);
 }
 
 }  // namespace

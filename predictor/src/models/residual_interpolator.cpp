@@ -264,6 +264,19 @@ std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k,
   return found;
 }
 
+template <std::size_t Dim>
+std::size_t ResidualInterpolator<Dim>::nearest_k_residuals(
+    const Point& x, std::size_t k, double* log_residuals,
+    double* squared_distances) const noexcept {
+  if (empty() || k == 0) return 0;
+  k = std::min({k, kMaxNeighbours, index_->points.size()});
+  std::array<std::size_t, kMaxNeighbours> pos{};
+  const std::size_t found = index_->nearest(x, k, pos.data(), squared_distances);
+  for (std::size_t i = 0; i < found; ++i)
+    log_residuals[i] = index_->residuals.empty() ? 0.0 : index_->residuals[pos[i]];
+  return found;
+}
+
 template class ResidualInterpolator<2>;
 template class ResidualInterpolator<4>;
 template class ResidualInterpolator<5>;

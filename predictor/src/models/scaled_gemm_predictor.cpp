@@ -55,17 +55,18 @@ constexpr double kDistanceOffset = 0.3;
 // the nearest calibrated calls of the backend. A median, not a mean: eager calls and some
 // graph-timed ones carry spikes of 2-7x in a few per cent of the rows (the same shape on a
 // sibling GPU shows none), and one spike must not bend its neighbours' forecasts.
-double robust_correction(const ResidualInterpolator<5>& index, const std::vector<double>& residuals,
+double robust_correction(const ResidualInterpolator<5>& index,
                          const std::array<double, 5>& x) noexcept {
-  std::array<std::size_t, kNeighbours> idx{};
+  std::array<double, kNeighbours> residuals{};
   std::array<double, kNeighbours> dist2{};
-  const std::size_t found = index.nearest_k(x, kNeighbours, idx.data(), dist2.data());
+  const std::size_t found =
+      index.nearest_k_residuals(x, kNeighbours, residuals.data(), dist2.data());
   if (found == 0) return 1.0;
   std::array<std::pair<double, double>, kNeighbours> rw{};  // residual, weight
   double total = 0;
   for (std::size_t i = 0; i < found; ++i) {
     const double d = std::sqrt(dist2[i]) + kDistanceOffset;
-    rw[i] = {residuals[idx[i]], 1.0 / (d * d)};
+    rw[i] = {residuals[i], 1.0 / (d * d)};
     total += rw[i].second;
   }
   std::sort(rw.begin(), rw.begin() + static_cast<std::ptrdiff_t>(found));
@@ -80,17 +81,19 @@ double robust_correction(const ResidualInterpolator<5>& index, const std::vector
   return std::exp(std::clamp(med, -kMaxLogCorrection, kMaxLogCorrection));
 }
 
-// One profile's low-precision backends, with their interpolation indexes.
+// One profile's low-precision backends, with their interpolation indexes: all a prediction
+// reads of the calibration points, which the predictor releases once these are built (the
+// residual indexes hold each point's key and residual once; the selectors its backend).
 struct Calibrated {
   const Profile* profile = nullptr;
   const DeviceSpec* spec = nullptr;
-  std::vector<ResidualInterpolator<5>> residual;   // per fit
-  std::vector<std::vector<double>> log_residuals;  // per fit, parallel to its index's points
+  std::size_t point_count = 0;                    // calibrated calls, all backends
+  std::vector<ResidualInterpolator<5>> residual;  // per fit
   struct Selector {
     TypeKey key;
     ResidualInterpolator<4> index;
-    std::vector<std::uint32_t> points;  // selector index -> point
-    std::int32_t only_fit = -1;         // the one backend of the type, if it has one only
+    std::vector<std::int32_t> fits;  // selector index -> the point's backend (fit index)
+    std::int32_t only_fit = -1;      // the one backend of the type, if it has one only
   };
   std::vector<Selector> selectors;
 
@@ -107,11 +110,12 @@ Calibrated build_calibrated(const Profile& p, const DeviceSpec& spec) {
   Calibrated c;
   c.profile = &p;
   c.spec = &spec;
+  c.point_count = p.scaled_gemm_points.size();
   const std::size_t nf = p.scaled_gemm_fits.size();
   std::vector<std::vector<std::array<double, 5>>> keys(nf);
   std::vector<std::vector<double>> res(nf);
   std::vector<
-      std::pair<TypeKey, std::pair<std::vector<std::array<double, 4>>, std::vector<std::uint32_t>>>>
+      std::pair<TypeKey, std::pair<std::vector<std::array<double, 4>>, std::vector<std::int32_t>>>>
       sel;
   for (std::size_t i = 0; i < p.scaled_gemm_points.size(); ++i) {
     const ScaledGemmPoint& pt = p.scaled_gemm_points[i];
@@ -124,19 +128,17 @@ Calibrated build_calibrated(const Profile& p, const DeviceSpec& spec) {
     auto it = std::find_if(sel.begin(), sel.end(), [&](const auto& s) { return s.first == key; });
     if (it == sel.end()) it = sel.insert(sel.end(), {key, {}});
     it->second.first.push_back(selector_key(pt.m, pt.n, pt.k));
-    it->second.second.push_back(static_cast<std::uint32_t>(i));
+    it->second.second.push_back(pt.config);
   }
-  for (std::size_t f = 0; f < nf; ++f) {
-    c.residual.emplace_back(std::move(keys[f]), res[f], kNeighbours);
-    c.log_residuals.push_back(std::move(res[f]));
-  }
+  for (std::size_t f = 0; f < nf; ++f)
+    c.residual.emplace_back(std::move(keys[f]), std::move(res[f]), kNeighbours);
   for (auto& [key, kp] : sel) {
     Calibrated::Selector s;
     s.key = key;
     s.index = ResidualInterpolator<4>(std::move(kp.first), {}, 1);
-    s.points = std::move(kp.second);
-    for (std::uint32_t pt : s.points) {
-      const std::int32_t f = p.scaled_gemm_points[pt].config;
+    s.fits = std::move(kp.second);
+    s.fits.shrink_to_fit();
+    for (const std::int32_t f : s.fits) {
       if (s.only_fit == -1) s.only_fit = f;
       if (s.only_fit != f) s.only_fit = -2;  // several
     }
@@ -204,13 +206,12 @@ struct ScaledGemmPredictor::Impl {
     const std::size_t found =
         sel->index.nearest_k(selector_key(m, n, k), kSelectorVotes, idx.data(), dist2.data());
     if (found == 0) return -1;
-    const auto& pts = src.device->profile->scaled_gemm_points;
     std::array<double, kSelectorVotes> votes{};
     for (std::size_t i = 0; i < found; ++i) {
       const double dist = std::sqrt(dist2[i]) + 0.3;
-      const std::int32_t c = pts[sel->points[idx[i]]].config;
+      const std::int32_t c = sel->fits[idx[i]];
       for (std::size_t j = 0; j <= i; ++j) {
-        if (pts[sel->points[idx[j]]].config == c) {
+        if (sel->fits[idx[j]] == c) {
           votes[j] += 1.0 / (dist * dist);
           break;
         }
@@ -219,7 +220,7 @@ struct ScaledGemmPredictor::Impl {
     const auto winner = static_cast<std::size_t>(
         std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) -
         votes.begin());
-    return pts[sel->points[idx[winner]]].config;
+    return sel->fits[idx[winner]];
   }
 
   std::optional<Prediction> quantize(const KernelRecord& r, const KernelClass& cls,
@@ -268,9 +269,7 @@ void ScaledGemmPredictor::add_target(const DeviceSpec& spec) {
       if (!c.has(key)) continue;
       // The target's own calibration always wins; then the most similar GPU.
       const double d = c.spec == &spec ? -1.0 : donor_distance(*c.spec, spec, key.dtype);
-      if (best == nullptr || d < best_d ||
-          (d == best_d &&
-           c.profile->scaled_gemm_points.size() > best->profile->scaled_gemm_points.size())) {
+      if (best == nullptr || d < best_d || (d == best_d && c.point_count > best->point_count)) {
         best = &c;
         best_d = d;
       }
@@ -364,9 +363,8 @@ std::optional<Prediction> ScaledGemmPredictor::predict(const KernelRecord& r,
   if (!cls.config.empty() && cls.config != p.config) p.flags |= prediction_flags::kConfigChosen;
   const bool isolated = src->device->profile->graph_replay && !o.graph_replay && fit.host_us <= 0;
   if (whole_call) {
-    const double correction =
-        robust_correction(src->device->residual[i], src->device->log_residuals[i],
-                          scaled_gemm_residual_key(fit, *src->device->spec, m, g.n, g.k));
+    const double correction = robust_correction(
+        src->device->residual[i], scaled_gemm_residual_key(fit, *src->device->spec, m, g.n, g.k));
     p.us = time.call_us() * correction + (isolated ? 2 * t.graph_offset_us : 0.0);
   } else {
     p.us = time.gemm_us + (isolated ? t.graph_offset_us : 0.0);

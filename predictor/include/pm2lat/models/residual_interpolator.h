@@ -40,6 +40,12 @@ class ResidualInterpolator {
   std::size_t nearest_k(const Point& x, std::size_t k, std::size_t* indices,
                         double* squared_distances) const noexcept;
 
+  // The same neighbours as nearest_k, with their log residuals (0 for an index built without
+  // any) instead of their indices: for interpolations other than the weighted mean, without
+  // a second copy of the residuals. Allocation-free.
+  std::size_t nearest_k_residuals(const Point& x, std::size_t k, double* log_residuals,
+                                  double* squared_distances) const noexcept;
+
  private:
   struct Index;
   std::unique_ptr<Index> index_;
