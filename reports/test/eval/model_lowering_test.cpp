@@ -125,6 +125,25 @@ TEST(ModelLowering, DropoutBackwardIsOneMaskedScaleAndAccumulationCoversEveryPar
   EXPECT_DOUBLE_EQ(ebw.at(0).record.op.vec.bytes_written, 30522.0 * 1024 * 4);  // zero the table
 }
 
+TEST(ModelLowering, SplitBackwardConcatenatesThePiecesGradients) {
+  // GPT-2 splits its fused QKV projection into three views: the forward moves nothing, the
+  // backward copies the three gradients into one [1, 1024, 3840] gradient.
+  const ModelOpRow split =
+      row("split", "view", {TensorDims{1, 1024, 3840}, std::nullopt}, std::nullopt, "");
+  EXPECT_EQ(kernels(lower(split, Pass::kForward)), 0u);
+  const auto bw = lower(split, Pass::kBackward);
+  ASSERT_EQ(kernels(bw), 1u);
+  EXPECT_EQ(bw[0].cls.family, KernelFamily::kCopy);
+  EXPECT_EQ(bw[0].group, OpGroup::kCopy);
+  const double bytes = 1024.0 * 3840 * 4;
+  EXPECT_DOUBLE_EQ(bw[0].record.op.vec.bytes_read, bytes);
+  EXPECT_DOUBLE_EQ(bw[0].record.op.vec.bytes_written, bytes);
+  // Any other view's gradient is a view of the gradient.
+  const ModelOpRow permute =
+      row("permute", "view", {TensorDims{1, 1024, 20, 64}}, TensorDims{1, 20, 1024, 64});
+  EXPECT_EQ(kernels(lower(permute, Pass::kBackward)), 0u);
+}
+
 TEST(ModelLowering, ElementwiseBackwardFollowsTheOperator) {
   const TensorDims x{4096, 1024};
   const double n = 4096.0 * 1024 * 4;
