@@ -80,11 +80,9 @@ std::vector<LoweredOp> elementwise_backward(const ModelOpRow& r, OpClass c, OpGr
   const bool activation = k == "gelu" || k == "tanh" || k == "relu" || k == "sigmoid";
   if (activation) return {elementwise(c, g, "bwd", k, rows, cols, 2 * n * es, n * es)};
   if (in.tensors < 2) return {elementwise(c, g, "bwd", "mulu", rows, cols, n * es, n * es)};
-  std::vector<LoweredOp> ops;
-  for (int i = 0; i < in.tensors; ++i) {
-    ops.push_back(elementwise(c, g, "bwd", "mul", rows, cols, 2 * n * es, n * es));
-  }
-  return ops;
+  // One product per operand: the same kernel for each.
+  return std::vector<LoweredOp>(static_cast<std::size_t>(in.tensors),
+                                elementwise(c, g, "bwd", "mul", rows, cols, 2 * n * es, n * es));
 }
 
 // split / chunk / unbind return views of one tensor, but their backward is not a view:

@@ -129,7 +129,7 @@ void place_gradient_sums(const std::vector<ModelOpRow>& rows, std::vector<RowCon
     bool from_gradient = has_parameters;
     if (passes_gradients(r)) {
       for (const TensorDims* d : tensor_inputs_of(r))
-        from_gradient = from_gradient || carrying.count(dims_key(*d)) > 0;
+        from_gradient = from_gradient || carrying.contains(dims_key(*d));
     }
     if (from_gradient) carrying.insert(dims_key(*r.output));
   }
@@ -146,7 +146,7 @@ void place_gradient_sums(const std::vector<ModelOpRow>& rows, std::vector<RowCon
     if (passes_gradients(r)) {
       for (const TensorDims* d : tensor_inputs_of(r)) {
         const std::string key = dims_key(*d);
-        if (!carrying.count(key)) continue;
+        if (!carrying.contains(key)) continue;
         Balance& b = balance[{r.repeat, key}];
         if (b.uses++ == 0) {
           b.first_user = i;
@@ -155,7 +155,7 @@ void place_gradient_sums(const std::vector<ModelOpRow>& rows, std::vector<RowCon
       }
     }
     const bool gradient_producer = passes_gradients(r) || r.op_class == "embedding";
-    if (gradient_producer && r.output && carrying.count(dims_key(*r.output)) > 0)
+    if (gradient_producer && r.output && carrying.contains(dims_key(*r.output)))
       ++balance[{r.repeat, dims_key(*r.output)}].produced;
   }
   for (const auto& [key, b] : balance) {
