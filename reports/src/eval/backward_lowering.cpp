@@ -80,11 +80,24 @@ std::vector<LoweredOp> elementwise_backward(const ModelOpRow& r, OpClass c, OpGr
   const bool activation = k == "gelu" || k == "tanh" || k == "relu" || k == "sigmoid";
   if (activation) return {elementwise(c, g, "bwd", k, rows, cols, 2 * n * es, n * es)};
   if (in.tensors < 2) return {elementwise(c, g, "bwd", "mulu", rows, cols, n * es, n * es)};
-  std::vector<LoweredOp> ops;
-  for (int i = 0; i < in.tensors; ++i) {
-    ops.push_back(elementwise(c, g, "bwd", "mul", rows, cols, 2 * n * es, n * es));
-  }
-  return ops;
+  // One product per operand: the same kernel for each.
+  return std::vector<LoweredOp>(static_cast<std::size_t>(in.tensors),
+                                elementwise(c, g, "bwd", "mul", rows, cols, 2 * n * es, n * es));
+}
+
+// split / chunk / unbind return views of one tensor, but their backward is not a view:
+// autograd joins the pieces' gradients into a gradient of the whole input (split_backward
+// and unbind_backward call at::cat / at::stack: one copy kernel reading every piece and
+// writing the whole). Source: pytorch/pytorch tools/autograd/derivatives.yaml,
+// torch/csrc/autograd/FunctionsManual.cpp (PyTorch 2.1, the benchmark's version).
+bool returns_pieces(const std::string& k) { return k == "split" || k == "chunk" || k == "unbind"; }
+
+LoweredOp concatenate_pieces(const ModelOpRow& r, double es) {
+  const TensorDims* whole = first_tensor(r);
+  const double n = whole ? numel(*whole) : 0.0;
+  const std::int64_t rows = whole ? leading(*whole) : 1, cols = whole ? last_dim(*whole) : 1;
+  return memory_bound(OpClass::kOther, OpGroup::kCopy, "cat", KernelFamily::kCopy, OpKind::kCopy,
+                      "cat", rows, cols, n * es, n * es);
 }
 
 }  // namespace
@@ -95,8 +108,11 @@ std::vector<LoweredOp> backward(const ModelOpRow& r, const RowContext& ctx) {
   const std::string& cl = r.op_class;
   if (cl == "io") return r.op_kind == "output" ? loss_backward(r) : std::vector<LoweredOp>{};
   if (cl == "host" || cl == "cast") return {};
-  if (cl == "view") return {cpu_only(r, g, HostWork::kView)};  // the gradient of a view is a view
   const double es = element_bytes(r.dtype);
+  if (cl == "view") {
+    if (returns_pieces(r.op_kind)) return {concatenate_pieces(r, es)};
+    return {cpu_only(r, g, HostWork::kView)};  // the gradient of a view is a view
+  }
   if (cl == "gemm") return gemm_backward(r, g, ctx);
   if (ctx.masked_indexing) {
     // The forward turned the mask into indices: the backward gathers and scatters rows by

@@ -112,7 +112,19 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
         const double label = pass == Pass::kForward    ? row.fw_us
                              : pass == Pass::kBackward ? row.bw_us
                                                        : row.acc_us;
-        const auto ops = lower(row, pass, contexts[i]);
+        auto ops = lower(row, pass, contexts[i]);
+        // Gradient sums are autograd's, not part of the operator the files timed alone: they
+        // get a line of their own, with no label.
+        const auto sums = std::stable_partition(ops.begin(), ops.end(), [](const LoweredOp& op) {
+          return op.group != OpGroup::kGradientSum;
+        });
+        if (sums != ops.end()) {
+          const std::vector<LoweredOp> summed(sums, ops.end());
+          OperatorTruth& s = r.operators[truth_key(OpGroup::kGradientSum, pass)];
+          s.calls += row.repeat * static_cast<std::int64_t>(summed.size());
+          s.predicted_ms += call_forecast_us(replay, summed) * rep / 1e3;
+          ops.erase(sums, ops.end());
+        }
         if (ops.empty() && label <= 0) continue;
         OperatorTruth& t = r.operators[truth_key(op_group_of(row, contexts[i]), pass)];
         t.calls += row.repeat;

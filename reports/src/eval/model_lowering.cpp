@@ -2,6 +2,7 @@
 
 #include <array>
 #include <map>
+#include <set>
 
 #include "lowering_builders.h"
 
@@ -105,6 +106,64 @@ std::string dims_key(const TensorDims& d) {
   return s;
 }
 
+bool floating(const std::string& dtype) {
+  return dtype == "fp32" || dtype == "fp16" || dtype == "bf16" || dtype == "fp64";
+}
+
+// Rows whose inputs receive gradients: not host values, not the benchmark's inputs and
+// parameters (a parameter's gradients go to its accumulation), not an embedding's indices.
+bool passes_gradients(const ModelOpRow& r) {
+  return r.op_class != "host" && r.op_class != "io" && r.op_class != "embedding" &&
+         !is_fill(r.op_kind);
+}
+
+// See RowContext::gradient_sums.
+void place_gradient_sums(const std::vector<ModelOpRow>& rows, std::vector<RowContext>& out) {
+  // Shapes of tensors that carry gradients: produced from parameters (GEMM, embedding,
+  // layer norm) or from a tensor that carries them. A shape stands for its tensors.
+  std::set<std::string> carrying;
+  for (const ModelOpRow& r : rows) {
+    if (!r.output || !floating(r.dtype)) continue;
+    const bool has_parameters =
+        r.op_class == "gemm" || r.op_class == "layernorm" || r.op_class == "embedding";
+    bool from_gradient = has_parameters;
+    if (passes_gradients(r)) {
+      for (const TensorDims* d : tensor_inputs_of(r))
+        from_gradient = from_gradient || carrying.contains(dims_key(*d));
+    }
+    if (from_gradient) carrying.insert(dims_key(*r.output));
+  }
+  // Per (occurrence count, shape): uses minus tensors produced, and the first using row.
+  struct Balance {
+    std::int64_t uses = 0, produced = 0;
+    std::size_t first_user = 0;
+    const TensorDims* dims = nullptr;
+  };
+  std::map<std::pair<std::int64_t, std::string>, Balance> balance;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ModelOpRow& r = rows[i];
+    if (r.op_class == "host" || r.op_class == "io") continue;
+    if (passes_gradients(r)) {
+      for (const TensorDims* d : tensor_inputs_of(r)) {
+        const std::string key = dims_key(*d);
+        if (!carrying.contains(key)) continue;
+        Balance& b = balance[{r.repeat, key}];
+        if (b.uses++ == 0) {
+          b.first_user = i;
+          b.dims = d;
+        }
+      }
+    }
+    const bool gradient_producer = passes_gradients(r) || r.op_class == "embedding";
+    if (gradient_producer && r.output && carrying.contains(dims_key(*r.output)))
+      ++balance[{r.repeat, dims_key(*r.output)}].produced;
+  }
+  for (const auto& [key, b] : balance) {
+    for (std::int64_t s = b.produced; s < b.uses; ++s)
+      out[b.first_user].gradient_sums.push_back(*b.dims);
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(OpClass c) noexcept {
@@ -124,8 +183,8 @@ OpClass op_class_of(const std::string& s) noexcept {
 
 std::string_view to_string(OpGroup g) noexcept {
   static constexpr std::array<std::string_view, kOpGroupCount> kNames{
-      "linear", "bmm",       "elementwise", "softmax",     "layernorm", "dropout", "copy",
-      "fill",   "embedding", "reduction",   "moe-routing", "loss",      "host"};
+      "linear", "bmm",       "elementwise", "softmax",     "layernorm", "dropout",  "copy",
+      "fill",   "embedding", "reduction",   "moe-routing", "loss",      "grad-sum", "host"};
   return kNames[static_cast<std::size_t>(g)];
 }
 
@@ -195,13 +254,22 @@ std::vector<RowContext> describe_rows(const std::vector<ModelOpRow>& rows) {
     if (r.output && !r.dtype.empty()) dtype_of_shape[dims_key(*r.output)] = r.dtype;
     if (r.output) producer_of_shape[dims_key(*r.output)] = i;
   }
+  place_gradient_sums(rows, out);
   return out;
 }
 
 std::vector<LoweredOp> lower(const ModelOpRow& row, Pass pass, const RowContext& ctx) {
   switch (pass) {
     case Pass::kForward: return forward(row, ctx);
-    case Pass::kBackward: return backward(row, ctx);
+    case Pass::kBackward: {
+      auto ops = backward(row, ctx);
+      for (const TensorDims& d : ctx.gradient_sums) {
+        const double b = numel(d) * element_bytes(row.dtype.empty() ? "fp32" : row.dtype);
+        ops.push_back(elementwise(OpClass::kOther, OpGroup::kGradientSum, "sum", "add", leading(d),
+                                  last_dim(d), 2 * b, b));
+      }
+      return ops;
+    }
     case Pass::kAccumulate: return accumulate(row, ctx);
   }
   return {};

@@ -125,6 +125,70 @@ TEST(ModelLowering, DropoutBackwardIsOneMaskedScaleAndAccumulationCoversEveryPar
   EXPECT_DOUBLE_EQ(ebw.at(0).record.op.vec.bytes_written, 30522.0 * 1024 * 4);  // zero the table
 }
 
+TEST(ModelLowering, SplitBackwardConcatenatesThePiecesGradients) {
+  // GPT-2 splits its fused QKV projection into three views: the forward moves nothing, the
+  // backward copies the three gradients into one [1, 1024, 3840] gradient.
+  const ModelOpRow split =
+      row("split", "view", {TensorDims{1, 1024, 3840}, std::nullopt}, std::nullopt, "");
+  EXPECT_EQ(kernels(lower(split, Pass::kForward)), 0u);
+  const auto bw = lower(split, Pass::kBackward);
+  ASSERT_EQ(kernels(bw), 1u);
+  EXPECT_EQ(bw[0].cls.family, KernelFamily::kCopy);
+  EXPECT_EQ(bw[0].group, OpGroup::kCopy);
+  const double bytes = 1024.0 * 3840 * 4;
+  EXPECT_DOUBLE_EQ(bw[0].record.op.vec.bytes_read, bytes);
+  EXPECT_DOUBLE_EQ(bw[0].record.op.vec.bytes_written, bytes);
+  // Any other view's gradient is a view of the gradient.
+  const ModelOpRow permute =
+      row("permute", "view", {TensorDims{1, 1024, 20, 64}}, TensorDims{1, 20, 1024, 64});
+  EXPECT_EQ(kernels(lower(permute, Pass::kBackward)), 0u);
+}
+
+std::vector<const LoweredOp*> gradient_sums(const std::vector<LoweredOp>& ops) {
+  std::vector<const LoweredOp*> out;
+  for (const auto& op : ops) {
+    if (op.group == OpGroup::kGradientSum) out.push_back(&op);
+  }
+  return out;
+}
+
+TEST(ModelLowering, ATensorUsedTwiceHasItsGradientsSummedOncePerLayer) {
+  // A pre-norm residual block repeated 4 times: x feeds the norm and the residual sum, so
+  // the backward adds two gradients of x in every layer. The mask built from ones carries no
+  // gradient, however often the layer reads it.
+  const TensorDims x{1, 8, 16}, mask{2, 8};
+  std::vector<ModelOpRow> rows;
+  rows.push_back(row("embedding", "embedding", {TensorDims{1, 8}}, x));
+  rows.push_back(row("ones", "memory", {std::nullopt}, mask));
+  rows.push_back(row("layernorm", "layernorm", {x}, x));
+  rows.push_back(gemm_row("linear", 1, 8, 16, 16));
+  rows.back().inputs = {x};
+  rows.back().output = x;
+  rows.push_back(row("add", "elementwise", {x, x}, x));
+  rows.push_back(row("add", "elementwise", {mask, mask}, mask));
+  rows.push_back(row("size", "host", {x}, std::nullopt, ""));
+  for (std::size_t i = 2; i < rows.size(); ++i) rows[i].repeat = 4;
+  rows.push_back(row("layernorm", "layernorm", {x}, x));
+  const auto ctx = describe_rows(rows);
+  std::size_t sums = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto backward = lower(rows[i], Pass::kBackward, ctx[i]);
+    const auto forward = lower(rows[i], Pass::kForward, ctx[i]);
+    const auto ops = gradient_sums(backward);
+    EXPECT_TRUE(gradient_sums(forward).empty());
+    for (const LoweredOp* op : ops) {
+      // Reads both gradients of x, writes their sum.
+      EXPECT_DOUBLE_EQ(op->record.op.vec.bytes_read, 2 * 128.0 * 4);
+      EXPECT_DOUBLE_EQ(op->record.op.vec.bytes_written, 128.0 * 4);
+      EXPECT_EQ(rows[i].repeat, 4);
+    }
+    sums += ops.size();
+  }
+  EXPECT_EQ(sums, 1u);
+  // The sums have a line of their own in the per-operator table.
+  EXPECT_EQ(to_string(OpGroup::kGradientSum), "grad-sum");
+}
+
 TEST(ModelLowering, ElementwiseBackwardFollowsTheOperator) {
   const TensorDims x{4096, 1024};
   const double n = 4096.0 * 1024 * 4;

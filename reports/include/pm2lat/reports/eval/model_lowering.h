@@ -44,12 +44,13 @@ enum class OpGroup : std::uint8_t {
   kCopy,     // contiguous, clone, cat, casts that convert
   kFill,     // ones, zeros, full, arange
   kEmbedding,
-  kReduction,   // mean, sum, ...
-  kMoeRouting,  // expert choice and token dispatch: masks, counts, masked gathers/scatters
-  kLoss,        // the benchmark's cross-entropy (backward only: the forward is not timed)
-  kHost,        // views, Python values, no-op casts: dispatch only
+  kReduction,    // mean, sum, ...
+  kMoeRouting,   // expert choice and token dispatch: masks, counts, masked gathers/scatters
+  kLoss,         // the benchmark's cross-entropy (backward only: the forward is not timed)
+  kGradientSum,  // autograd's sum of the gradients of a tensor used more than once
+  kHost,         // views, Python values, no-op casts: dispatch only
 };
-inline constexpr std::size_t kOpGroupCount = 13;
+inline constexpr std::size_t kOpGroupCount = 14;
 std::string_view to_string(OpGroup g) noexcept;
 
 enum class Pass : std::uint8_t { kForward, kBackward, kAccumulate };
@@ -85,6 +86,13 @@ struct RowContext {
   // A product's second operand is a transposed view (attention's K^T): the GEMM reads it
   // transposed (cuBLAS tn) and its input gradient multiplies by it as stored (nn).
   bool second_operand_transposed = false;
+  // Gradients autograd sums in this row's backward, one tensor shape per sum. A tensor used
+  // by several operators receives one gradient from each; the engine adds them before it
+  // runs the producer's backward (InputBuffer::accumulate: read both, write the sum). The
+  // files do not name a row's producers, so the sums are counted per tensor shape over the
+  // rows that occur equally often (the layer, the rest): uses of the shape's tensors beyond
+  // one per tensor produced. They land on the first row of that set using the shape.
+  std::vector<calibrate::TensorDims> gradient_sums;
 };
 
 // One context per row, from the dtypes of the tensors earlier rows produced.
