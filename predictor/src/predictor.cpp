@@ -10,6 +10,7 @@
 
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_predictor.h"
+#include "pm2lat/models/bounded_prediction.h"
 #include "pm2lat/models/collective_model.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/conv_predictor.h"
@@ -185,8 +186,17 @@ struct Predictor::Impl {
     return catalogue.find(o.source_device) == t.spec;
   }
 
+  // The GPU the record was observed on; null when unknown (the target itself).
+  const DeviceSpec* source_spec(const PredictOptions& o) const {
+    if (o.source_spec != nullptr || o.source_device.empty()) return o.source_spec;
+    return catalogue.find(o.source_device);
+  }
+
   // The answer of one model, or nullopt when it declines the kernel.
   std::optional<Prediction> ask(ModelRoute model, const ModelQuery& q) const;
+  // The answer of the first model of the family's route that takes the kernel, unbounded.
+  Prediction route(const KernelRecord& record, const KernelClass& cls, TargetId target,
+                   const PredictOptions& options) const;
 };
 
 std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuery& q) const {
@@ -323,17 +333,33 @@ const std::vector<MeasuredDispatch>& Predictor::measured_dispatch() const noexce
   return impl_->dispatch;
 }
 
+Prediction Predictor::Impl::route(const KernelRecord& record, const KernelClass& cls,
+                                  TargetId target, const PredictOptions& options) const {
+  const Target& t = targets[target];
+  const ModelQuery query{record, cls, target, options, observed_on_target(t, options)};
+  if (record.op.kind == OpKind::kCollective) return *ask(ModelRoute::kCollective, query);
+  for (const Step& step : route_of(cls.family)) {
+    if (!applies(step.when, record, cls, options)) continue;
+    if (auto p = ask(step.model, query)) return *p;
+  }
+  return roofline_prediction(record, cls, *t.spec);
+}
+
 Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls, TargetId target,
                               const PredictOptions& options) const {
   if (target >= impl_->targets.size()) return Prediction{};
   const Target& t = impl_->targets[target];
-  const ModelQuery query{record, cls, target, options, impl_->observed_on_target(t, options)};
-  if (record.op.kind == OpKind::kCollective) return *impl_->ask(ModelRoute::kCollective, query);
-  for (const Step& step : route_of(cls.family)) {
-    if (!applies(step.when, record, cls, options)) continue;
-    if (auto p = impl_->ask(step.model, query)) return *p;
+  // The one exit: work the launch cannot have done is replaced by its geometry, and every
+  // answer is held within the physical bounds (models/bounded_prediction.h).
+  Prediction p;
+  if (stated_work_fits_launch(record, cls)) {
+    p = impl_->route(record, cls, target, options);
+  } else {
+    p = impl_->route(without_stated_work(record), cls, target, options);
+    p.flags |= prediction_flags::kShapeRejected;
   }
-  return roofline_prediction(record, cls, *t.spec);
+  return within_bounds(
+      p, applied_bounds(record, cls, *t.spec, impl_->source_spec(options), options.basis));
 }
 
 }  // namespace pm2lat

@@ -96,7 +96,7 @@ TEST_F(RealRunSymptoms, AKvCacheConcatenationIsPricedWithinItsBandwidthBounds) {
 // cache (8.6 GB) and forecast at 4,500 us. The importer no longer charges it (replay's
 // work_inference_test); a record that still carries such work must not be believed: the
 // predictor's exit rejects it (flag shape_rejected) and prices the launch instead.
-TEST_F(RealRunSymptoms, DISABLED_WorkALaunchCannotDoIsRejected) {
+TEST_F(RealRunSymptoms, WorkALaunchCannotDoIsRejected) {
   const KernelRecord r = memory(
       "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, "
       "(vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*, __nv_bfloat16 const*, __nv_bfloat16*, "

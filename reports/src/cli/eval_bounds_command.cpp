@@ -7,18 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "pm2lat/text.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/attention_table.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/classifier.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/reports/eval/bounds_cases.h"
 #include "pm2lat/reports/eval/bounds_eval.h"
-#include "pm2lat/reports/replay/kineto_trace.h"
-#include "pm2lat/reports/replay/trace_records.h"
-#include "pm2lat/reports/replay/trace_replay.h"
 #include "pm2lat/reports/run_predictor.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::cli {
 namespace {
@@ -48,37 +46,6 @@ std::vector<std::filesystem::path> trace_files(const std::vector<std::string>& i
   return files;
 }
 
-void add_trace_cases(const std::filesystem::path& file, const DeviceCatalogue& catalogue,
-                     std::vector<reports::BoundsCase>& cases) {
-  reports::KinetoTrace trace = reports::read_kineto_trace(file);
-  reports::KernelClassCache classes;
-  reports::TraceRecords records = reports::records_from_trace(trace, classes);
-  std::string gpu = records.gpu;
-  if (gpu.empty()) {
-    std::vector<std::string> names;
-    for (const auto& r : records.records) names.push_back(r.launch.name);
-    gpu = reports::infer_gpu_from_kernel_names(names);
-  }
-  const DeviceSpec* source = gpu.empty() ? nullptr : catalogue.find(gpu);
-  if (source == nullptr && !gpu.empty()) source = catalogue.closest_relative(gpu);
-  std::string set = file.filename().string();
-  set = set.substr(0, set.find(".json"));
-  for (std::size_t i = 0; i < records.records.size(); ++i)
-    cases.push_back({set, std::move(records.records[i]), *records.classes[i], source, false});
-}
-
-void add_table_cases(const std::vector<calibrate::MeasuredCall>& calls, const std::string& set,
-                     bool graph_replay, const DeviceCatalogue& catalogue,
-                     std::vector<reports::BoundsCase>& cases) {
-  for (const auto& c : calls) {
-    const DeviceSpec* source = catalogue.find(c.device);
-    if (source == nullptr) continue;
-    cases.push_back({set, c.record,
-                     c.kernel_class ? *c.kernel_class : classify_kernel(c.record.launch.name),
-                     source, graph_replay});
-  }
-}
-
 }  // namespace
 
 void add_eval_bounds_command(CLI::App& app, const GlobalOptions& global,
@@ -105,14 +72,17 @@ void add_eval_bounds_command(CLI::App& app, const GlobalOptions& global,
     Predictor predictor = Predictor::from_directory(global.profiles);
     const DeviceCatalogue& catalogue = predictor.catalogue();
     std::vector<reports::BoundsCase> cases;
-    for (const auto& file : trace_files(o->traces)) add_trace_cases(file, catalogue, cases);
+    for (const auto& file : trace_files(o->traces))
+      reports::add_trace_bounds_cases(file, catalogue, cases);
     if (!o->neusight.empty()) {
-      add_table_cases(calibrate::read_neusight_kernels(calibrate::CsvTable::read(o->neusight)),
-                      "neusight", false, catalogue, cases);
+      reports::add_table_bounds_cases(
+          calibrate::read_neusight_kernels(calibrate::CsvTable::read(o->neusight)), "neusight",
+          false, catalogue, cases);
     }
     for (const auto& file : o->gemm) {
-      add_table_cases(calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(file)),
-                      "aiconfigurator-gemm", true, catalogue, cases);
+      reports::add_table_bounds_cases(
+          calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(file)),
+          "aiconfigurator-gemm", true, catalogue, cases);
     }
     if (!o->attention.empty()) {
       for (auto& m : calibrate::read_attention_table(calibrate::CsvTable::read(o->attention))) {

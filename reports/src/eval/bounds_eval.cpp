@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "pm2lat/models/bounded_prediction.h"
 #include "pm2lat/models/physical_bounds.h"
 
 namespace pm2lat::reports {
@@ -47,7 +48,8 @@ BoundsEvalResult eval_bounds(Predictor& predictor, const std::vector<BoundsCase>
       const Target& t = predictor.target(ids[i]);
       const Prediction p = predictor.predict(c.record, c.cls, ids[i], opt);
       if (p.has(prediction_flags::kCommunication) || !(p.us > 0)) continue;
-      const PhysicalBounds b = physical_bounds(c.record, c.cls, *t.spec, c.source, c.record.basis);
+      // The bounds the predictor holds its answer within (rejected work: the launch's).
+      const PhysicalBounds b = applied_bounds(c.record, c.cls, *t.spec, c.source, c.record.basis);
       out.predicted[c.set].add(p.us, b.lower_us, b.upper_us, kernel, t.name, family);
       out.predicted_by_family[{c.set, family}].add(p.us, b.lower_us, b.upper_us, kernel, t.name,
                                                    family);

@@ -75,8 +75,9 @@ inline GemmKernelTraits gemm_kernel_traits(std::string_view name) {
 // Duration of one GEMM kernel:
 //   base + waves * k_iters * step_wave + blocks / sms * k_iters * step_block
 //        + waves * wave_ns + 0.4 * bytes / bandwidth
-// step_block is one block's K step at the SM's share of the math peak; a lone block's step
-// (step_wave) cannot go below a third of it.
+// step_block is one block's K step at the SM's share of the math peak and the kernel's
+// efficiency; a lone block's step (step_wave) runs its SM at the full math peak, the fastest
+// physics allows (the predictor's lower bound holds a launch of few blocks to its SMs' peak).
 inline std::uint64_t gemm_duration_ns(std::string_view name, const std::uint32_t grid[3],
                                       const GemmWork& w, int sm_count,
                                       std::uint64_t base = base_ns()) {
@@ -91,7 +92,7 @@ inline std::uint64_t gemm_duration_ns(std::string_view name, const std::uint32_t
   const double flop_step = 2.0 * double(w.tile_m) * double(w.tile_n) * double(w.tile_k);
   const double sm_flop_per_ns = gemm_math_peak_tflops(w.math) * 1e3 / sms;
   const double step_block = flop_step / (sm_flop_per_ns * t.efficiency);
-  const double step_wave = step_block / 3.0;
+  const double step_wave = step_block * t.efficiency;
   const double bytes =
       double(w.element_bytes) * double(w.batch) *
       (double(w.m) * double(w.k) + double(w.k) * double(w.n) + double(w.m) * double(w.n));

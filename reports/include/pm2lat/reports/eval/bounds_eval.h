@@ -57,7 +57,7 @@ struct BoundsEvalResult {
 BoundsEvalResult eval_bounds(Predictor& predictor, const std::vector<BoundsCase>& cases,
                              const std::vector<std::string>& targets);
 
-void print_bounds_eval(std::ostream& out, const BoundsEvalResult& r);
+void print_bounds_eval(std::ostream& os, const BoundsEvalResult& r);
 nlohmann::json bounds_eval_json(const BoundsEvalResult& r);
 
 }  // namespace pm2lat::reports

@@ -1,0 +1,36 @@
+// The predictor's exit: what physics allows (physical_bounds.h) applied to a model's answer.
+//
+//   * Work a launch cannot have done (work_consistent_with_launch) is not believed: the
+//     record's stated work is dropped and the launch geometry sizes the kernel instead
+//     (the models' shapeless paths), flag shape_rejected.
+//   * The answer is held within the bounds of the record on the target, seen from the GPU
+//     the record was observed on, in the basis asked for: below the lower bound it becomes
+//     the lower bound, above the upper the upper (flag clamped).
+#pragma once
+
+#include "pm2lat/device_spec.h"
+#include "pm2lat/kernel_class.h"
+#include "pm2lat/kernel_record.h"
+#include "pm2lat/models/physical_bounds.h"
+#include "pm2lat/prediction.h"
+
+namespace pm2lat {
+
+// Whether the work the record's operator states is work its launch can have done.
+bool stated_work_fits_launch(const KernelRecord& record, const KernelClass& cls) noexcept;
+
+// The record with its operator's stated work (shapes, bytes) removed: what the models see
+// when the launch geometry stands in for rejected work. The operator's kind and name stay.
+KernelRecord without_stated_work(const KernelRecord& record);
+
+// The bounds a prediction of the record is held within: those of its stated work, or of its
+// launch alone when the stated work is rejected. `source` null: observed on the target.
+PhysicalBounds applied_bounds(const KernelRecord& record, const KernelClass& cls,
+                              const DeviceSpec& target, const DeviceSpec* source,
+                              TimeBasis basis) noexcept;
+
+// `p` held within `bounds`: set to the bound it crossed, flag clamped. Communication (link
+// time, not the GPU's work) and empty answers pass unchanged.
+Prediction within_bounds(Prediction p, const PhysicalBounds& bounds) noexcept;
+
+}  // namespace pm2lat

@@ -1,0 +1,41 @@
+#include "pm2lat/models/bounded_prediction.h"
+
+namespace pm2lat {
+
+bool stated_work_fits_launch(const KernelRecord& record, const KernelClass& cls) noexcept {
+  const OperatorWork work = operator_work(record.op, cls);
+  return work_consistent_with_launch(work.bytes, record.launch.grid, record.launch.block, cls);
+}
+
+KernelRecord without_stated_work(const KernelRecord& record) {
+  KernelRecord r = record;
+  r.op.gemm = GemmShape{};
+  r.op.conv = ConvShape{};
+  r.op.attention = AttentionShape{};
+  r.op.vec = VectorShape{};
+  return r;
+}
+
+PhysicalBounds applied_bounds(const KernelRecord& record, const KernelClass& cls,
+                              const DeviceSpec& target, const DeviceSpec* source,
+                              TimeBasis basis) noexcept {
+  BoundsQuery q;
+  if (stated_work_fits_launch(record, cls)) q.work = operator_work(record.op, cls);
+  q.family = cls.family;
+  q.grid = record.launch.grid;
+  q.block = record.launch.block;
+  q.basis = basis;
+  q.target = &target;
+  q.source = source;
+  return physical_bounds(q);
+}
+
+Prediction within_bounds(Prediction p, const PhysicalBounds& bounds) noexcept {
+  if (p.has(prediction_flags::kCommunication) || !(p.us > 0)) return p;
+  if (bounds.contains(p.us)) return p;
+  p.us = bounds.clamp(p.us);
+  p.flags |= prediction_flags::kClamped;
+  return p;
+}
+
+}  // namespace pm2lat
