@@ -47,6 +47,7 @@ TEST(MeasuredGuardEval, RaisesNoPairsMeanOrP95OnTheReportHalf) {
   }
   ASSERT_GE(train.size(), 8u);
   std::vector<Profile> profiles;
+  profiles.reserve(train.size());
   for (const auto& [device, rows] : train) {
     profiles.push_back(calibrate::build_profile(rows, catalogue.resolve(device), {}));
   }

@@ -103,9 +103,9 @@ void RecordSink::settle_profiles(std::uint64_t deadline_ns) {
   open_records_file();
 }
 
-void RecordSink::add(BuiltRecord& b) {
+void RecordSink::add(BuiltRecord& record) {
   adopt_profiles();
-  finish(b);
+  finish(record);
 }
 
 const RecordSink::Predicted& RecordSink::predict(const BuiltRecord& b) {

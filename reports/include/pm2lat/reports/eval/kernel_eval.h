@@ -45,7 +45,7 @@ std::string family_label(const KernelClass& cls);
 KernelEvalResult eval_kernels(Predictor& predictor,
                               const std::vector<calibrate::MeasuredCall>& calls);
 
-void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
+void print_kernel_eval(std::ostream& os, const KernelEvalResult& r);
 nlohmann::json kernel_eval_json(const KernelEvalResult& r);
 
 }  // namespace pm2lat::reports
@@ -90,15 +90,15 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    CrossGrouping grouping = CrossGrouping::kByOp,
                                    const std::optional<GuardPolicy>& guard = std::nullopt);
 
-void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
+void print_cross_eval(std::ostream& os, const CrossEvalResult& r);
 // Per (source, target): n, anchored, mean and p95 with the guard and without it, and how many
 // pairs meet the guard's criterion (p95 lower, mean not raised).
-void print_guard_comparison(std::ostream& out, const CrossEvalResult& r);
+void print_guard_comparison(std::ostream& os, const CrossEvalResult& r);
 bool guard_lowers_p95(const CrossGroup& g) noexcept;
 bool guard_raises_mean(const CrossGroup& g) noexcept;
 nlohmann::json cross_eval_json(const CrossEvalResult& r);
 
 // The source x target matrix of MAPE (GEMM rows only when `gemm_only`), for closing notes.
-void print_cross_matrix(std::ostream& out, const CrossEvalResult& r);
+void print_cross_matrix(std::ostream& os, const CrossEvalResult& r);
 
 }  // namespace pm2lat::reports

@@ -52,11 +52,11 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<calibrate::
                              std::string_view source, std::string_view target,
                              const std::optional<GuardPolicy>& guard = std::nullopt);
 
-void print_live_runs(std::ostream& out, const LiveRunResult& r);
+void print_live_runs(std::ostream& os, const LiveRunResult& r);
 // Per (source, target): mean and p95 with the guard and without it.
-void print_live_run_guard(std::ostream& out, const LiveRunResult& r);
+void print_live_run_guard(std::ostream& os, const LiveRunResult& r);
 // The source x target matrix of mean error (%).
-void print_live_run_matrix(std::ostream& out, const LiveRunResult& r);
+void print_live_run_matrix(std::ostream& os, const LiveRunResult& r);
 // {"pairs":[{source,target,model,mode,seqlen,batch,measured_ms,predicted_ms,error_pct}],
 //  "overall":{pairs,mean_error_pct,median_error_pct}}
 nlohmann::json live_runs_json(const LiveRunResult& r);
