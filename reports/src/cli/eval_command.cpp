@@ -18,6 +18,29 @@
 #include "pm2lat/reports/eval/model_eval.h"
 
 namespace pm2lat::cli {
+namespace {
+
+// The measurement guard's switches, shared by the cross-GPU evaluations.
+struct GuardOptions {
+  bool on = true;
+  double factor = 0;  // 0: the shipped constants
+
+  void add_to(CLI::App* cmd) {
+    cmd->add_flag("--guard,!--no-guard", on,
+                  "cross-GPU: anchor forecasts to the source's measurement where the model "
+                  "disagrees with it (default on)");
+    cmd->add_option("--guard-factor", factor,
+                    "cross-GPU: disagreement factor of the guard for every kernel (default: the "
+                    "shipped constants)")
+        ->check(CLI::PositiveNumber);
+  }
+  std::optional<GuardPolicy> policy() const {
+    if (!on) return std::nullopt;
+    return factor > 0 ? GuardPolicy::with_factor(factor) : GuardPolicy{};
+  }
+};
+
+}  // namespace
 
 void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                        std::vector<std::pair<CLI::App*, Action>>& actions) {
@@ -29,6 +52,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     std::vector<std::string> ops;
     bool matrix = false;
     double max_bytes = 0;
+    GuardOptions guard;
   };
   auto ko = std::make_shared<KernelsOptions>();
   auto* ek =
@@ -46,6 +70,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   ek->add_option("--max-bytes", ko->max_bytes,
                  "only rows whose operands and results together are smaller than this many bytes "
                  "(small operators: 1048576)");
+  ko->guard.add_to(ek);
   actions.emplace_back(ek, [ko, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto table = calibrate::CsvTable::read(ko->data);
@@ -65,7 +90,8 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     if (!ko->source.empty() || !ko->target.empty()) {
       const auto cross =
           reports::eval_kernels_cross(predictor, calls, ko->source.empty() ? "all" : ko->source,
-                                      ko->target.empty() ? "all" : ko->target);
+                                      ko->target.empty() ? "all" : ko->target, false,
+                                      reports::CrossGrouping::kByOp, ko->guard.policy());
       reports::print_cross_eval(std::cout, cross);
       if (ko->matrix) reports::print_cross_matrix(std::cout, cross);
       if (!ko->json.empty())
@@ -82,6 +108,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   struct GemmOptions {
     std::string data, json, source, target, rows;
     bool matrix = false;
+    GuardOptions guard;
   };
   auto go = std::make_shared<GemmOptions>();
   auto* eg =
@@ -95,13 +122,15 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   eg->add_option("--target", go->target, "cross-GPU: predict it on this system ('all')");
   eg->add_flag("--matrix", go->matrix, "cross-GPU: also print the source x target MAPE matrix");
   eg->add_option("--rows", go->rows, "write every call's measured and predicted latency (CSV)");
+  go->guard.add_to(eg);
   actions.emplace_back(eg, [go, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto calls = calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(go->data));
     if (!go->source.empty() || !go->target.empty()) {
-      const auto cross = reports::eval_kernels_cross(
-          predictor, calls, go->source.empty() ? "all" : go->source,
-          go->target.empty() ? "all" : go->target, true, reports::CrossGrouping::kByGemmType);
+      const auto cross =
+          reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
+                                      go->target.empty() ? "all" : go->target, true,
+                                      reports::CrossGrouping::kByGemmType, go->guard.policy());
       reports::print_cross_eval(std::cout, cross);
       if (go->matrix) reports::print_cross_matrix(std::cout, cross);
       if (!go->json.empty())
@@ -124,6 +153,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     std::string data, json, source, target;
     std::vector<std::string> devices, modes;
     bool by_class = false, matrix = false;
+    GuardOptions guard;
   };
   auto mo = std::make_shared<ModelsOptions>();
   auto* em =
@@ -142,13 +172,14 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   em->add_option("--target", mo->target,
                  "live run: for the same run measured on this GPU ('all': every other GPU)");
   em->add_flag("--matrix", mo->matrix, "live run: also print the source x target error matrix");
+  mo->guard.add_to(em);
   actions.emplace_back(em, [mo, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto runs = calibrate::load_model_runs(mo->data);
     if (!mo->source.empty() || !mo->target.empty()) {
       const auto live =
           reports::eval_live_runs(predictor, runs, mo->source.empty() ? "all" : mo->source,
-                                  mo->target.empty() ? "all" : mo->target);
+                                  mo->target.empty() ? "all" : mo->target, mo->guard.policy());
       reports::print_live_runs(std::cout, live);
       if (mo->matrix) reports::print_live_run_matrix(std::cout, live);
       if (!mo->json.empty())

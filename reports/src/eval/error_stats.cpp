@@ -31,6 +31,7 @@ ErrorSummary ErrorStats::summary() const {
   s.mape_pct = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
   s.median_ape_pct = quantile(v, 0.5);
   s.p90_ape_pct = quantile(v, 0.9);
+  s.p95_ape_pct = quantile(v, 0.95);
   return s;
 }
 

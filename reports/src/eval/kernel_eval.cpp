@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -146,10 +147,42 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
 
 namespace pm2lat::reports {
 
+namespace {
+
+// One (source, target[, group]) cell of the cross-GPU tables: both forecasts of its rows.
+struct CrossAcc {
+  ErrorStats forecast, model_only;
+  std::size_t anchored = 0;
+
+  void add(const Prediction& forecast_p, const Prediction& model_p, double measured) {
+    forecast.add(forecast_p.us, measured);
+    model_only.add(model_p.us, measured);
+    if (forecast_p.has(prediction_flags::kAnchored)) ++anchored;
+  }
+  CrossGroup group(std::string source, std::string target, std::string op) const {
+    return {std::move(source),  std::move(target),    std::move(op),
+            forecast.summary(), model_only.summary(), anchored};
+  }
+};
+
+// The host part of a call-time prediction (its dispatch): the call less the kernel alone.
+double host_part_us(const Predictor& predictor, const calibrate::MeasuredCall& call,
+                    const KernelClass& cls, TargetId target, const PredictOptions& options,
+                    const Prediction& predicted) {
+  if (predicted.basis != TimeBasis::kCall) return 0;
+  PredictOptions kernel = options;
+  kernel.basis = TimeBasis::kKernel;
+  const Prediction k = predictor.predict(call.record, cls, target, kernel);
+  return k.basis == TimeBasis::kKernel ? std::max(0.0, predicted.us - k.us) : 0;
+}
+
+}  // namespace
+
 CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::vector<calibrate::MeasuredCall>& calls,
                                    const std::string& source, const std::string& target,
-                                   bool graph_replay, CrossGrouping grouping) {
+                                   bool graph_replay, CrossGrouping grouping,
+                                   const std::optional<GuardPolicy>& guard) {
   const DeviceCatalogue& cat = predictor.catalogue();
   auto canonical = [&](const std::string& name) -> std::string {
     const DeviceSpec* s = cat.find(name);
@@ -164,37 +197,66 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
     if (!gpu.empty()) by_shape[c.shape_key].emplace(gpu, &c);
   }
   std::unordered_map<std::string, KernelClass> classes;
-  std::map<std::tuple<std::string, std::string, std::string>, ErrorStats> groups;
-  std::map<std::pair<std::string, std::string>, ErrorStats> totals;
-  std::map<std::string, ErrorStats> by_group;
+  std::map<std::tuple<std::string, std::string, std::string>, CrossAcc> groups;
+  std::map<std::pair<std::string, std::string>, CrossAcc> totals;
+  std::map<std::string, CrossAcc> by_group;
   ErrorStats overall, gemm;
   std::map<std::string, TargetId> targets;
+  auto target_id = [&](const std::string& gpu) {
+    auto t = targets.find(gpu);
+    if (t == targets.end()) t = targets.emplace(gpu, predictor.add_target(gpu)).first;
+    return t->second;
+  };
   for (const auto& [key, per_gpu] : by_shape) {
     for (const auto& [a, on_a] : per_gpu) {
       if (want_source != "all" && a != want_source) continue;
+      auto c_it = classes.find(on_a->record.launch.name);
+      if (c_it == classes.end()) {
+        c_it = classes
+                   .emplace(on_a->record.launch.name,
+                            on_a->kernel_class ? *on_a->kernel_class
+                                               : classify_kernel(on_a->record.launch.name))
+                   .first;
+      }
+      const KernelClass& cls = c_it->second;
+      const DeviceSpec* a_spec = cat.find(a);
+      // The guard's verdict on A's row: the model's prediction for A (from what a forecast
+      // for any GPU sees) against A's measured time.
+      GuardVerdict verdict;
+      bool any_target = false;
+      for (const auto& [b, on_b] : per_gpu)
+        any_target |= a != b && (want_target == "all" || b == want_target);
+      if (guard && any_target && on_a->record.measured_us) {
+        PredictOptions own;
+        own.basis = on_a->record.basis;
+        own.graph_replay = graph_replay;
+        own.source_spec = a_spec;
+        GuardInput in;
+        in.measured_us = *on_a->record.measured_us;
+        in.source = predictor.predict(on_a->record, cls, target_id(a), own);
+        in.source_host_us = host_part_us(predictor, *on_a, cls, target_id(a), own, in.source);
+        in.source_lower_us = source_lower_bound_us(on_a->record, cls, *a_spec, own.basis);
+        in.family = cls.family;
+        verdict = judge_measurement(in, *guard);
+      }
       for (const auto& [b, on_b] : per_gpu) {
         if (a == b || (want_target != "all" && b != want_target)) continue;
-        auto t = targets.find(b);
-        if (t == targets.end()) t = targets.emplace(b, predictor.add_target(b)).first;
-        auto c_it = classes.find(on_a->record.launch.name);
-        if (c_it == classes.end()) {
-          c_it = classes
-                     .emplace(on_a->record.launch.name,
-                              on_a->kernel_class ? *on_a->kernel_class
-                                                 : classify_kernel(on_a->record.launch.name))
-                     .first;
-        }
         PredictOptions opt;
         opt.basis = on_b->record.basis;
         opt.graph_replay = graph_replay;
-        opt.source_spec = cat.find(a);
-        const Prediction p = predictor.predict(on_a->record, c_it->second, t->second, opt);
+        opt.source_spec = a_spec;
+        const Prediction model_p = predictor.predict(on_a->record, cls, target_id(b), opt);
+        const Prediction p =
+            verdict.anchors()
+                ? guarded_forecast(verdict, model_p, false,
+                                   host_part_us(predictor, *on_a, cls, target_id(b), opt, model_p))
+                : model_p;
         const double measured = *on_b->record.measured_us;
         const std::string group =
             grouping == CrossGrouping::kByGemmType ? gemm_call_type(*on_a) : on_a->op;
-        groups[{a, b, group}].add(p.us, measured);
-        totals[{a, b}].add(p.us, measured);
-        by_group[group].add(p.us, measured);
+        groups[{a, b, group}].add(p, model_p, measured);
+        totals[{a, b}].add(p, model_p, measured);
+        by_group[group].add(p, model_p, measured);
         overall.add(p.us, measured);
         if (on_a->record.op.kind == OpKind::kGemm) gemm.add(p.us, measured);
       }
@@ -202,10 +264,11 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
   }
   CrossEvalResult out;
   out.group_name = grouping == CrossGrouping::kByGemmType ? "dtype" : "op";
-  for (const auto& [k, s] : by_group) out.by_group.push_back({"all", "all", k, s.summary()});
+  out.guarded = guard.has_value();
+  for (const auto& [k, s] : by_group) out.by_group.push_back(s.group("all", "all", k));
   for (const auto& [k, s] : groups)
-    out.pairs.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), s.summary()});
-  for (const auto& [k, s] : totals) out.totals.push_back({k.first, k.second, "all", s.summary()});
+    out.pairs.push_back(s.group(std::get<0>(k), std::get<1>(k), std::get<2>(k)));
+  for (const auto& [k, s] : totals) out.totals.push_back(s.group(k.first, k.second, "all"));
   out.overall = overall.summary();
   out.gemm = gemm.summary();
   return out;
@@ -233,6 +296,31 @@ void print_cross_eval(std::ostream& os, const CrossEvalResult& r) {
              "{:.2f} %\n",
              r.overall.n, r.overall.mape_pct, r.overall.median_ape_pct, r.gemm.n, r.gemm.mape_pct,
              r.gemm.median_ape_pct);
+  if (r.guarded) print_guard_comparison(os, r);
+}
+
+void print_guard_comparison(std::ostream& os, const CrossEvalResult& r) {
+  fmt::print(os, "\nmeasurement guard, per GPU pair: APE % with the guard and without it\n");
+  fmt::print(os, "{:<16} {:<16} {:>7} {:>8} {:>8} {:>8} {:>10} {:>10}\n", "source", "target", "n",
+             "anchored", "mean", "p95", "mean w/o", "p95 w/o");
+  std::size_t p95_lower = 0, mean_raised = 0;
+  for (const auto& g : r.totals) {
+    fmt::print(os, "{:<16} {:<16} {:>7} {:>8} {:>8.2f} {:>8.2f} {:>10.2f} {:>10.2f}\n", g.source,
+               g.target, g.error.n, g.anchored, g.error.mape_pct, g.error.p95_ape_pct,
+               g.model_only.mape_pct, g.model_only.p95_ape_pct);
+    p95_lower += guard_lowers_p95(g) ? 1 : 0;
+    mean_raised += guard_raises_mean(g) ? 1 : 0;
+  }
+  fmt::print(os, "pairs {}: p95 lower in {}, mean raised in {}\n", r.totals.size(), p95_lower,
+             mean_raised);
+}
+
+bool guard_lowers_p95(const CrossGroup& g) noexcept {
+  return g.error.p95_ape_pct < g.model_only.p95_ape_pct;
+}
+
+bool guard_raises_mean(const CrossGroup& g) noexcept {
+  return g.error.mape_pct > g.model_only.mape_pct;
 }
 
 void print_cross_matrix(std::ostream& os, const CrossEvalResult& r) {
@@ -269,10 +357,15 @@ nlohmann::json cross_eval_json(const CrossEvalResult& r) {
                        {r.group_name, g.op},
                        {"n", g.error.n},
                        {"mape_pct", g.error.mape_pct},
-                       {"median_ape_pct", g.error.median_ape_pct}});
+                       {"median_ape_pct", g.error.median_ape_pct},
+                       {"p95_ape_pct", g.error.p95_ape_pct},
+                       {"anchored", g.anchored},
+                       {"model_only_mape_pct", g.model_only.mape_pct},
+                       {"model_only_p95_ape_pct", g.model_only.p95_ape_pct}});
     }
   }
   return {{"pairs", pairs},
+          {"guarded", r.guarded},
           {"overall",
            {{"n", r.overall.n},
             {"mape_pct", r.overall.mape_pct},

@@ -25,13 +25,15 @@ bool same_run(const ModelRun& a, const ModelRun& b) {
 }  // namespace
 
 LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& runs,
-                             std::string_view source, std::string_view target) {
+                             std::string_view source, std::string_view target,
+                             const std::optional<GuardPolicy>& guard) {
   const DeviceCatalogue& cat = predictor.catalogue();
   const DeviceSpec* only_source = source == "all" ? nullptr : &cat.resolve(source);
   const DeviceSpec* only_target = target == "all" ? nullptr : &cat.resolve(target);
   LiveRunResult out;
-  ErrorStats overall;
-  std::map<std::pair<std::string, std::string>, ErrorStats> by_pair;
+  ErrorStats overall, overall_model_only;
+  std::map<std::pair<std::string, std::string>, ErrorStats> by_pair, by_pair_model_only;
+  out.guarded = guard.has_value();
   for (const ModelRun& b : runs) {
     const DeviceSpec* b_spec = cat.find(b.device);
     if (b_spec == nullptr) {
@@ -47,10 +49,15 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& 
       const TargetId a_id = predictor.add_target(a_spec->name);
       const TargetId b_id = predictor.add_target(b_spec->name);
       const StepReplay replay(predictor, b_id);
-      const ReplayedStep step =
-          replay.replay(a, [&](const ObservedOperator& op, std::vector<Prediction>& kernels) {
-            forecast_from_observation(predictor, op, a_id, b_id, kernels);
-          });
+      const StepReplay on_source(predictor, a_id);
+      auto forecast_with = [&](const std::optional<GuardPolicy>& policy) {
+        return replay.replay(a, [&](const ObservedOperator& op, std::vector<Prediction>& kernels) {
+          forecast_from_observation(on_source, op, b_id, policy, kernels);
+        });
+      };
+      const ReplayedStep step = forecast_with(guard);
+      const double model_only_ms =
+          guard ? forecast_with(std::nullopt).predicted_ms : step.predicted_ms;
       LiveRunPair p;
       p.source = a_spec->name;
       p.target = b_spec->name;
@@ -61,13 +68,19 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& 
       p.measured_ms = b.measured_e2e_ms;
       p.predicted_ms = step.predicted_ms;
       p.error_pct = error_pct(p.predicted_ms, p.measured_ms);
+      p.model_only_ms = model_only_ms;
+      p.model_only_error_pct = error_pct(model_only_ms, p.measured_ms);
       overall.add_ape(p.error_pct);
       by_pair[{p.source, p.target}].add_ape(p.error_pct);
+      overall_model_only.add_ape(p.model_only_error_pct);
+      by_pair_model_only[{p.source, p.target}].add_ape(p.model_only_error_pct);
       out.pairs.push_back(std::move(p));
     }
   }
   out.overall = overall.summary();
+  out.overall_model_only = overall_model_only.summary();
   for (const auto& [key, stats] : by_pair) out.by_pair[key] = stats.summary();
+  for (const auto& [key, stats] : by_pair_model_only) out.by_pair_model_only[key] = stats.summary();
   return out;
 }
 
@@ -79,10 +92,32 @@ void print_live_runs(std::ostream& os, const LiveRunResult& r) {
                p.source, p.target, p.model, p.mode, p.seqlen, p.batch, p.measured_ms,
                p.predicted_ms, p.error_pct);
   }
-  fmt::print(os, "\npairs {}  mean error {:.2f} %  median error {:.2f} %\n", r.overall.n,
-             r.overall.mape_pct, r.overall.median_ape_pct);
+  fmt::print(os, "\npairs {}  mean error {:.2f} %  median error {:.2f} %  p95 {:.2f} %\n",
+             r.overall.n, r.overall.mape_pct, r.overall.median_ape_pct, r.overall.p95_ape_pct);
+  if (r.guarded) {
+    fmt::print(os, "without the measurement guard: mean {:.2f} %  median {:.2f} %  p95 {:.2f} %\n",
+               r.overall_model_only.mape_pct, r.overall_model_only.median_ape_pct,
+               r.overall_model_only.p95_ape_pct);
+    print_live_run_guard(os, r);
+  }
   if (r.skipped_unknown_device > 0)
     fmt::print(os, "{} runs skipped: GPU not in the device catalogue\n", r.skipped_unknown_device);
+}
+
+void print_live_run_guard(std::ostream& os, const LiveRunResult& r) {
+  fmt::print(os, "\nmeasurement guard, per GPU pair: error % with the guard and without it\n");
+  fmt::print(os, "{:<16} {:<16} {:>5} {:>8} {:>8} {:>10} {:>10}\n", "source", "target", "runs",
+             "mean", "p95", "mean w/o", "p95 w/o");
+  std::size_t p95_lower = 0, mean_raised = 0;
+  for (const auto& [key, s] : r.by_pair) {
+    const ErrorSummary& m = r.by_pair_model_only.at(key);
+    fmt::print(os, "{:<16} {:<16} {:>5} {:>8.2f} {:>8.2f} {:>10.2f} {:>10.2f}\n", key.first,
+               key.second, s.n, s.mape_pct, s.p95_ape_pct, m.mape_pct, m.p95_ape_pct);
+    p95_lower += s.p95_ape_pct < m.p95_ape_pct ? 1 : 0;
+    mean_raised += s.mape_pct > m.mape_pct ? 1 : 0;
+  }
+  fmt::print(os, "pairs {}: p95 lower in {}, mean raised in {}\n", r.by_pair.size(), p95_lower,
+             mean_raised);
 }
 
 void print_live_run_matrix(std::ostream& os, const LiveRunResult& r) {
@@ -119,17 +154,24 @@ nlohmann::json live_runs_json(const LiveRunResult& r) {
                      {"batch", p.batch},
                      {"measured_ms", p.measured_ms},
                      {"predicted_ms", p.predicted_ms},
-                     {"error_pct", p.error_pct}});
+                     {"error_pct", p.error_pct},
+                     {"model_only_ms", p.model_only_ms},
+                     {"model_only_error_pct", p.model_only_error_pct}});
   }
   json matrix = json::array();
   for (const auto& [key, s] : r.by_pair) {
+    const ErrorSummary& m = r.by_pair_model_only.at(key);
     matrix.push_back({{"source", key.first},
                       {"target", key.second},
                       {"pairs", s.n},
                       {"mean_error_pct", s.mape_pct},
-                      {"median_error_pct", s.median_ape_pct}});
+                      {"median_error_pct", s.median_ape_pct},
+                      {"p95_error_pct", s.p95_ape_pct},
+                      {"model_only_mean_error_pct", m.mape_pct},
+                      {"model_only_p95_error_pct", m.p95_ape_pct}});
   }
   return {{"pairs", pairs},
+          {"guarded", r.guarded},
           {"overall",
            {{"pairs", r.overall.n},
             {"mean_error_pct", r.overall.mape_pct},

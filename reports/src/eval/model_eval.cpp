@@ -21,32 +21,6 @@ std::string truth_key(OpGroup g, Pass p) {
   return std::string(to_string(g)) + "." + std::string(to_string(p));
 }
 
-// The call-basis forecast of one operator as the files time it alone: the first kernel as a
-// call (dispatch, kernel, never under the call floor), each further kernel launched after
-// its own dispatch and run when the GPU is free.
-double call_forecast_us(const StepReplay& replay, const std::vector<LoweredOp>& ops) {
-  const Predictor& p = replay.predictor();
-  PredictOptions call;
-  call.basis = TimeBasis::kCall;
-  call.source_spec = p.target(replay.target()).profile_spec;
-  PredictOptions kernel = call;
-  kernel.basis = TimeBasis::kKernel;
-  double host = 0, gpu = 0;
-  bool first = true;
-  for (const LoweredOp& op : ops) {
-    host += replay.dispatch_us(op);
-    if (!op.has_kernel) continue;
-    if (first) {
-      const Prediction c = p.predict(op.record, op.cls, replay.target(), call);
-      gpu = c.basis == TimeBasis::kCall ? c.us : host + c.us;
-      first = false;
-    } else {
-      gpu = std::max(gpu, host) + p.predict(op.record, op.cls, replay.target(), kernel).us;
-    }
-  }
-  return std::max(host, gpu);
-}
-
 bool wanted(const std::vector<std::string>& filter, const std::string& v) {
   return filter.empty() || std::find(filter.begin(), filter.end(), v) != filter.end();
 }
@@ -129,7 +103,7 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
         OperatorTruth& t = r.operators[truth_key(op_group_of(row, contexts[i]), pass)];
         t.calls += row.repeat;
         t.labelled_ms += label * rep / 1e3;
-        if (!ops.empty()) t.predicted_ms += call_forecast_us(replay, ops) * rep / 1e3;
+        if (!ops.empty()) t.predicted_ms += replay.call_us(ops) * rep / 1e3;
       }
     }
     for (const auto& [key, t] : r.operators) {

@@ -87,6 +87,28 @@ double StepReplay::dispatch_us(const LoweredOp& op) const {
   return 0;
 }
 
+double StepReplay::call_us(std::span<const LoweredOp> ops) const {
+  PredictOptions call;
+  call.basis = TimeBasis::kCall;
+  call.source_spec = predictor_->target(target_).profile_spec;
+  PredictOptions kernel = call;
+  kernel.basis = TimeBasis::kKernel;
+  double host = 0, gpu = 0;
+  bool first = true;
+  for (const LoweredOp& op : ops) {
+    host += dispatch_us(op);
+    if (!op.has_kernel) continue;
+    if (first) {
+      const Prediction c = predictor_->predict(op.record, op.cls, target_, call);
+      gpu = c.basis == TimeBasis::kCall ? c.us : host + c.us;
+      first = false;
+    } else {
+      gpu = std::max(gpu, host) + predictor_->predict(op.record, op.cls, target_, kernel).us;
+    }
+  }
+  return std::max(host, gpu);
+}
+
 ReplayedStep StepReplay::replay(const ModelRun& run, const OperatorForecast& forecast) const {
   ReplayedStep out;
   const Target& target = predictor_->target(target_);

@@ -33,8 +33,31 @@ void RunPredictor::predict(const KernelRecord& record, const KernelClass& cls,
   options.source_spec = source;
   if (source != nullptr) options.source_device = source->name;
   const auto predictions = targets_.predict(record, cls, options);
-  for (std::size_t i = 0; i < predictions.size(); ++i)
-    table.set_prediction(row, columns_[i], predictions[i]);
+  const GuardVerdict verdict = judge(record, cls, source, predictions);
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    table.set_prediction(
+        row, columns_[i],
+        guarded_forecast(verdict, predictions[i], targets_.target(i).spec == source));
+  }
+}
+
+GuardVerdict RunPredictor::judge(const KernelRecord& record, const KernelClass& cls,
+                                 const DeviceSpec* source,
+                                 std::span<const Prediction> predictions) const {
+  // Only a kernel's device time compares with kernel-time predictions; the run's GPU must be
+  // among the targets for its own prediction to exist.
+  if (!guard_ || source == nullptr || !record.measured_us || record.basis != TimeBasis::kKernel)
+    return {};
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    if (targets_.target(i).spec != source) continue;
+    GuardInput in;
+    in.measured_us = *record.measured_us;
+    in.source = predictions[i];
+    in.source_lower_us = source_lower_bound_us(record, cls, *source, record.basis);
+    in.family = cls.family;
+    return judge_measurement(in, *guard_);
+  }
+  return {};
 }
 
 }  // namespace pm2lat::reports

@@ -5,6 +5,7 @@
 
 #include "pm2lat/classifier.h"
 #include "pm2lat/device_catalogue.h"
+#include "pm2lat/measured_guard.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_error.h"
 #include "pm2lat/target_set.h"
@@ -89,6 +90,16 @@ void PredictorAdapter::predict(const KernelRecord& record, const KernelClass& cl
     // A model that cannot handle this record leaves it without predictions.
     out.clear();
   }
+}
+
+}  // namespace pm2lat::shim
+
+namespace pm2lat::shim {
+
+double PredictorAdapter::source_lower_bound_us(const KernelRecord& record,
+                                               const KernelClass& cls) const noexcept {
+  if (impl_->source == nullptr) return 0;
+  return pm2lat::source_lower_bound_us(record, cls, *impl_->source, TimeBasis::kKernel);
 }
 
 }  // namespace pm2lat::shim

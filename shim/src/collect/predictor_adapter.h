@@ -40,6 +40,10 @@ class PredictorAdapter {
   void predict(const KernelRecord& record, const KernelClass& cls,
                std::vector<std::pair<std::string, Prediction>>& out) const;
 
+  // The physical lower bound of the record's work on the GPU the program runs on (the
+  // measurement guard's "could not have moved in the measured time"); 0 when unknown.
+  double source_lower_bound_us(const KernelRecord& record, const KernelClass& cls) const noexcept;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

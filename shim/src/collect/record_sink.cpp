@@ -12,6 +12,7 @@
 #include "launch_path/clock.h"
 #include "launch_path/handle_cache.h"
 #include "launch_path/thread_state.h"
+#include "pm2lat/measured_guard.h"
 
 namespace pm2lat::shim {
 
@@ -102,30 +103,49 @@ void RecordSink::settle_profiles(std::uint64_t deadline_ns) {
   open_records_file();
 }
 
-void RecordSink::add(BuiltRecord& b) {
+void RecordSink::add(BuiltRecord& record) {
   adopt_profiles();
-  finish(b);
+  finish(record);
 }
 
-const RecordSink::Predictions& RecordSink::predict(const BuiltRecord& b) {
-  static const Predictions kNone;
+const RecordSink::Predicted& RecordSink::predict(const BuiltRecord& b) {
+  static const Predicted kNone;
   if (predictor_ == nullptr || !predictor_->available()) return kNone;
   // Training loops repeat the same launches: predict each distinct one once.
   const std::uint64_t key = prediction_key(b.pr.record, b.name_id);
   auto it = predictions_.find(key);
   if (it != predictions_.end()) return it->second;
   if (predictions_.size() >= kMaxPredictionMemo) predictions_.clear();
-  Predictions out;
-  predictor_->predict(b.pr.record, *b.cls, out);
+  Predicted out;
+  predictor_->predict(b.pr.record, *b.cls, out.targets);
+  out.source_lower_us = predictor_->source_lower_bound_us(b.pr.record, *b.cls);
   return predictions_.emplace(key, std::move(out)).first->second;
+}
+
+void RecordSink::guard_forecasts(PredictedRecord& pr, double source_lower_us) const {
+  const KernelRecord& r = pr.record;
+  // Only a kernel's device time compares with the model's kernel-time predictions.
+  if (!r.measured_us || r.basis != TimeBasis::kKernel || pr.gpu.empty()) return;
+  const Prediction* own = pr.prediction_for(pr.gpu);
+  if (own == nullptr) return;
+  GuardInput in;
+  in.measured_us = *r.measured_us;
+  in.source = *own;
+  in.source_lower_us = source_lower_us;
+  in.family = pr.family;
+  const GuardVerdict verdict = judge_measurement(in);
+  if (!verdict.anchors()) return;
+  for (auto& [name, p] : pr.predictions) p = guarded_forecast(verdict, p, name == pr.gpu);
 }
 
 void RecordSink::finish(BuiltRecord& b) {
   PredictedRecord& pr = b.pr;
   const KernelRecord& r = pr.record;
   pr.gpu = predictor_ ? predictor_->source_name() : std::string();
-  const Predictions& preds = predict(b);
+  const Predicted& predicted = predict(b);
+  const Predictions& preds = predicted.targets;
   pr.predictions = preds;
+  guard_forecasts(pr, predicted.source_lower_us);
 
   // Predict-only: let the launch path label the next launches of this kernel in NVTX.
   if (setup_.predict_only && b.handle != 0 && !preds.empty()) {

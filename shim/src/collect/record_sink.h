@@ -71,8 +71,17 @@ class RecordSink {
 
  private:
   using Predictions = std::vector<std::pair<std::string, Prediction>>;
+  // What a distinct launch is predicted once for: every target, and the lower bound of its
+  // work on the run's GPU (the measurement guard's test).
+  struct Predicted {
+    Predictions targets;
+    double source_lower_us = 0;
+  };
 
-  const Predictions& predict(const BuiltRecord& b);
+  const Predicted& predict(const BuiltRecord& b);
+  // The measurement guard (pm2lat/measured_guard.h): a measured record whose own-GPU
+  // prediction disagrees with its measured time has its other targets' forecasts anchored.
+  void guard_forecasts(PredictedRecord& pr, double source_lower_us) const;
   void finish(BuiltRecord& b);
   void open_records_file();
   void write_summary();
@@ -83,7 +92,7 @@ class RecordSink {
   std::atomic<PredictorAdapter*> loaded_{nullptr};
   std::vector<std::string> load_problems_;
   bool gave_up_ = false;  // the profiles did not load in time: records go without predictions
-  std::unordered_map<std::uint64_t, Predictions> predictions_;
+  std::unordered_map<std::uint64_t, Predicted> predictions_;
   Summary summary_;
   AccuracyMonitor accuracy_;  // rolling per-family error on the run's GPU
   std::FILE* records_ = nullptr;

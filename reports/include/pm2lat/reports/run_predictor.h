@@ -3,12 +3,15 @@
 // at a time.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
+#include "pm2lat/measured_guard.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/reports/run_table.h"
 #include "pm2lat/target_set.h"
@@ -38,13 +41,22 @@ class RunPredictor {
   const DeviceSpec* source_spec(std::string_view gpu) const noexcept;
 
   // Predicts `record` on every target into row `row` of `table`. `source` is the GPU the
-  // record was observed on (nullptr = unknown).
+  // record was observed on (nullptr = unknown). A measured record whose source is among the
+  // targets goes through the measurement guard (pm2lat/measured_guard.h): its other targets'
+  // forecasts are anchored when the model's prediction for the source disagrees with it.
   void predict(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source,
                RunTable& table, std::size_t row) const;
 
   const PredictionCache& cache() const noexcept { return targets_.cache(); }
 
+  // The measurement guard's policy; none: the model's forecasts only.
+  void set_guard(std::optional<GuardPolicy> guard) noexcept { guard_ = guard; }
+
  private:
+  GuardVerdict judge(const KernelRecord& record, const KernelClass& cls, const DeviceSpec* source,
+                     std::span<const Prediction> predictions) const;
+
+  std::optional<GuardPolicy> guard_ = GuardPolicy{};
   mutable TargetSet targets_;                 // predicting fills its cache
   mutable std::vector<std::size_t> columns_;  // table column per target (set by add_columns)
 };

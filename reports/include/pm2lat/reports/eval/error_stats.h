@@ -1,4 +1,4 @@
-// Accuracy statistics of predicted vs measured latencies: n, MAPE, median and p90 of the
+// Accuracy statistics of predicted vs measured latencies: n, MAPE, median, p90 and p95 of the
 // absolute percentage error (pm2lat/prediction_error.h). Shared by every evaluation harness.
 #pragma once
 
@@ -12,6 +12,7 @@ struct ErrorSummary {
   double mape_pct = 0;
   double median_ape_pct = 0;
   double p90_ape_pct = 0;
+  double p95_ape_pct = 0;
 };
 
 class ErrorStats {

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "pm2lat/calibrate/neusight_table.h"
+#include "pm2lat/measured_guard.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/reports/eval/error_stats.h"
 
@@ -43,7 +45,7 @@ std::string family_label(const KernelClass& cls);
 KernelEvalResult eval_kernels(Predictor& predictor,
                               const std::vector<calibrate::MeasuredCall>& calls);
 
-void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
+void print_kernel_eval(std::ostream& os, const KernelEvalResult& r);
 nlohmann::json kernel_eval_json(const KernelEvalResult& r);
 
 }  // namespace pm2lat::reports
@@ -52,10 +54,15 @@ namespace pm2lat::reports {
 
 // Cross-GPU scoring (`pm2lat eval kernels --source A --target B`): every shape measured on
 // both A and B is presented as the runtime would see it on A (A's kernel name, grid, block,
-// shape) and predicted on B with B's profile; B's row is only the ground truth.
+// shape) and predicted on B with B's profile; B's row is only the ground truth. With the
+// measurement guard (measured_guard.h), A's row is also the runtime's measurement on A: the
+// model predicts the shape on A too, and when that disagrees with A's measured time the
+// forecast for B is anchored to it.
 struct CrossGroup {
   std::string source, target, op;
-  ErrorSummary error;
+  ErrorSummary error;        // the forecasts as made (guarded when the guard is on)
+  ErrorSummary model_only;   // the same rows, the model's forecasts without the guard
+  std::size_t anchored = 0;  // forecasts the guard anchored
 };
 
 struct CrossEvalResult {
@@ -64,7 +71,8 @@ struct CrossEvalResult {
   std::vector<CrossGroup> totals;    // per (source, target), op = "all"
   std::vector<CrossGroup> by_group;  // per op over every pair, source = target = "all"
   ErrorSummary overall;
-  ErrorSummary gemm;  // GEMM rows over all pairs
+  ErrorSummary gemm;     // GEMM rows over all pairs
+  bool guarded = false;  // forecasts went through the measurement guard
 };
 
 // How cross-GPU rows are grouped besides (source, target): by the table's operator, or by
@@ -73,17 +81,24 @@ enum class CrossGrouping { kByOp, kByGemmType };
 
 // `source` / `target`: GPU names as in the table or the catalogue; "all" = every GPU in the
 // table (pairs of distinct GPUs). `graph_replay`: the table timed calls in replayed CUDA
-// graphs (AIConfigurator), and predictions are made in that timing.
+// graphs (AIConfigurator), and predictions are made in that timing. `guard`: the policy of the
+// measurement guard; none = the model's forecasts only.
 CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::vector<calibrate::MeasuredCall>& calls,
                                    const std::string& source, const std::string& target,
                                    bool graph_replay = false,
-                                   CrossGrouping grouping = CrossGrouping::kByOp);
+                                   CrossGrouping grouping = CrossGrouping::kByOp,
+                                   const std::optional<GuardPolicy>& guard = std::nullopt);
 
-void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
+void print_cross_eval(std::ostream& os, const CrossEvalResult& r);
+// Per (source, target): n, anchored, mean and p95 with the guard and without it, and how many
+// pairs meet the guard's criterion (p95 lower, mean not raised).
+void print_guard_comparison(std::ostream& os, const CrossEvalResult& r);
+bool guard_lowers_p95(const CrossGroup& g) noexcept;
+bool guard_raises_mean(const CrossGroup& g) noexcept;
 nlohmann::json cross_eval_json(const CrossEvalResult& r);
 
 // The source x target matrix of MAPE (GEMM rows only when `gemm_only`), for closing notes.
-void print_cross_matrix(std::ostream& out, const CrossEvalResult& r);
+void print_cross_matrix(std::ostream& os, const CrossEvalResult& r);
 
 }  // namespace pm2lat::reports

@@ -8,6 +8,7 @@
 
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "pm2lat/calibrate/neusight_models.h"
+#include "pm2lat/measured_guard.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/reports/eval/error_stats.h"
 
@@ -27,23 +29,34 @@ struct LiveRunPair {
   double measured_ms = 0;   // B's measured whole-model time
   double predicted_ms = 0;  // forecast for B from A's records
   double error_pct = 0;
+  // The model's forecast without the measurement guard (equal to predicted_ms without it).
+  double model_only_ms = 0;
+  double model_only_error_pct = 0;
 };
 
 struct LiveRunResult {
   std::vector<LiveRunPair> pairs;
   ErrorSummary overall;
   std::map<std::pair<std::string, std::string>, ErrorSummary> by_pair;  // (source, target)
+  // The same without the guard.
+  ErrorSummary overall_model_only;
+  std::map<std::pair<std::string, std::string>, ErrorSummary> by_pair_model_only;
+  bool guarded = false;
   std::size_t skipped_unknown_device = 0;
 };
 
 // `source` / `target`: a GPU name (forgiving) or "all". Throws UnknownDeviceError for a name
-// the catalogue does not know.
+// the catalogue does not know. `guard`: the measurement guard's policy (each operator's
+// measured time on A against the model's forecast of it on A); none = the model only.
 LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<calibrate::ModelRun>& runs,
-                             std::string_view source, std::string_view target);
+                             std::string_view source, std::string_view target,
+                             const std::optional<GuardPolicy>& guard = std::nullopt);
 
-void print_live_runs(std::ostream& out, const LiveRunResult& r);
+void print_live_runs(std::ostream& os, const LiveRunResult& r);
+// Per (source, target): mean and p95 with the guard and without it.
+void print_live_run_guard(std::ostream& os, const LiveRunResult& r);
 // The source x target matrix of mean error (%).
-void print_live_run_matrix(std::ostream& out, const LiveRunResult& r);
+void print_live_run_matrix(std::ostream& os, const LiveRunResult& r);
 // {"pairs":[{source,target,model,mode,seqlen,batch,measured_ms,predicted_ms,error_pct}],
 //  "overall":{pairs,mean_error_pct,median_error_pct}}
 nlohmann::json live_runs_json(const LiveRunResult& r);

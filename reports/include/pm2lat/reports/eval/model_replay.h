@@ -63,6 +63,10 @@ class StepReplay {
 
   // Host time to dispatch one lowered operator on the target (µs).
   double dispatch_us(const LoweredOp& op) const;
+  // The call-basis forecast of one operator on the target as the operator files time it
+  // alone (µs): the first kernel as a call (dispatch, kernel, never under the call floor),
+  // each further kernel launched after its own dispatch and run when the GPU is free.
+  double call_us(std::span<const LoweredOp> ops) const;
 
   const Predictor& predictor() const noexcept { return *predictor_; }
   TargetId target() const noexcept { return target_; }
