@@ -96,7 +96,7 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
           const std::vector<LoweredOp> summed(sums, ops.end());
           OperatorTruth& s = r.operators[truth_key(OpGroup::kGradientSum, pass)];
           s.calls += row.repeat * static_cast<std::int64_t>(summed.size());
-          s.predicted_ms += call_forecast_us(replay, summed) * rep / 1e3;
+          s.predicted_ms += replay.call_us(summed) * rep / 1e3;
           ops.erase(sums, ops.end());
         }
         if (ops.empty() && label <= 0) continue;
