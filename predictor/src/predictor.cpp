@@ -177,6 +177,7 @@ struct Predictor::Impl {
   ConvPredictor conv;
   ScaledGemmPredictor scaled_gemm;
   std::vector<MeasuredDispatch> dispatch;
+  ErrorBandTable bands;  // empty unless the profile directory ships error_bands.json
 
   // Whether the record was observed on the target GPU itself (then its kernel is one this
   // GPU runs).
@@ -188,6 +189,8 @@ struct Predictor::Impl {
 
   // The answer of one model, or nullopt when it declines the kernel.
   std::optional<Prediction> ask(ModelRoute model, const ModelQuery& q) const;
+  // The answer of the first model on the family's route that takes the kernel.
+  Prediction route(const ModelQuery& q) const;
 };
 
 std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuery& q) const {
@@ -222,7 +225,10 @@ std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuer
 
 Predictor Predictor::from_directory(const std::filesystem::path& profile_dir) {
   DeviceCatalogue catalogue = DeviceCatalogue::load(profile_dir / "devices.json");
-  return Predictor(std::move(catalogue), load_profiles(profile_dir));
+  Predictor p(std::move(catalogue), load_profiles(profile_dir));
+  if (const auto bands = profile_dir / kErrorBandsFile; std::filesystem::exists(bands))
+    p.set_error_bands(ErrorBandTable::load(bands));
+  return p;
 }
 
 std::filesystem::path Predictor::default_profile_dir() {
@@ -323,12 +329,21 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   if (target >= impl_->targets.size()) return Prediction{};
   const Target& t = impl_->targets[target];
   const ModelQuery query{record, cls, target, options, impl_->observed_on_target(t, options)};
-  if (record.op.kind == OpKind::kCollective) return *impl_->ask(ModelRoute::kCollective, query);
-  for (const Step& step : route_of(cls.family)) {
-    if (!applies(step.when, record, cls, options)) continue;
-    if (auto p = impl_->ask(step.model, query)) return *p;
-  }
-  return roofline_prediction(record, cls, *t.spec);
+  Prediction p = impl_->route(query);
+  p.band_pct = impl_->bands.band_pct(cls.family, p, query.observed_on_target);
+  return p;
 }
+
+Prediction Predictor::Impl::route(const ModelQuery& q) const {
+  if (q.record.op.kind == OpKind::kCollective) return *ask(ModelRoute::kCollective, q);
+  for (const Step& step : route_of(q.cls.family)) {
+    if (!applies(step.when, q.record, q.cls, q.options)) continue;
+    if (auto p = ask(step.model, q)) return *p;
+  }
+  return roofline_prediction(q.record, q.cls, *targets[q.target].spec);
+}
+
+void Predictor::set_error_bands(ErrorBandTable bands) { impl_->bands = std::move(bands); }
+const ErrorBandTable& Predictor::error_bands() const noexcept { return impl_->bands; }
 
 }  // namespace pm2lat
