@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/reports/eval/band_rows.h"
 #include "pm2lat/reports/eval/gemm_eval.h"
 
 namespace pm2lat::reports {
@@ -20,7 +21,8 @@ std::string family_label(const KernelClass& cls) {
 }
 
 KernelEvalResult eval_kernels(Predictor& predictor,
-                              const std::vector<calibrate::MeasuredCall>& calls) {
+                              const std::vector<calibrate::MeasuredCall>& calls,
+                              BandRows* band_rows) {
   struct Acc {
     ErrorStats all, gemm;
     bool spec_scaled = false;
@@ -56,6 +58,7 @@ KernelEvalResult eval_kernels(Predictor& predictor,
     opt.source_device = c.device;
     const Prediction p = predictor.predict(c.record, cls, *t_it->second, opt);
     const double measured = *c.record.measured_us;
+    if (band_rows != nullptr) band_rows->add(c.shape_key, cls.family, p, true, measured);
     const Target& target = predictor.target(*t_it->second);
     Group& g = groups[{target.name, c.op, family_label(cls)}];
     g.error.add(p.us, measured);
@@ -149,7 +152,7 @@ namespace pm2lat::reports {
 CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::vector<calibrate::MeasuredCall>& calls,
                                    const std::string& source, const std::string& target,
-                                   bool graph_replay, CrossGrouping grouping) {
+                                   bool graph_replay, CrossGrouping grouping, BandRows* band_rows) {
   const DeviceCatalogue& cat = predictor.catalogue();
   auto canonical = [&](const std::string& name) -> std::string {
     const DeviceSpec* s = cat.find(name);
@@ -190,6 +193,7 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
         opt.source_spec = cat.find(a);
         const Prediction p = predictor.predict(on_a->record, c_it->second, t->second, opt);
         const double measured = *on_b->record.measured_us;
+        if (band_rows != nullptr) band_rows->add(key, c_it->second.family, p, false, measured);
         const std::string group =
             grouping == CrossGrouping::kByGemmType ? gemm_call_type(*on_a) : on_a->op;
         groups[{a, b, group}].add(p.us, measured);

@@ -24,5 +24,9 @@ void print_replay_overview(std::ostream& out, const std::vector<const TraceRepla
 
 // Milliseconds with a precision that suits the magnitude ("0.0123", "12.35", "1234.6").
 std::string format_ms(double us);
+// An expected error in percent as shown after a value ("±12 %", "±4.5 %"); "" for NaN.
+std::string format_band(double band_pct);
+// "0.43 ±12 %": format_ms and the band when there is one.
+std::string format_ms_with_band(double us, double band_pct);
 
 }  // namespace pm2lat::reports

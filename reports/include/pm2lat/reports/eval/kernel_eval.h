@@ -11,6 +11,7 @@
 
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/reports/eval/band_rows.h"
 #include "pm2lat/reports/eval/error_stats.h"
 
 namespace pm2lat::reports {
@@ -40,8 +41,10 @@ struct KernelEvalResult {
 // ("legacy_cublas", "xmma", "cutlass2", ...), the kernel family otherwise.
 std::string family_label(const KernelClass& cls);
 
+// `band_rows`: when set, every scored prediction is also written there (band_rows.h).
 KernelEvalResult eval_kernels(Predictor& predictor,
-                              const std::vector<calibrate::MeasuredCall>& calls);
+                              const std::vector<calibrate::MeasuredCall>& calls,
+                              BandRows* band_rows = nullptr);
 
 void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
 nlohmann::json kernel_eval_json(const KernelEvalResult& r);
@@ -78,7 +81,8 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::vector<calibrate::MeasuredCall>& calls,
                                    const std::string& source, const std::string& target,
                                    bool graph_replay = false,
-                                   CrossGrouping grouping = CrossGrouping::kByOp);
+                                   CrossGrouping grouping = CrossGrouping::kByOp,
+                                   BandRows* band_rows = nullptr);
 
 void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
 nlohmann::json cross_eval_json(const CrossEvalResult& r);
