@@ -8,7 +8,8 @@ basis); a group's band is the QUANTILE of its absolute percentage errors, neares
 
 Fallback (predictor/include/pm2lat/error_band_table.h, kLevelKeeps): a group with fewer than
 --min-count predictions is left out, and the predictor takes the next coarser level that has
-one: without basis, family (any model), model (any family), flag group, scope, all. The last
+one: family (any model), model (any family), flag group, all within the time basis; then the
+family and model across bases, the flag group, scope, all. The last
 level is always written, so no prediction is left without a band while any data exists.
 
   scripts/build-error-bands.py --out FILE [--rows CSV]... [--records JSONL]... [--source TEXT]
@@ -37,9 +38,10 @@ FIELDS = ["family", "model", "flags", "scope", "basis"]
 # Which fields each fallback level keeps (error_band_table.cpp, kLevelKeeps).
 LEVELS = [
     (True, True, True, True, True),
+    (True, False, True, True, True),
+    (False, True, True, True, True),
+    (False, False, True, True, True),
     (True, True, True, True, False),
-    (True, False, True, True, False),
-    (False, True, True, True, False),
     (False, False, True, True, False),
     (False, False, False, True, False),
     (False, False, False, False, False),

@@ -32,21 +32,26 @@ calibrate=$build/calibrate/pm2lat-calibrate
 #    trace-calibrated profiles rebuilt from the OTHER traces and keeps those predictions; each
 #    trace is then judged with an error-band table estimated without it (NeuSight held-out
 #    rows and the other traces' predictions), beside its leave-one-out profiles.
-"$root/scripts/build-error-bands.sh" "$build" "$work/bands_all.json" "$work/bands" >/dev/null
+#    PM2LAT_BANDS_KEEP=DIR reuses the predictions a `scripts/build-error-bands.sh BUILD OUT DIR`
+#    run kept there (same build and data), instead of making them again.
+bands=${PM2LAT_BANDS_KEEP:-$work/bands}
+[ -n "${PM2LAT_BANDS_KEEP:-}" ] ||
+  "$root/scripts/build-error-bands.sh" "$build" "$work/bands_all.json" "$bands" >/dev/null
 for held in "$data"/traces/*.json.gz; do
   name=$(basename "$held" .json.gz)
-  loo=$work/bands/loo/$name
+  loo=$bands/loo/$name
   others=()
-  for r in "$work"/bands/loo/*/records/records.*.jsonl; do
+  for r in "$bands"/loo/*/records/records.*.jsonl; do
     case "$r" in "$loo"/*) ;; *) others+=(--records "$r") ;; esac
   done
-  python3 "$root/scripts/build-error-bands.py" --out "$loo/profiles/error_bands.json" \
-    --rows "$work/bands/rows/*.csv" "${others[@]}" --source "all but $name"
-  "$pm2lat" replay "$held" --profiles "$loo/profiles" --json "$out/traces/$name.json" >/dev/null
+  rm -rf "$work/p" && cp -r "$loo/profiles" "$work/p"
+  python3 "$root/scripts/build-error-bands.py" --out "$work/p/error_bands.json" \
+    --rows "$bands/rows/*.csv" "${others[@]}" --source "all but $name"
+  "$pm2lat" replay "$held" --profiles "$work/p" --json "$out/traces/$name.json" >/dev/null
 done
 # NeuSight held-out shapes: each half of the shapes judged by a table estimated without it.
 python3 "$root/scripts/build-error-bands.py" --out "$work/bands_folds.json" \
-  --rows "$work/bands/rows/*.csv" --records "$work/bands/loo/*/records/records.*.jsonl" \
+  --rows "$bands/rows/*.csv" --records "$bands/loo/*/records/records.*.jsonl" \
   --judge-folds 2 --coverage-json "$out/band_coverage_rows.json"
 
 # 2. NeuSight small operators, held-out shapes.

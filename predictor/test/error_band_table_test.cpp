@@ -30,14 +30,15 @@ BandGroup group(int family, int model, int flags, int scope, int basis, double b
 
 int i(auto e) { return static_cast<int>(e); }
 
-// Finest group 10, the GEMM family (any model) 20, every no_shape prediction 60, the
-// cross-GPU scope 45, everything 50.
+// Finest group 10, the GEMM family's kernel times (any model) 20, call times without flags
+// 33, every no_shape prediction 60, the cross-GPU scope 45, everything 50.
 ErrorBandTable sample_table() {
   return ErrorBandTable::from_groups(
       {group(i(KernelFamily::kGemm), i(ModelKind::kGemmWave), i(BandFlagGroup::kNone),
              i(BandScope::kSameGpu), i(TimeBasis::kKernel), 10),
-       group(i(KernelFamily::kGemm), kAny, i(BandFlagGroup::kNone), i(BandScope::kSameGpu), kAny,
-             20),
+       group(i(KernelFamily::kGemm), kAny, i(BandFlagGroup::kNone), i(BandScope::kSameGpu),
+             i(TimeBasis::kKernel), 20),
+       group(kAny, kAny, i(BandFlagGroup::kNone), i(BandScope::kSameGpu), i(TimeBasis::kCall), 33),
        group(kAny, kAny, i(BandFlagGroup::kNoShape), i(BandScope::kSameGpu), kAny, 60),
        group(kAny, kAny, kAny, i(BandScope::kCrossGpu), kAny, 45),
        group(kAny, kAny, kAny, kAny, kAny, 50)},
@@ -52,28 +53,33 @@ TEST(ErrorBandTable, TheFinestGroupWithEnoughPredictionsAnswers) {
   EXPECT_EQ(t.level(exact), 0u);
 }
 
-TEST(ErrorBandTable, FallsBackToFamilyThenFlagGroupThenScopeThenAll) {
+TEST(ErrorBandTable, FallsBackWithinTheTimeBasisFirstThenFlagGroupScopeAndAll) {
   const ErrorBandTable t = sample_table();
-  // Same family, another model and basis: the family's group.
+  // Same family and basis, another model: the family's group.
   const BandKey family{KernelFamily::kGemm, ModelKind::kRoofline, BandFlagGroup::kNone,
-                       BandScope::kSameGpu, TimeBasis::kCall};
+                       BandScope::kSameGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(family), 20);
-  EXPECT_EQ(t.level(family), 2u);
-  // A shapeless copy: no family group, the no_shape group.
+  EXPECT_EQ(t.level(family), 1u);
+  // The same kernel timed as a call: the call-time group, not the family's kernel times.
+  const BandKey call{KernelFamily::kGemm, ModelKind::kRoofline, BandFlagGroup::kNone,
+                     BandScope::kSameGpu, TimeBasis::kCall};
+  EXPECT_FLOAT_EQ(t.band_pct(call), 33);
+  EXPECT_EQ(t.level(call), 3u);
+  // A shapeless copy: no family group, the no_shape group whatever the basis.
   const BandKey shapeless{KernelFamily::kCopy, ModelKind::kMemoryBound, BandFlagGroup::kNoShape,
                           BandScope::kSameGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(shapeless), 60);
-  EXPECT_EQ(t.level(shapeless), 4u);
+  EXPECT_EQ(t.level(shapeless), 5u);
   // Another GPU: the cross-GPU scope, even for the family with a same-GPU group.
   const BandKey cross{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
                       BandScope::kCrossGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(cross), 45);
-  EXPECT_EQ(t.level(cross), 5u);
+  EXPECT_EQ(t.level(cross), 6u);
   // Nothing closer: the pool of all predictions, never nothing.
   const BandKey other{KernelFamily::kSoftmax, ModelKind::kMemoryBound, BandFlagGroup::kClamped,
                       BandScope::kSameGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(other), 50);
-  EXPECT_EQ(t.level(other), 6u);
+  EXPECT_EQ(t.level(other), 7u);
 }
 
 TEST(ErrorBandTable, AnEmptyTableGivesNoBand) {

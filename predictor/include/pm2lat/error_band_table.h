@@ -69,7 +69,7 @@ class ErrorBandTable {
  public:
   // The fallback order, finest first: a group with fewer than the table's min_count
   // predictions is not in the file, so the next level answers. The last level pools all.
-  static constexpr std::size_t kLevels = 7;
+  static constexpr std::size_t kLevels = 8;
 
   ErrorBandTable() = default;  // empty: every band is NaN
   // Throws ProfileError naming the file and field on a malformed table.

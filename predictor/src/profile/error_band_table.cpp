@@ -18,13 +18,16 @@ constexpr std::array<std::string_view, kBandFlagGroupCount> kFlagGroupNames{
 constexpr std::string_view kAny = "*";
 
 // Which of (family, model, flags, scope, basis) each fallback level keeps, finest first:
-// the kernel's own group, then without the time basis, then its family (any model), then
-// its model (any family), then only the flag group, then only same/cross GPU, then all.
+// the kernel's own group, then its family (any model), its model (any family), its flag
+// group alone, all within its time basis; then the same across bases, then only same/cross
+// GPU, then all. The basis goes late: kernel times of profiled programs and call times of
+// benchmark tables err differently, and the tables hold most of the predictions.
 constexpr std::array<std::array<bool, 5>, ErrorBandTable::kLevels> kLevelKeeps{{
     {true, true, true, true, true},
+    {true, false, true, true, true},
+    {false, true, true, true, true},
+    {false, false, true, true, true},
     {true, true, true, true, false},
-    {true, false, true, true, false},
-    {false, true, true, true, false},
     {false, false, true, true, false},
     {false, false, false, true, false},
     {false, false, false, false, false},
