@@ -343,7 +343,7 @@ Prediction Predictor::Impl::route(const ModelQuery& q) const {
   return roofline_prediction(q.record, q.cls, *targets[q.target].spec);
 }
 
-void Predictor::set_error_bands(ErrorBandTable bands) { impl_->bands = std::move(bands); }
+void Predictor::set_error_bands(ErrorBandTable bands) { impl_->bands = bands; }
 const ErrorBandTable& Predictor::error_bands() const noexcept { return impl_->bands; }
 
 }  // namespace pm2lat

@@ -116,7 +116,7 @@ class ErrorBandFile : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path write(const std::string& text) const {
-    const auto path = dir_ / kErrorBandsFile;
+    auto path = dir_ / kErrorBandsFile;
     std::ofstream(path) << text;
     return path;
   }

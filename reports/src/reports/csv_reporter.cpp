@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
@@ -23,10 +24,8 @@ std::string field(const std::string& s) {
 std::string num(double v) { return std::isnan(v) ? "" : fmt::format("{:.6g}", v); }
 
 bool is_own(const RunSummary& s, std::size_t t) {
-  for (const auto& r : s.per_rank) {
-    if (r.gpu == s.targets[t]) return true;
-  }
-  return false;
+  return std::ranges::any_of(s.per_rank,
+                             [&](const RankSummary& r) { return r.gpu == s.targets[t]; });
 }
 
 }  // namespace

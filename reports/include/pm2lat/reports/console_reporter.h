@@ -16,11 +16,11 @@ struct TraceReplay;
 
 // Family rows x target columns (predicted ms; error % on the run's own GPU), totals, step
 // times, coverage and accuracy.
-void print_run_summary(std::ostream& out, const RunSummary& summary, const ReportHeading& heading);
+void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeading& h);
 // Per-rank measured and predicted step times, and the total (slowest rank).
-void print_rank_table(std::ostream& out, const RunSummary& summary);
+void print_rank_table(std::ostream& os, const RunSummary& s);
 // One line per trace: GPU, kernels, coverage, measured vs predicted on its GPU, error.
-void print_replay_overview(std::ostream& out, const std::vector<const TraceReplay*>& traces);
+void print_replay_overview(std::ostream& os, const std::vector<const TraceReplay*>& traces);
 
 // Milliseconds with a precision that suits the magnitude ("0.0123", "12.35", "1234.6").
 std::string format_ms(double us);
