@@ -42,3 +42,7 @@ trap 'rm -rf "$records"' EXIT
 "$calib" import-records "$records"/records.*.jsonl --out "$out" \
   --catalogue "$out/devices.json" --tag traces-kernel \
   --source "HolisticTraceAnalysis, TraceLens and TrioSim profiler traces (MIT); calibrate/DATA.md"
+
+# The expected error of every prediction, from out-of-sample predictions with the profiles
+# above (calibrate/profiles/error_bands.json; scripts/build-error-bands.sh).
+"$root/scripts/build-error-bands.sh" "$build" "$out/error_bands.json"

@@ -5,7 +5,8 @@
 #     trace-calibrated profiles (*.traces-kernel.json) rebuilt from the OTHER traces, then the
 #     held-out trace replayed. Per trace: whole-trace error, per-kernel median APE, the worst
 #     family with >= 5 % of kernel time (predicted/measured), coverage and the rest by reason,
-#     band coverage (null until predictions carry error bands), and per family error and ratio;
+#     band coverage (share of kernels inside their own-GPU error band, with a band table
+#     estimated without the trace), and per family error and ratio;
 #  2. the small operators (< 1 MB of operands and results) of the NeuSight table, held-out 20 %
 #     of shapes, profiles built from the other 80 % (call time, as NeuSight measured it);
 #  3. every kernel of every trace and every table row predicted on every catalogue GPU against
@@ -23,21 +24,35 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=${2:-$work/out}
 mkdir -p "$out/traces"
+export PM2LAT_DATA=$data
 pm2lat=$build/reports/pm2lat
 calibrate=$build/calibrate/pm2lat-calibrate
 
-# 1. Traces, leave one out.
+# 1. Traces, leave one out. scripts/build-error-bands.sh replays every trace with the
+#    trace-calibrated profiles rebuilt from the OTHER traces and keeps those predictions; each
+#    trace is then judged with an error-band table estimated without it (NeuSight held-out
+#    rows and the other traces' predictions), beside its leave-one-out profiles.
+#    PM2LAT_BANDS_KEEP=DIR reuses the predictions a `scripts/build-error-bands.sh BUILD OUT DIR`
+#    run kept there (same build and data), instead of making them again.
+bands=${PM2LAT_BANDS_KEEP:-$work/bands}
+[ -n "${PM2LAT_BANDS_KEEP:-}" ] ||
+  "$root/scripts/build-error-bands.sh" "$build" "$work/bands_all.json" "$bands" >/dev/null
 for held in "$data"/traces/*.json.gz; do
   name=$(basename "$held" .json.gz)
-  rm -rf "$work/p" "$work/r" "$work/t" && mkdir -p "$work/p" "$work/r" "$work/t"
-  cp "$root"/calibrate/profiles/*.json "$work/p/"
-  rm -f "$work"/p/*.traces-kernel.json
-  for t in "$data"/traces/*.json.gz; do [ "$t" = "$held" ] || ln -s "$t" "$work/t/"; done
-  "$pm2lat" replay "$work/t" --quiet --profiles "$work/p" --out "$work/r" >/dev/null
-  "$calibrate" import-records "$work"/r/records.*.jsonl --out "$work/p" \
-    --catalogue "$work/p/devices.json" --tag traces-kernel --source "other traces" >/dev/null
+  loo=$bands/loo/$name
+  others=()
+  for r in "$bands"/loo/*/records/records.*.jsonl; do
+    case "$r" in "$loo"/*) ;; *) others+=(--records "$r") ;; esac
+  done
+  rm -rf "$work/p" && cp -r "$loo/profiles" "$work/p"
+  python3 "$root/scripts/build-error-bands.py" --out "$work/p/error_bands.json" \
+    --rows "$bands/rows/*.csv" "${others[@]}" --source "all but $name"
   "$pm2lat" replay "$held" --profiles "$work/p" --json "$out/traces/$name.json" >/dev/null
 done
+# NeuSight held-out shapes: each half of the shapes judged by a table estimated without it.
+python3 "$root/scripts/build-error-bands.py" --out "$work/bands_folds.json" \
+  --rows "$bands/rows/*.csv" --records "$bands/loo/*/records/records.*.jsonl" \
+  --judge-folds 2 --coverage-json "$out/band_coverage_rows.json"
 
 # 2. NeuSight small operators, held-out shapes.
 mkdir -p "$work/ns"
@@ -66,8 +81,13 @@ def f(v, fmt="{:.1f}"):
 print("1. traces on their own GPU, leave one trace out")
 print(f'{"trace":<34} {"gpu":<15} {"shapes%":>7} {"error%":>7} {"medAPE%":>7} '
       f'{"worst family (ratio, share%)":<34} {"covered%":>8} {"band%":>5}  not covered')
+banded = inside = 0
 for path in sorted(glob.glob(os.path.join(out, "traces", "*.json"))):
-    t = json.load(open(path))["traces"][0]
+    whole = json.load(open(path))
+    t = whole["traces"][0]
+    if whole.get("band_coverage_pct") is not None:
+        banded += whole["banded_kernels"]
+        inside += whole["banded_kernels"] * whole["band_coverage_pct"] / 100
     w = t.get("worst_major_family")
     worst = f'{w["family"]} ({w["ratio"]:.2f}x, {w["share_pct"]:.0f})' if w else "-"
     reasons = t.get("coverage_by_reason_pct") or {}
@@ -83,6 +103,11 @@ for path in sorted(glob.glob(os.path.join(out, "traces", "*.json"))):
         share = 100 * x["measured_ms"] / total if total else 0
         print(f'    {x["family"]:<18} {x["kernels"]:6d} kernels {share:5.1f}% of time  '
               f'ratio {f(x.get("ratio"), "{:.2f}")}  error {f(x["error_pct"])}%')
+cov = json.load(open(os.path.join(out, "band_coverage_rows.json")))
+print(f"band coverage over every trace's kernels: {f(100 * inside / banded if banded else None)} % of {banded}")
+print("\nband coverage, NeuSight held-out shapes (2 folds by shape, each judged without itself)")
+for k, v in cov.items():
+    print(f'    {k:<34} n {v["n"]:7d}  inside band {v["band_coverage_pct"]:5.1f} %')
 print("\n2. NeuSight small operators (< 1 MB), held-out shapes, call time")
 s = json.load(open(os.path.join(out, "small_ops.json")))
 print(f'{"device":<16} {"n":>6} {"error%":>7} {"medAPE%":>7} {"MAPE%":>7}  worst op (ratio)')

@@ -177,6 +177,7 @@ struct Predictor::Impl {
   ConvPredictor conv;
   ScaledGemmPredictor scaled_gemm;
   std::vector<MeasuredDispatch> dispatch;
+  ErrorBandTable bands;  // empty unless the profile directory ships error_bands.json
 
   // Whether the record was observed on the target GPU itself (then its kernel is one this
   // GPU runs).
@@ -231,7 +232,10 @@ std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuer
 
 Predictor Predictor::from_directory(const std::filesystem::path& profile_dir) {
   DeviceCatalogue catalogue = DeviceCatalogue::load(profile_dir / "devices.json");
-  return Predictor(std::move(catalogue), load_profiles(profile_dir));
+  Predictor p(std::move(catalogue), load_profiles(profile_dir));
+  if (const auto bands = profile_dir / kErrorBandsFile; std::filesystem::exists(bands))
+    p.set_error_bands(ErrorBandTable::load(bands));
+  return p;
 }
 
 std::filesystem::path Predictor::default_profile_dir() {
@@ -358,8 +362,14 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
     p = impl_->route(without_stated_work(record), cls, target, options);
     p.flags |= prediction_flags::kShapeRejected;
   }
-  return within_bounds(
+  p = within_bounds(
       p, applied_bounds(record, cls, *t.spec, impl_->source_spec(options), options.basis));
+  // The band after the bounds: a clamped answer belongs to the clamped flag group.
+  p.band_pct = impl_->bands.band_pct(cls.family, p, impl_->observed_on_target(t, options));
+  return p;
 }
+
+void Predictor::set_error_bands(ErrorBandTable bands) { impl_->bands = bands; }
+const ErrorBandTable& Predictor::error_bands() const noexcept { return impl_->bands; }
 
 }  // namespace pm2lat

@@ -2,6 +2,7 @@
 
 #include "pm2lat/record_fields.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -244,15 +245,18 @@ std::string record_to_jsonl(const PredictedRecord& pr, const RecordRuntime* runt
   if (r.op.kind != OpKind::kUnknown || r.op.vec.bytes() > 0) j[kOp] = op_json(r.op);
   j[kMeasuredUs] = r.measured_us ? json(*r.measured_us) : json(nullptr);
   j[kBasis] = std::string(to_string(r.basis));
-  json pred = json::object(), model = json::object(), flags = json::object();
+  json pred = json::object(), model = json::object(), flags = json::object(), band = json::object();
   for (const auto& [target, p] : pr.predictions) {
     pred[target] = p.us;
     model[target] = std::string(to_string(p.model));
     flags[target] = flags_to_string(p.flags);
+    if (!std::isnan(p.band_pct)) band[target] = p.band_pct;
   }
   j[kPredictedUs] = pred;
   j[kModel] = model;
   j[kFlags] = flags;
+  // Absent when the predictor had no band table (older profiles): no band, not a zero one.
+  if (!band.empty()) j[kBandPct] = band;
   if (runtime_info != nullptr) j[runtime::kObject] = runtime_json(*runtime_info);
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -319,6 +323,9 @@ PredictedRecord record_from_jsonl(std::string_view line, const std::string& wher
         if (auto f = j.find(kFlags);
             f != j.end() && f->is_object() && f->contains(target) && (*f)[target].is_string())
           pred.flags = parse_flags((*f)[target].get<std::string>());
+        if (auto b = j.find(kBandPct);
+            b != j.end() && b->is_object() && b->contains(target) && (*b)[target].is_number())
+          pred.band_pct = (*b)[target].get<double>();
         pr.predictions.emplace_back(target, pred);
       }
     }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "pm2lat/record_fields.h"
@@ -64,6 +65,32 @@ TEST(RecordJsonl, RoundTripsAGemmRecordWithPredictions) {
   EXPECT_DOUBLE_EQ(q->us, 20.25);
   EXPECT_EQ(q->model, ModelKind::kGemmWave);
   EXPECT_EQ(q->flags, p.flags);
+}
+
+TEST(RecordJsonl, BandsAreWrittenPerTargetAndAbsentWithoutATable) {
+  PredictedRecord pr;
+  pr.gpu = "A100-SXM";
+  pr.family = KernelFamily::kCopy;
+  pr.record.launch.name = "copy_kernel";
+  Prediction banded;
+  banded.us = 3.0;
+  banded.band_pct = 17.5;
+  Prediction unbanded;  // band_pct NaN: the predictor had no table
+  unbanded.us = 2.0;
+  pr.predictions.emplace_back("A100-SXM", banded);
+  pr.predictions.emplace_back("H100-SXM", unbanded);
+  const std::string line = record_to_jsonl(pr);
+  const auto j = nlohmann::json::parse(line);
+  ASSERT_TRUE(j.contains(record_field::kBandPct));
+  EXPECT_DOUBLE_EQ(j[record_field::kBandPct]["A100-SXM"].get<double>(), 17.5);
+  EXPECT_FALSE(j[record_field::kBandPct].contains("H100-SXM"));
+  const PredictedRecord back = record_from_jsonl(line, "t:1");
+  EXPECT_DOUBLE_EQ(back.prediction_for("A100-SXM")->band_pct, 17.5);
+  EXPECT_TRUE(std::isnan(back.prediction_for("H100-SXM")->band_pct));
+
+  pr.predictions.pop_back();
+  pr.predictions.back().second = unbanded;
+  EXPECT_FALSE(nlohmann::json::parse(record_to_jsonl(pr)).contains(record_field::kBandPct));
 }
 
 TEST(RecordJsonl, ALowPrecisionGemmKeepsItsScalingAndItsFlags) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,10 @@ struct Prediction {
   // empty when not a GEMM/conv model. Points into the Predictor's profiles: valid while the
   // Predictor that made the prediction lives (copy it to keep it longer).
   std::string_view config;
+  // The expected error of `us` in percent (the quantile of out-of-sample APE of predictions
+  // like it: error_band_table.h): the measured time lies within us x (1 +- band_pct/100) for
+  // that share of them. NaN when the predictor has no band table.
+  double band_pct = std::numeric_limits<double>::quiet_NaN();
 
   bool has(std::uint32_t flag) const noexcept { return (flags & flag) != 0; }
 };

@@ -10,6 +10,7 @@
 
 #include "pm2lat/call_dispatch.h"
 #include "pm2lat/device_catalogue.h"
+#include "pm2lat/error_band_table.h"
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/predict_options.h"
@@ -69,6 +70,12 @@ class Predictor {
   // Per call-timed profile, the operators whose host dispatch it measured (call_dispatch.h),
   // kept from the calibration points the predictor releases after load.
   const std::vector<MeasuredDispatch>& measured_dispatch() const noexcept;
+
+  // The expected-error table every prediction's band_pct is read from (from_directory loads
+  // error_bands.json when the directory has one; otherwise bands are NaN). Set before
+  // predicting: not thread-safe against concurrent predict calls.
+  void set_error_bands(ErrorBandTable bands);
+  const ErrorBandTable& error_bands() const noexcept;
 
   // Thread-compatible: const calls may run concurrently.
   Prediction predict(const KernelRecord& record, const KernelClass& cls, TargetId target,

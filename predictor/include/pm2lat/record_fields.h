@@ -37,6 +37,9 @@ inline constexpr const char* kBasis = "basis";
 inline constexpr const char* kPredictedUs = "predicted_us";
 inline constexpr const char* kModel = "model";
 inline constexpr const char* kFlags = "flags";
+// Per target: the prediction's expected error in percent (Prediction::band_pct); absent
+// when the predictor had no error-band table.
+inline constexpr const char* kBandPct = "band_pct";
 
 // The "op" object: the library call or framework op a kernel belongs to.
 namespace op {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "pm2lat/error_band_table.h"
 #include "profile/json_fields.h"
 #include "profile/scaled_gemm_json.h"
 
@@ -337,7 +338,9 @@ std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
-    if (e.path().extension() == ".json" && e.path().filename() != "devices.json") {
+    // The catalogue and the error-band table live beside the profiles but are not profiles.
+    if (e.path().extension() == ".json" && e.path().filename() != "devices.json" &&
+        e.path().filename() != kErrorBandsFile) {
       files.push_back(e.path());
     }
   }

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
 
 #include "cli/commands.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
@@ -48,7 +50,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   eval->require_subcommand(1);
 
   struct KernelsOptions {
-    std::string data, json, source, target;
+    std::string data, json, source, target, band_rows;
     std::vector<std::string> ops;
     bool matrix = false;
     double max_bytes = 0;
@@ -67,6 +69,9 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                  "cross-GPU: predict it on this GPU ('all': every other GPU)");
   ek->add_flag("--matrix", ko->matrix, "cross-GPU: also print the source x target MAPE matrix");
   ek->add_option("--ops", ko->ops, "only rows of these ops (e.g. bmm,linear)")->delimiter(',');
+  ek->add_option("--band-rows", ko->band_rows,
+                 "write every scored prediction for the error-band estimate (CSV, "
+                 "scripts/build-error-bands.py)");
   ek->add_option("--max-bytes", ko->max_bytes,
                  "only rows whose operands and results together are smaller than this many bytes "
                  "(small operators: 1048576)");
@@ -87,18 +92,26 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         return !(operator_work(c.record.op, cls).bytes < ko->max_bytes);
       });
     }
+    std::ofstream band_file;
+    std::optional<reports::BandRows> band_rows;
+    if (!ko->band_rows.empty()) {
+      band_file.open(ko->band_rows);
+      if (!band_file) throw std::runtime_error("cannot write " + ko->band_rows);
+      band_rows.emplace(band_file);
+    }
+    reports::BandRows* rows = band_rows ? &*band_rows : nullptr;
     if (!ko->source.empty() || !ko->target.empty()) {
       const auto cross =
           reports::eval_kernels_cross(predictor, calls, ko->source.empty() ? "all" : ko->source,
                                       ko->target.empty() ? "all" : ko->target, false,
-                                      reports::CrossGrouping::kByOp, ko->guard.policy());
+                                      reports::CrossGrouping::kByOp, ko->guard.policy(), rows);
       reports::print_cross_eval(std::cout, cross);
       if (ko->matrix) reports::print_cross_matrix(std::cout, cross);
       if (!ko->json.empty())
         write_text_file(ko->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
-    const auto result = reports::eval_kernels(predictor, calls);
+    const auto result = reports::eval_kernels(predictor, calls, rows);
     reports::print_kernel_eval(std::cout, result);
     if (!ko->json.empty())
       write_text_file(ko->json, reports::kernel_eval_json(result).dump(2) + "\n");

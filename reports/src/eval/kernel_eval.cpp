@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/reports/eval/band_rows.h"
 #include "pm2lat/reports/eval/gemm_eval.h"
 
 namespace pm2lat::reports {
@@ -21,7 +22,8 @@ std::string family_label(const KernelClass& cls) {
 }
 
 KernelEvalResult eval_kernels(Predictor& predictor,
-                              const std::vector<calibrate::MeasuredCall>& calls) {
+                              const std::vector<calibrate::MeasuredCall>& calls,
+                              BandRows* band_rows) {
   struct Acc {
     ErrorStats all, gemm;
     bool spec_scaled = false;
@@ -57,6 +59,7 @@ KernelEvalResult eval_kernels(Predictor& predictor,
     opt.source_device = c.device;
     const Prediction p = predictor.predict(c.record, cls, *t_it->second, opt);
     const double measured = *c.record.measured_us;
+    if (band_rows != nullptr) band_rows->add(c.shape_key, cls.family, p, true, measured);
     const Target& target = predictor.target(*t_it->second);
     Group& g = groups[{target.name, c.op, family_label(cls)}];
     g.error.add(p.us, measured);
@@ -88,25 +91,25 @@ KernelEvalResult eval_kernels(Predictor& predictor,
   return out;
 }
 
-void print_kernel_eval(std::ostream& os, const KernelEvalResult& r) {
-  fmt::print(os, "{:<16} {:<9} {:<18} {:>7} {:>8} {:>8} {:>8}\n", "device", "op", "family", "n",
+void print_kernel_eval(std::ostream& out, const KernelEvalResult& r) {
+  fmt::print(out, "{:<16} {:<9} {:<18} {:>7} {:>8} {:>8} {:>8}\n", "device", "op", "family", "n",
              "MAPE%", "med%", "p90%");
   for (const auto& g : r.groups) {
-    fmt::print(os, "{:<16} {:<9} {:<18} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", g.device, g.op,
+    fmt::print(out, "{:<16} {:<9} {:<18} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", g.device, g.op,
                g.family, g.error.n, g.error.mape_pct, g.error.median_ape_pct, g.error.p90_ape_pct);
   }
-  fmt::print(os, "\n{:<16} {:>7} {:>8} {:>8} {:>8} {:>7} {:>10} {:>9}\n", "device", "n", "MAPE%",
+  fmt::print(out, "\n{:<16} {:>7} {:>8} {:>8} {:>8} {:>7} {:>10} {:>9}\n", "device", "n", "MAPE%",
              "med%", "p90%", "gemm n", "gemm MAPE%", "gemm med%");
   for (const auto& d : r.devices) {
-    fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f} {:>7} {:>10.2f} {:>9.2f}{}\n", d.device,
-               d.error.n, d.error.mape_pct, d.error.median_ape_pct, d.error.p90_ape_pct, d.gemm.n,
-               d.gemm.mape_pct, d.gemm.median_ape_pct,
+    fmt::print(out, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f} {:>7} {:>10.2f} {:>9.2f}{}\n",
+               d.device, d.error.n, d.error.mape_pct, d.error.median_ape_pct, d.error.p90_ape_pct,
+               d.gemm.n, d.gemm.mape_pct, d.gemm.median_ape_pct,
                d.spec_scaled ? "  (spec-scaled: no profile)" : "");
   }
-  fmt::print(os, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "overall", r.overall.n,
+  fmt::print(out, "{:<16} {:>7} {:>8.2f} {:>8.2f} {:>8.2f}\n", "overall", r.overall.n,
              r.overall.mape_pct, r.overall.median_ape_pct, r.overall.p90_ape_pct);
   if (r.unknown_devices > 0)
-    fmt::print(os, "{} rows skipped: GPU not in the device catalogue\n", r.unknown_devices);
+    fmt::print(out, "{} rows skipped: GPU not in the device catalogue\n", r.unknown_devices);
 }
 
 nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
@@ -182,7 +185,7 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::vector<calibrate::MeasuredCall>& calls,
                                    const std::string& source, const std::string& target,
                                    bool graph_replay, CrossGrouping grouping,
-                                   const std::optional<GuardPolicy>& guard) {
+                                   const std::optional<GuardPolicy>& guard, BandRows* band_rows) {
   const DeviceCatalogue& cat = predictor.catalogue();
   auto canonical = [&](const std::string& name) -> std::string {
     const DeviceSpec* s = cat.find(name);
@@ -252,6 +255,7 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    host_part_us(predictor, *on_a, cls, target_id(b), opt, model_p))
                 : model_p;
         const double measured = *on_b->record.measured_us;
+        if (band_rows != nullptr) band_rows->add(key, c_it->second.family, p, false, measured);
         const std::string group =
             grouping == CrossGrouping::kByGemmType ? gemm_call_type(*on_a) : on_a->op;
         groups[{a, b, group}].add(p, model_p, measured);
@@ -274,29 +278,29 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
   return out;
 }
 
-void print_cross_eval(std::ostream& os, const CrossEvalResult& r) {
-  fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8} {:>8}\n", "source", "target", r.group_name, "n",
+void print_cross_eval(std::ostream& out, const CrossEvalResult& r) {
+  fmt::print(out, "{:<16} {:<16} {:<9} {:>7} {:>8} {:>8}\n", "source", "target", r.group_name, "n",
              "MAPE%", "med%");
   for (const auto& g : r.pairs) {
-    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op,
+    fmt::print(out, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op,
                g.error.n, g.error.mape_pct, g.error.median_ape_pct);
   }
-  fmt::print(os, "\n");
+  fmt::print(out, "\n");
   for (const auto& g : r.totals) {
-    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, "all",
+    fmt::print(out, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, "all",
                g.error.n, g.error.mape_pct, g.error.median_ape_pct);
   }
-  fmt::print(os, "\n");
+  fmt::print(out, "\n");
   for (const auto& g : r.by_group) {
-    fmt::print(os, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op,
+    fmt::print(out, "{:<16} {:<16} {:<9} {:>7} {:>8.2f} {:>8.2f}\n", g.source, g.target, g.op,
                g.error.n, g.error.mape_pct, g.error.median_ape_pct);
   }
-  fmt::print(os,
+  fmt::print(out,
              "overall: n {}  MAPE {:.2f} %  median {:.2f} %   GEMM: n {}  MAPE {:.2f} %  median "
              "{:.2f} %\n",
              r.overall.n, r.overall.mape_pct, r.overall.median_ape_pct, r.gemm.n, r.gemm.mape_pct,
              r.gemm.median_ape_pct);
-  if (r.guarded) print_guard_comparison(os, r);
+  if (r.guarded) print_guard_comparison(out, r);
 }
 
 void print_guard_comparison(std::ostream& os, const CrossEvalResult& r) {
@@ -323,7 +327,7 @@ bool guard_raises_mean(const CrossGroup& g) noexcept {
   return g.error.mape_pct > g.model_only.mape_pct;
 }
 
-void print_cross_matrix(std::ostream& os, const CrossEvalResult& r) {
+void print_cross_matrix(std::ostream& out, const CrossEvalResult& r) {
   std::vector<std::string> names;
   for (const auto& g : r.totals) {
     for (const auto* n : {&g.source, &g.target}) {
@@ -331,19 +335,19 @@ void print_cross_matrix(std::ostream& os, const CrossEvalResult& r) {
     }
   }
   std::sort(names.begin(), names.end());
-  fmt::print(os, "MAPE % (rows: source GPU, columns: target GPU)\n{:<16}", "");
-  for (const auto& n : names) fmt::print(os, " {:>10.10}", n);
-  fmt::print(os, "\n");
+  fmt::print(out, "MAPE % (rows: source GPU, columns: target GPU)\n{:<16}", "");
+  for (const auto& n : names) fmt::print(out, " {:>10.10}", n);
+  fmt::print(out, "\n");
   for (const auto& a : names) {
-    fmt::print(os, "{:<16}", a);
+    fmt::print(out, "{:<16}", a);
     for (const auto& b : names) {
       std::string cell = "-";
       for (const auto& g : r.totals) {
         if (g.source == a && g.target == b) cell = fmt::format("{:.1f}", g.error.mape_pct);
       }
-      fmt::print(os, " {:>10}", cell);
+      fmt::print(out, " {:>10}", cell);
     }
-    fmt::print(os, "\n");
+    fmt::print(out, "\n");
   }
 }
 

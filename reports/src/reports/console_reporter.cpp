@@ -15,6 +15,8 @@ std::string pct(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}", v
 
 // Target names are long ("RTX-PRO-6000-Server"); columns follow the longest of name and value.
 std::size_t column_width(const std::string& name) { return std::max<std::size_t>(10, name.size()); }
+// " ±100 %": the room an error band takes after a value.
+constexpr std::size_t kBandWidth = 7;
 
 }  // namespace
 
@@ -27,6 +29,17 @@ std::string format_ms(double us) {
   if (a < 10) return fmt::format("{:.3f}", ms);
   if (a < 1000) return fmt::format("{:.2f}", ms);
   return fmt::format("{:.1f}", ms);
+}
+
+std::string format_band(double band_pct) {
+  if (std::isnan(band_pct)) return "";
+  // Whole percent once the band is wide: "±12 %", "±4.5 %".
+  return band_pct >= 10 ? fmt::format("±{:.0f} %", band_pct) : fmt::format("±{:.1f} %", band_pct);
+}
+
+std::string format_ms_with_band(double us, double band_pct) {
+  const std::string band = std::isnan(us) ? "" : format_band(band_pct);
+  return band.empty() ? format_ms(us) : format_ms(us) + " " + band;
 }
 
 namespace {
@@ -69,11 +82,17 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     return measured ? fmt::format("{:<18} {:>8} {:>12}", label, kernels, format_ms(measured_us))
                     : fmt::format("{:<18} {:>8}", label, kernels);
   };
+  // Predictions with an error band take " ±12 %" more room.
+  const bool banded = std::ranges::any_of(
+      s.per_target, [](const TargetSummary& ts) { return !std::isnan(ts.band_pct()); });
+  const auto width = [&](const std::string& target) {
+    return column_width(target) + 3 + (banded ? kBandWidth : 0);
+  };
   std::string line = measured
                          ? fmt::format("{:<18} {:>8} {:>12}", "family", "kernels", "measured ms")
                          : fmt::format("{:<18} {:>8}", "family", "kernels");
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
-    line += fmt::format(" | {:>{}}", s.targets[t] + " ms", column_width(s.targets[t]) + 3);
+    line += fmt::format(" | {:>{}}", s.targets[t] + " ms", width(s.targets[t]));
     if (t == own) line += fmt::format(" {:>6}", "err%");
   }
   fmt::print(os, "\n{}\n{}\n", line, std::string(line.size(), '-'));
@@ -81,7 +100,8 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     std::string row = row_start(std::string(to_string(f.family)) + (f.communication ? "*" : ""),
                                 std::to_string(f.kernels), f.measured_us);
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
-      row += fmt::format(" | {:>{}}", format_ms(f.predicted_us[t]), column_width(s.targets[t]) + 3);
+      row += fmt::format(" | {:>{}}", format_ms_with_band(f.predicted_us[t], f.band_pct(t)),
+                         width(s.targets[t]));
       if (t == own) row += fmt::format(" {:>6}", f.communication ? "-" : pct(f.error_pct()));
     }
     fmt::print(os, "{}\n", row);
@@ -92,8 +112,9 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
       fmt::format("{:<18} {:>8} {:>12}", "step time", "", format_ms(s.measured_span_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     const auto& ts = s.per_target[t];
-    total += fmt::format(" | {:>{}}", format_ms(ts.predicted_us), column_width(ts.name) + 3);
-    step += fmt::format(" | {:>{}}", format_ms(ts.span_us), column_width(ts.name) + 3);
+    total += fmt::format(" | {:>{}}", format_ms_with_band(ts.predicted_us, ts.band_pct()),
+                         width(ts.name));
+    step += fmt::format(" | {:>{}}", format_ms(ts.span_us), width(ts.name));
     if (t == own) {
       total += fmt::format(" {:>6}", pct(s.accuracy.error_pct()));
       step += fmt::format(" {:>6}", "");

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 
@@ -23,36 +24,37 @@ std::string field(const std::string& s) {
 std::string num(double v) { return std::isnan(v) ? "" : fmt::format("{:.6g}", v); }
 
 bool is_own(const RunSummary& s, std::size_t t) {
-  for (const auto& r : s.per_rank) {
-    if (r.gpu == s.targets[t]) return true;
-  }
-  return false;
+  return std::ranges::any_of(s.per_rank,
+                             [&](const RankSummary& r) { return r.gpu == s.targets[t]; });
 }
 
 }  // namespace
 
 void write_summary_csv(std::ostream& os, const RunSummary& s, const RunTable& /*table*/) {
+  // band_pct: the expected error of predicted_ms in percent (empty without an error-band table).
   os << "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_"
-        "ms\n";
+        "ms,band_pct\n";
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     const bool own = is_own(s, t);
     for (const auto& f : s.families) {
       const double err = own && !f.communication ? f.error_pct() : std::nan("");
-      fmt::print(os, "{},{},{},{},{},{},{},{},\n", to_string(f.family), field(s.targets[t]),
+      fmt::print(os, "{},{},{},{},{},{},{},{},,{}\n", to_string(f.family), field(s.targets[t]),
                  f.kernels, num(f.measured_us / 1000.0), num(f.predicted_us[t] / 1000.0), num(err),
-                 f.fallback[t], own ? "true" : "false");
+                 f.fallback[t], own ? "true" : "false", num(f.band_pct(t)));
     }
     const auto& ts = s.per_target[t];
-    fmt::print(os, "(total),{},{},{},{},{},{},{},{}\n", field(ts.name), s.kernels,
+    fmt::print(os, "(total),{},{},{},{},{},{},{},{},{}\n", field(ts.name), s.kernels,
                num(s.measured_us / 1000.0), num(ts.predicted_us / 1000.0),
                num(own && s.accuracy.available ? s.accuracy.error_pct() : std::nan("")),
-               ts.fallback, own ? "true" : "false", num(ts.span_us / 1000.0));
+               ts.fallback, own ? "true" : "false", num(ts.span_us / 1000.0), num(ts.band_pct()));
   }
 }
 
 void write_kernels_csv(std::ostream& os, const RunTable& table) {
   os << "rank,stream,start_us,name,family,measured_us";
   for (const auto& t : table.targets()) os << "," << field(t + "_us");
+  // Then each prediction's expected error in percent (empty when it has none).
+  for (const auto& t : table.targets()) os << "," << field(t + "_band_pct");
   os << "\n";
   const auto& rows = table.kernels();
   std::string line;
@@ -65,6 +67,10 @@ void write_kernels_csv(std::ostream& os, const RunTable& table) {
     for (std::size_t t = 0; t < table.targets().size(); ++t) {
       line += ',';
       line += num(table.predicted_us(i, t));
+    }
+    for (std::size_t t = 0; t < table.targets().size(); ++t) {
+      line += ',';
+      line += num(table.band_pct(i, t));
     }
     line += '\n';
     os << line;

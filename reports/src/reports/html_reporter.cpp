@@ -134,7 +134,7 @@ void family_table(std::ostream& os, const RunSummary& s, std::size_t own) {
                f.communication ? " (comm.)" : "", f.kernels, format_ms(f.measured_us));
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
       fmt::print(os, "<td{}>{}</td>", t == own ? " class=\"own\"" : "",
-                 format_ms(f.predicted_us[t]));
+                 format_ms_with_band(f.predicted_us[t], f.band_pct(t)));
       if (t == own)
         fmt::print(os, "<td class=\"own\">{}</td>", f.communication ? "–" : pct(f.error_pct()));
     }
@@ -143,7 +143,8 @@ void family_table(std::ostream& os, const RunSummary& s, std::size_t own) {
   fmt::print(os, "<tr><th class=\"l\">kernel time</th><th>{}</th><th>{}</th>", s.kernels,
              format_ms(s.measured_us));
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
-    fmt::print(os, "<th>{}</th>", format_ms(s.per_target[t].predicted_us));
+    fmt::print(os, "<th>{}</th>",
+               format_ms_with_band(s.per_target[t].predicted_us, s.per_target[t].band_pct()));
     if (t == own) fmt::print(os, "<th>{}</th>", pct(s.accuracy.error_pct()));
   }
   fmt::print(os, "</tr>\n<tr><th class=\"l\">step time</th><th></th><th>{}</th>",

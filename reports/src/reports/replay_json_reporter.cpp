@@ -29,6 +29,23 @@ json coverage_by_reason(const Accuracy& a) {
   return out;
 }
 
+json band_coverage(const Accuracy& a) {
+  return a.available ? number_or_null(a.band_coverage_pct()) : json(nullptr);
+}
+
+// Per coverage reason: the share of its banded kernels inside their band, and how many.
+json band_coverage_by_reason(const Accuracy& a) {
+  if (!a.available) return nullptr;
+  json out = json::object();
+  for (std::size_t i = 0; i < kCoverageReasons; ++i) {
+    if (a.banded[i] == 0) continue;
+    const auto reason = static_cast<CoverageReason>(i);
+    out[std::string(to_string(reason))] = {{"pct", a.band_coverage_pct(reason)},
+                                           {"kernels", a.banded[i]}};
+  }
+  return out;
+}
+
 // The family with >= kMajorFamilyShare of the compared time whose predicted/measured ratio is
 // furthest from 1 (in log terms: 0.5x and 2x are equally far).
 json worst_major_family(const RunSummary& s) {
@@ -105,9 +122,10 @@ json trace_json(const TraceReplay& r) {
              a.available ? json(a.per_kernel.median_ape_pct) : json(nullptr)},
             {"coverage_by_reason_pct", a.available ? coverage_by_reason(a) : json(nullptr)},
             {"worst_major_family", a.available ? worst_major_family(s) : json(nullptr)},
-            // Share of kernels whose measured time lies inside their own-GPU error band:
-            // null until predictions carry bands.
-            {"band_coverage_pct", nullptr},
+            // Share of kernels whose measured time lies inside their own-GPU error band
+            // (null when the predictions carry no bands), overall and per coverage reason.
+            {"band_coverage_pct", band_coverage(a)},
+            {"band_coverage_by_reason_pct", band_coverage_by_reason(a)},
             {"notes", r.notes},
             {"families", families},
             {"targets", targets}};
@@ -118,8 +136,19 @@ json trace_json(const TraceReplay& r) {
 
 nlohmann::json replay_json(const std::vector<const TraceReplay*>& traces) {
   json list = json::array();
-  for (const TraceReplay* r : traces) list.push_back(trace_json(*r));
-  return {{"traces", list}};
+  // Over all traces: each kernel counts once, whatever its trace.
+  std::size_t banded = 0, inside = 0;
+  for (const TraceReplay* r : traces) {
+    list.push_back(trace_json(*r));
+    for (std::size_t i = 0; i < kCoverageReasons; ++i) {
+      banded += r->summary.accuracy.banded[i];
+      inside += r->summary.accuracy.inside_band[i];
+    }
+  }
+  const json overall = banded > 0
+                           ? json(100.0 * static_cast<double>(inside) / static_cast<double>(banded))
+                           : json(nullptr);
+  return {{"traces", list}, {"band_coverage_pct", overall}, {"banded_kernels", banded}};
 }
 
 }  // namespace pm2lat::reports

@@ -10,6 +10,17 @@
 namespace pm2lat::reports {
 namespace {
 constexpr std::size_t kFamilies = kKernelFamilyCount;
+
+// Whether the measured time lies inside the prediction's band: the band is a quantile of
+// |predicted - measured| / measured, so the same ratio is compared here.
+bool inside_band(double predicted_us, double measured_us, double band_pct) {
+  return measured_us > 0 && std::fabs(predicted_us - measured_us) / measured_us * 100.0 <= band_pct;
+}
+
+// Prediction-weighted mean band in percent; NaN when nothing carried a band.
+double mean_band_pct(double band_us, double banded_us) noexcept {
+  return banded_us > 0 ? band_us / banded_us * 100.0 : std::nan("");
+}
 }  // namespace
 
 double FamilySummary::error_pct() const noexcept {
@@ -18,7 +29,25 @@ double FamilySummary::error_pct() const noexcept {
 double FamilySummary::ratio() const noexcept {
   return own_measured_us > 0 ? own_predicted_us / own_measured_us : std::nan("");
 }
+double FamilySummary::band_pct(std::size_t target) const noexcept {
+  return target < band_us.size() ? mean_band_pct(band_us[target], banded_us[target]) : std::nan("");
+}
+double TargetSummary::band_pct() const noexcept { return mean_band_pct(band_us, banded_us); }
 double Accuracy::error_pct() const noexcept { return pm2lat::error_pct(predicted_us, measured_us); }
+double Accuracy::band_coverage_pct() const noexcept {
+  std::size_t n = 0, inside = 0;
+  for (std::size_t i = 0; i < kCoverageReasons; ++i) {
+    n += banded[i];
+    inside += inside_band[i];
+  }
+  return n > 0 ? 100.0 * static_cast<double>(inside) / static_cast<double>(n) : std::nan("");
+}
+double Accuracy::band_coverage_pct(CoverageReason reason) const noexcept {
+  const auto i = static_cast<std::size_t>(reason);
+  return banded[i] > 0
+             ? 100.0 * static_cast<double>(inside_band[i]) / static_cast<double>(banded[i])
+             : std::nan("");
+}
 
 bool is_communication(const RunTable& table, std::size_t row) {
   if (table.kernels()[row].family == KernelFamily::kCollective) return true;
@@ -35,6 +64,8 @@ RunSummary summarize(const RunTable& table) {
     fam[f].family = static_cast<KernelFamily>(f);
     fam[f].predicted_us.assign(nt, 0.0);
     fam[f].fallback.assign(nt, 0);
+    fam[f].band_us.assign(nt, 0.0);
+    fam[f].banded_us.assign(nt, 0.0);
   }
   s.per_target.resize(nt);
   for (std::size_t t = 0; t < nt; ++t) s.per_target[t].name = s.targets[t];
@@ -75,6 +106,12 @@ RunSummary summarize(const RunTable& table) {
       ts.predicted_us += p;
       ++predicted_count[t];
       if (fl & prediction_flags::kSpecScaled) ++scaled[t];
+      if (const double band = table.band_pct(i, t); !std::isnan(band)) {
+        f.band_us[t] += p * band / 100.0;
+        f.banded_us[t] += p;
+        ts.band_us += p * band / 100.0;
+        ts.banded_us += p;
+      }
       if (fl & prediction_flags::kFallback) {
         ++f.fallback[t];
         ++ts.fallback;
@@ -104,6 +141,11 @@ RunSummary summarize(const RunTable& table) {
     compute_measured_us += k.measured_us;
     if (dedicated) covered_us += k.measured_us;
     per_kernel.add(p, k.measured_us);
+    if (const double band = table.band_pct(i, own); !std::isnan(band)) {
+      const auto r = static_cast<std::size_t>(reason);
+      ++s.accuracy.banded[r];
+      if (inside_band(p, k.measured_us, band)) ++s.accuracy.inside_band[r];
+    }
   }
   s.kernels = rows.size();
   s.accuracy.available = s.accuracy.kernels > 0;

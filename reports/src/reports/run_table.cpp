@@ -80,6 +80,7 @@ void RunTable::set_prediction(std::size_t row, std::size_t target, const Predict
   c.us = static_cast<float>(p.us);
   c.flags = static_cast<std::uint16_t>(p.flags);
   c.model = p.model;
+  c.band_pct = static_cast<float>(p.band_pct);
 }
 
 double RunTable::predicted_us(std::size_t row, std::size_t target) const {
@@ -90,6 +91,11 @@ double RunTable::predicted_us(std::size_t row, std::size_t target) const {
 std::uint32_t RunTable::flags(std::size_t row, std::size_t target) const {
   const Cell* c = cell_or_null(row, target);
   return c == nullptr ? 0 : c->flags;
+}
+
+double RunTable::band_pct(std::size_t row, std::size_t target) const {
+  const Cell* c = cell_or_null(row, target);
+  return c == nullptr ? std::nan("") : c->band_pct;
 }
 
 ModelKind RunTable::model(std::size_t row, std::size_t target) const {

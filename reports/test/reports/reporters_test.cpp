@@ -87,11 +87,13 @@ TEST(CsvReporter, SummaryIsTidyAndKernelsHaveOneColumnPerTarget) {
   ASSERT_EQ(lines.size(), 1 + 2 * (3 + 1)) << "a row per family x target and a total per target";
   EXPECT_EQ(
       lines[0],
-      "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_ms");
+      "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_ms,"
+      "band_pct");
   EXPECT_EQ(count(sum.str(), "(total),H100-SXM,4,0.65,0.29,4,1,true,"), 1u) << sum.str();
   EXPECT_EQ(count(sum.str(), "gemm,A100-SXM,2,0.2,0.4,,0,false,"), 1u) << sum.str();
   EXPECT_EQ(ker.str().substr(0, ker.str().find('\n')),
-            "rank,stream,start_us,name,family,measured_us,H100-SXM_us,A100-SXM_us");
+            "rank,stream,start_us,name,family,measured_us,H100-SXM_us,A100-SXM_us,"
+            "H100-SXM_band_pct,A100-SXM_band_pct");
   EXPECT_EQ(count(ker.str(), "\"vectorized_elementwise_kernel<4, add>\""), 1u)
       << "names with commas are quoted";
 }

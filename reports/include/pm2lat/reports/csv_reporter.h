@@ -13,7 +13,7 @@
 
 namespace pm2lat::reports {
 
-void write_summary_csv(std::ostream& out, const RunSummary& summary, const RunTable& table);
-void write_kernels_csv(std::ostream& out, const RunTable& table);
+void write_summary_csv(std::ostream& os, const RunSummary& s, const RunTable& table);
+void write_kernels_csv(std::ostream& os, const RunTable& table);
 
 }  // namespace pm2lat::reports

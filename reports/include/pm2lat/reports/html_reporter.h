@@ -12,7 +12,7 @@
 
 namespace pm2lat::reports {
 
-void write_html_report(std::ostream& out, const RunTable& table, const RunSummary& summary,
-                       const ReportHeading& heading);
+void write_html_report(std::ostream& os, const RunTable& table, const RunSummary& s,
+                       const ReportHeading& h);
 
 }  // namespace pm2lat::reports

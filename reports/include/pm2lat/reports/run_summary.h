@@ -13,6 +13,7 @@
 //    this GPU. They are reported on their own (communication_us) and in their family row.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -31,6 +32,10 @@ struct FamilySummary {
   double measured_us = 0;             // all measured kernels of the family
   std::vector<double> predicted_us;   // per target
   std::vector<std::size_t> fallback;  // per target: kernels predicted by the fallback
+  // Per target: sum of predicted x band over the kernels with a band, and their predicted
+  // time (band_pct() is the prediction-weighted mean band).
+  std::vector<double> band_us;
+  std::vector<double> banded_us;
   // On the run's own GPU (kernels both measured and predicted there):
   std::size_t compared = 0;
   double own_measured_us = 0;
@@ -41,6 +46,10 @@ struct FamilySummary {
   double error_pct() const noexcept;
   // predicted / measured on the run's own GPU (NaN when nothing was measured).
   double ratio() const noexcept;
+  // The family's band on a target in percent: the prediction-weighted mean of its kernels'
+  // bands (a sum's error is at most that when every kernel lies within its band); NaN when
+  // no kernel carries one.
+  double band_pct(std::size_t target) const noexcept;
 };
 
 struct TargetSummary {
@@ -51,6 +60,9 @@ struct TargetSummary {
   std::size_t fallback = 0;
   double fallback_us = 0;    // predicted time of fallback kernels
   bool spec_scaled = false;  // every prediction for it was spec-scaled (no own profile)
+  double band_us = 0;        // as FamilySummary::band_us, over all kernels
+  double banded_us = 0;
+  double band_pct() const noexcept;  // NaN when no kernel carries a band
 };
 
 struct RankSummary {
@@ -72,8 +84,16 @@ struct Accuracy {
   CoverageByReason reason_us{};  // measured compute time per CoverageReason
   double communication_us = 0;
   ErrorSummary per_kernel;  // absolute percentage error of single kernels
+  // Kernels whose own-GPU prediction carries an error band, and those whose measured time
+  // lies inside it (|predicted - measured| <= band x predicted), per CoverageReason.
+  std::array<std::size_t, kCoverageReasons> banded{};
+  std::array<std::size_t, kCoverageReasons> inside_band{};
 
   double error_pct() const noexcept;
+  // Share of banded kernels inside their band in percent (all of them, or those of one
+  // reason); NaN when no kernel carries a band.
+  double band_coverage_pct() const noexcept;
+  double band_coverage_pct(CoverageReason reason) const noexcept;
 };
 
 struct RunSummary {

@@ -64,6 +64,8 @@ class RunTable {
   double predicted_us(std::size_t row, std::size_t target) const;
   std::uint32_t flags(std::size_t row, std::size_t target) const;
   ModelKind model(std::size_t row, std::size_t target) const;
+  // The prediction's expected error in percent (Prediction::band_pct); NaN when none.
+  double band_pct(std::size_t row, std::size_t target) const;
   // Column of the GPU a row ran on, or npos when that GPU is not a target.
   std::size_t own_target(std::size_t row) const;
   std::size_t target_index(std::string_view name) const;  // npos when absent
@@ -77,6 +79,7 @@ class RunTable {
     float us = std::nanf("");
     std::uint16_t flags = 0;
     ModelKind model = ModelKind::kNone;
+    float band_pct = std::nanf("");
   };
   Cell& cell(std::size_t row, std::size_t target);
   const Cell* cell_or_null(std::size_t row, std::size_t target) const;

@@ -13,6 +13,7 @@
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/measured_guard.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/reports/eval/band_rows.h"
 #include "pm2lat/reports/eval/error_stats.h"
 
 namespace pm2lat::reports {
@@ -42,10 +43,12 @@ struct KernelEvalResult {
 // ("legacy_cublas", "xmma", "cutlass2", ...), the kernel family otherwise.
 std::string family_label(const KernelClass& cls);
 
+// `band_rows`: when set, every scored prediction is also written there (band_rows.h).
 KernelEvalResult eval_kernels(Predictor& predictor,
-                              const std::vector<calibrate::MeasuredCall>& calls);
+                              const std::vector<calibrate::MeasuredCall>& calls,
+                              BandRows* band_rows = nullptr);
 
-void print_kernel_eval(std::ostream& os, const KernelEvalResult& r);
+void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
 nlohmann::json kernel_eval_json(const KernelEvalResult& r);
 
 }  // namespace pm2lat::reports
@@ -88,9 +91,10 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
                                    const std::string& source, const std::string& target,
                                    bool graph_replay = false,
                                    CrossGrouping grouping = CrossGrouping::kByOp,
-                                   const std::optional<GuardPolicy>& guard = std::nullopt);
+                                   const std::optional<GuardPolicy>& guard = std::nullopt,
+                                   BandRows* band_rows = nullptr);
 
-void print_cross_eval(std::ostream& os, const CrossEvalResult& r);
+void print_cross_eval(std::ostream& out, const CrossEvalResult& r);
 // Per (source, target): n, anchored, mean and p95 with the guard and without it, and how many
 // pairs meet the guard's criterion (p95 lower, mean not raised).
 void print_guard_comparison(std::ostream& os, const CrossEvalResult& r);
@@ -99,6 +103,6 @@ bool guard_raises_mean(const CrossGroup& g) noexcept;
 nlohmann::json cross_eval_json(const CrossEvalResult& r);
 
 // The source x target matrix of MAPE (GEMM rows only when `gemm_only`), for closing notes.
-void print_cross_matrix(std::ostream& os, const CrossEvalResult& r);
+void print_cross_matrix(std::ostream& out, const CrossEvalResult& r);
 
 }  // namespace pm2lat::reports

@@ -1,0 +1,174 @@
+#include "pm2lat/error_band_table.h"
+
+#include <array>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "profile/json_fields.h"
+
+namespace pm2lat {
+namespace {
+
+constexpr std::array<std::string_view, kBandFlagGroupCount> kFlagGroupNames{
+    "none",    "fallback",     "anchored",    "shape_rejected",    "no_shape",
+    "clamped", "extrapolated", "spec_scaled", "dtype_substituted", "communication"};
+
+constexpr std::string_view kAny = "*";
+
+// Which of (family, model, flags, scope, basis) each fallback level keeps, finest first:
+// the kernel's own group, then its family (any model), its model (any family), its flag
+// group alone, all within its time basis; then the same across bases, then only same/cross
+// GPU, then all. The basis goes late: kernel times of profiled programs and call times of
+// benchmark tables err differently, and the tables hold most of the predictions.
+constexpr std::array<std::array<bool, 5>, ErrorBandTable::kLevels> kLevelKeeps{{
+    {true, true, true, true, true},
+    {true, false, true, true, true},
+    {false, true, true, true, true},
+    {false, false, true, true, true},
+    {true, true, true, true, false},
+    {false, false, true, true, false},
+    {false, false, false, true, false},
+    {false, false, false, false, false},
+}};
+
+using GroupKey = std::array<int, 5>;
+
+// An enum field of a group: "*" pools, anything else must be one of the names.
+template <typename Parse, typename Name>
+int read_enum(const json_fields::Reader& g, const char* key, Parse parse, Name name) {
+  const json_fields::Reader f = g.child(key);
+  const std::string s = f.string();
+  if (s == kAny) return BandGroup::kAny;
+  const auto v = parse(s);
+  if (name(v) != s) f.fail("'" + s + "' is not a known value");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+BandFlagGroup band_flag_group(std::uint32_t flags) noexcept {
+  using namespace prediction_flags;
+  if (flags & kCommunication) return BandFlagGroup::kCommunication;
+  if (flags & kFallback) return BandFlagGroup::kFallback;
+  if (flags & kAnchored) return BandFlagGroup::kAnchored;
+  if (flags & kShapeRejected) return BandFlagGroup::kShapeRejected;
+  if (flags & kNoShape) return BandFlagGroup::kNoShape;
+  if (flags & kClamped) return BandFlagGroup::kClamped;
+  if (flags & kExtrapolated) return BandFlagGroup::kExtrapolated;
+  if (flags & kSpecScaled) return BandFlagGroup::kSpecScaled;
+  if (flags & kDtypeSubstituted) return BandFlagGroup::kDtypeSubstituted;
+  return BandFlagGroup::kNone;
+}
+
+std::string_view to_string(BandFlagGroup g) noexcept {
+  const auto i = static_cast<std::size_t>(g);
+  return i < kFlagGroupNames.size() ? kFlagGroupNames[i] : "none";
+}
+
+BandFlagGroup parse_band_flag_group(std::string_view s, bool* known) noexcept {
+  for (std::size_t i = 0; i < kFlagGroupNames.size(); ++i) {
+    if (kFlagGroupNames[i] == s) {
+      if (known != nullptr) *known = true;
+      return static_cast<BandFlagGroup>(i);
+    }
+  }
+  if (known != nullptr) *known = false;
+  return BandFlagGroup::kNone;
+}
+
+std::string_view to_string(BandScope s) noexcept {
+  return s == BandScope::kCrossGpu ? "cross_gpu" : "same_gpu";
+}
+
+ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups, double quantile) {
+  std::map<GroupKey, const BandGroup*> by_key;
+  for (const BandGroup& g : groups) by_key[{g.family, g.model, g.flags, g.scope, g.basis}] = &g;
+  ErrorBandTable t;
+  t.quantile_ = quantile;
+  t.empty_ = groups.empty();
+  for (std::size_t f = 0; f < kKernelFamilyCount; ++f) {
+    for (std::size_t m = 0; m < kModels; ++m) {
+      for (std::size_t g = 0; g < kBandFlagGroupCount; ++g) {
+        for (std::size_t s = 0; s < kScopes; ++s) {
+          for (std::size_t b = 0; b < kBases; ++b) {
+            const GroupKey full{static_cast<int>(f), static_cast<int>(m), static_cast<int>(g),
+                                static_cast<int>(s), static_cast<int>(b)};
+            const std::size_t cell = index(static_cast<KernelFamily>(f), static_cast<ModelKind>(m),
+                                           static_cast<BandFlagGroup>(g), static_cast<BandScope>(s),
+                                           static_cast<TimeBasis>(b));
+            for (std::size_t level = 0; level < kLevels; ++level) {
+              GroupKey k = full;
+              for (std::size_t i = 0; i < k.size(); ++i) {
+                if (!kLevelKeeps[level][i]) k[i] = BandGroup::kAny;
+              }
+              const auto it = by_key.find(k);
+              if (it == by_key.end()) continue;
+              t.cells_[cell] = static_cast<float>(it->second->band_pct);
+              t.levels_[cell] = static_cast<std::uint8_t>(level);
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+  return t;
+}
+
+ErrorBandTable ErrorBandTable::load(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ProfileError(file.string(), "", "cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const auto root_json = json_fields::parse_text(text.str(), file.string());
+  const json_fields::Reader root(root_json, file.string(), "");
+  json_fields::check_schema(root, "pm2lat.error_bands", 1);
+  const double quantile = root.child("quantile").number();
+  if (!(quantile > 0 && quantile < 1)) root.child("quantile").fail("must lie between 0 and 1");
+  // The flag-group order the table was estimated with must be the one this build groups by.
+  const json_fields::Reader order = root.child("flag_groups");
+  if (order.size() != kBandFlagGroupCount) {
+    order.fail("has " + std::to_string(order.size()) + " entries, this build has " +
+               std::to_string(kBandFlagGroupCount));
+  }
+  for (std::size_t i = 0; i < kBandFlagGroupCount; ++i) {
+    if (order.at(i).string() != kFlagGroupNames[i])
+      order.at(i).fail("expected '" + std::string(kFlagGroupNames[i]) + "'");
+  }
+  const json_fields::Reader list = root.child("groups");
+  std::vector<BandGroup> groups;
+  groups.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json_fields::Reader g = list.at(i);
+    BandGroup b;
+    b.family = read_enum(
+        g, "family", [](std::string_view s) { return parse_kernel_family(s); },
+        [](KernelFamily v) { return to_string(v); });
+    b.model = read_enum(
+        g, "model", [](std::string_view s) { return parse_model_kind(s); },
+        [](ModelKind v) { return to_string(v); });
+    b.flags = read_enum(
+        g, "flags", [](std::string_view s) { return parse_band_flag_group(s); },
+        [](BandFlagGroup v) { return to_string(v); });
+    b.scope = read_enum(
+        g, "scope",
+        [](std::string_view s) {
+          return s == "cross_gpu" ? BandScope::kCrossGpu : BandScope::kSameGpu;
+        },
+        [](BandScope v) { return to_string(v); });
+    b.basis = read_enum(
+        g, "basis",
+        [](std::string_view s) { return s == "call" ? TimeBasis::kCall : TimeBasis::kKernel; },
+        [](TimeBasis v) { return to_string(v); });
+    b.band_pct = g.child("band_pct").non_negative();
+    const auto n = g.child("n").integer();
+    if (n <= 0) g.child("n").fail("must be positive");
+    b.n = static_cast<std::size_t>(n);
+    groups.push_back(b);
+  }
+  return from_groups(groups, quantile);
+}
+
+}  // namespace pm2lat

@@ -1,0 +1,215 @@
+#include "pm2lat/error_band_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "pm2lat/classifier.h"
+#include "pm2lat/predictor.h"
+#include "pm2lat/profile_error.h"
+
+namespace pm2lat {
+namespace {
+
+constexpr int kAny = BandGroup::kAny;
+
+BandGroup group(int family, int model, int flags, int scope, int basis, double band) {
+  BandGroup g;
+  g.family = family;
+  g.model = model;
+  g.flags = flags;
+  g.scope = scope;
+  g.basis = basis;
+  g.band_pct = band;
+  g.n = 40;
+  return g;
+}
+
+int i(auto e) { return static_cast<int>(e); }
+
+// Finest group 10, the GEMM family's kernel times (any model) 20, call times without flags
+// 33, every no_shape prediction 60, the cross-GPU scope 45, everything 50.
+ErrorBandTable sample_table() {
+  return ErrorBandTable::from_groups(
+      {group(i(KernelFamily::kGemm), i(ModelKind::kGemmWave), i(BandFlagGroup::kNone),
+             i(BandScope::kSameGpu), i(TimeBasis::kKernel), 10),
+       group(i(KernelFamily::kGemm), kAny, i(BandFlagGroup::kNone), i(BandScope::kSameGpu),
+             i(TimeBasis::kKernel), 20),
+       group(kAny, kAny, i(BandFlagGroup::kNone), i(BandScope::kSameGpu), i(TimeBasis::kCall), 33),
+       group(kAny, kAny, i(BandFlagGroup::kNoShape), i(BandScope::kSameGpu), kAny, 60),
+       group(kAny, kAny, kAny, i(BandScope::kCrossGpu), kAny, 45),
+       group(kAny, kAny, kAny, kAny, kAny, 50)},
+      0.8);
+}
+
+TEST(ErrorBandTable, TheFinestGroupWithEnoughPredictionsAnswers) {
+  const ErrorBandTable t = sample_table();
+  const BandKey exact{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+                      BandScope::kSameGpu, TimeBasis::kKernel};
+  EXPECT_FLOAT_EQ(t.band_pct(exact), 10);
+  EXPECT_EQ(t.level(exact), 0u);
+}
+
+TEST(ErrorBandTable, FallsBackWithinTheTimeBasisFirstThenFlagGroupScopeAndAll) {
+  const ErrorBandTable t = sample_table();
+  // Same family and basis, another model: the family's group.
+  const BandKey family{KernelFamily::kGemm, ModelKind::kRoofline, BandFlagGroup::kNone,
+                       BandScope::kSameGpu, TimeBasis::kKernel};
+  EXPECT_FLOAT_EQ(t.band_pct(family), 20);
+  EXPECT_EQ(t.level(family), 1u);
+  // The same kernel timed as a call: the call-time group, not the family's kernel times.
+  const BandKey call{KernelFamily::kGemm, ModelKind::kRoofline, BandFlagGroup::kNone,
+                     BandScope::kSameGpu, TimeBasis::kCall};
+  EXPECT_FLOAT_EQ(t.band_pct(call), 33);
+  EXPECT_EQ(t.level(call), 3u);
+  // A shapeless copy: no family group, the no_shape group whatever the basis.
+  const BandKey shapeless{KernelFamily::kCopy, ModelKind::kMemoryBound, BandFlagGroup::kNoShape,
+                          BandScope::kSameGpu, TimeBasis::kKernel};
+  EXPECT_FLOAT_EQ(t.band_pct(shapeless), 60);
+  EXPECT_EQ(t.level(shapeless), 5u);
+  // Another GPU: the cross-GPU scope, even for the family with a same-GPU group.
+  const BandKey cross{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+                      BandScope::kCrossGpu, TimeBasis::kKernel};
+  EXPECT_FLOAT_EQ(t.band_pct(cross), 45);
+  EXPECT_EQ(t.level(cross), 6u);
+  // Nothing closer: the pool of all predictions, never nothing.
+  const BandKey other{KernelFamily::kSoftmax, ModelKind::kMemoryBound, BandFlagGroup::kClamped,
+                      BandScope::kSameGpu, TimeBasis::kKernel};
+  EXPECT_FLOAT_EQ(t.band_pct(other), 50);
+  EXPECT_EQ(t.level(other), 7u);
+}
+
+TEST(ErrorBandTable, AnEmptyTableGivesNoBand) {
+  const ErrorBandTable t;
+  EXPECT_TRUE(t.empty());
+  EXPECT_TRUE(std::isnan(t.band_pct({})));
+  EXPECT_EQ(t.level({}), ErrorBandTable::kLevels);
+}
+
+TEST(ErrorBandTable, TheFirstFlagInPriorityNamesTheGroup) {
+  using namespace prediction_flags;
+  EXPECT_EQ(band_flag_group(0), BandFlagGroup::kNone);
+  EXPECT_EQ(band_flag_group(kConfigChosen), BandFlagGroup::kNone);
+  EXPECT_EQ(band_flag_group(kNoShape | kFallback), BandFlagGroup::kFallback);
+  EXPECT_EQ(band_flag_group(kClamped | kNoShape), BandFlagGroup::kNoShape);
+  EXPECT_EQ(band_flag_group(kSpecScaled | kDtypeSubstituted), BandFlagGroup::kSpecScaled);
+  EXPECT_EQ(band_flag_group(kCommunication | kFallback), BandFlagGroup::kCommunication);
+  for (std::size_t g = 0; g < kBandFlagGroupCount; ++g) {
+    bool known = false;
+    EXPECT_EQ(parse_band_flag_group(to_string(static_cast<BandFlagGroup>(g)), &known),
+              static_cast<BandFlagGroup>(g));
+    EXPECT_TRUE(known);
+  }
+}
+
+// A table file in a fresh directory, removed with the fixture.
+class ErrorBandFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("pm2lat_bands_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path write(const std::string& text) const {
+    auto path = dir_ / kErrorBandsFile;
+    std::ofstream(path) << text;
+    return path;
+  }
+  static std::string table(const std::string& groups, const std::string& flag_groups =
+                                                          R"(["none","fallback","anchored",
+      "shape_rejected","no_shape","clamped","extrapolated","spec_scaled","dtype_substituted",
+      "communication"])") {
+    return R"({"schema":"pm2lat.error_bands","version":1,"quantile":0.8,"flag_groups":)" +
+           flag_groups + R"(,"groups":[)" + groups + "]}";
+  }
+  std::filesystem::path dir_;
+};
+
+constexpr const char* kGemmGroup =
+    R"({"family":"gemm","model":"gemm_wave","flags":"none","scope":"same_gpu","basis":"kernel",
+        "band_pct":12.5,"n":31})";
+constexpr const char* kAllGroup =
+    R"({"family":"*","model":"*","flags":"*","scope":"*","basis":"*","band_pct":80,"n":900})";
+
+TEST_F(ErrorBandFile, LoadsGroupsWithWildcards) {
+  const ErrorBandTable t =
+      ErrorBandTable::load(write(table(std::string(kGemmGroup) + "," + kAllGroup)));
+  EXPECT_FALSE(t.empty());
+  EXPECT_DOUBLE_EQ(t.quantile(), 0.8);
+  EXPECT_FLOAT_EQ(t.band_pct({KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+                              BandScope::kSameGpu, TimeBasis::kKernel}),
+                  12.5);
+  EXPECT_FLOAT_EQ(t.band_pct({KernelFamily::kCopy, ModelKind::kMemoryBound, BandFlagGroup::kNone,
+                              BandScope::kCrossGpu, TimeBasis::kCall}),
+                  80);
+}
+
+TEST_F(ErrorBandFile, ErrorsNameTheField) {
+  struct Case {
+    std::string text, field;
+  };
+  const Case cases[] = {
+      {R"({"schema":"pm2lat.devices","version":1})", "schema"},
+      {table(R"({"family":"gemm","model":"*","flags":"*","scope":"*","basis":"*","n":3})"),
+       "groups[0].band_pct"},
+      {table(R"({"family":"gemmm","model":"*","flags":"*","scope":"*","basis":"*",
+                 "band_pct":1,"n":3})"),
+       "groups[0].family"},
+      {table(std::string(kAllGroup) +
+             R"(,{"family":"*","model":"*","flags":"slow","scope":"*","basis":"*",
+                  "band_pct":1,"n":3})"),
+       "groups[1].flags"},
+      {table(R"({"family":"*","model":"*","flags":"*","scope":"*","basis":"*",
+                 "band_pct":-1,"n":3})"),
+       "groups[0].band_pct"},
+      {table(kAllGroup, R"(["none","no_shape"])"), "flag_groups"},
+      {table(kAllGroup, R"(["none","no_shape","anchored","shape_rejected","fallback","clamped",
+          "extrapolated","spec_scaled","dtype_substituted","communication"])"),
+       "flag_groups[1]"},
+  };
+  for (const Case& c : cases) {
+    try {
+      (void)ErrorBandTable::load(write(c.text));
+      ADD_FAILURE() << "no error for " << c.text;
+    } catch (const ProfileError& e) {
+      EXPECT_EQ(e.field(), c.field) << e.what();
+    }
+  }
+  EXPECT_THROW((void)ErrorBandTable::load(dir_ / "absent.json"), ProfileError);
+}
+
+TEST_F(ErrorBandFile, PredictionsCarryTheBandOfTheDirectorysTable) {
+  std::filesystem::copy_file(std::filesystem::path(PM2LAT_PROFILE_DIR) / "devices.json",
+                             dir_ / "devices.json");
+  KernelRecord r;
+  r.launch.name = "some_unnamed_kernel";
+  r.launch.grid = {108, 1, 1};
+  r.launch.block = {256, 1, 1};
+  const KernelClass cls = classify_kernel(r.launch.name);
+  {
+    // No table beside the profiles: no band.
+    Predictor p = Predictor::from_directory(dir_);
+    const Prediction pred = p.predict(r, cls, p.add_target("A100-SXM"));
+    EXPECT_GT(pred.us, 0);
+    EXPECT_TRUE(std::isnan(pred.band_pct));
+  }
+  write(table(std::string(kAllGroup) +
+              R"(,{"family":"*","model":"*","flags":"*","scope":"cross_gpu","basis":"*",
+                   "band_pct":150,"n":40})"));
+  Predictor p = Predictor::from_directory(dir_);  // the table is not read as a profile
+  const TargetId a100 = p.add_target("A100-SXM");
+  PredictOptions same;
+  same.source_device = "A100-SXM";
+  EXPECT_DOUBLE_EQ(p.predict(r, cls, a100, same).band_pct, 80);
+  PredictOptions other;
+  other.source_device = "H100-SXM";
+  EXPECT_DOUBLE_EQ(p.predict(r, cls, a100, other).band_pct, 150);
+}
+
+}  // namespace
+}  // namespace pm2lat
