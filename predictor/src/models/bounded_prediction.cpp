@@ -19,14 +19,11 @@ KernelRecord without_stated_work(const KernelRecord& record) {
 PhysicalBounds applied_bounds(const KernelRecord& record, const KernelClass& cls,
                               const DeviceSpec& target, const DeviceSpec* source,
                               TimeBasis basis) noexcept {
-  BoundsQuery q;
-  if (stated_work_fits_launch(record, cls)) q.work = operator_work(record.op, cls);
-  q.family = cls.family;
-  q.grid = record.launch.grid;
-  q.block = record.launch.block;
-  q.basis = basis;
-  q.target = &target;
-  q.source = source;
+  BoundsQuery q = bounds_query(record, cls, target, source, basis);
+  // Work the launch cannot have done is not the kernel's: bound what the launch implies.
+  if (!work_consistent_with_launch(q.work.bytes, record.launch.grid, record.launch.block, cls)) {
+    q.work = OperatorWork{};
+  }
   return physical_bounds(q);
 }
 

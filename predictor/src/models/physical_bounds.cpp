@@ -196,14 +196,15 @@ PhysicalBounds physical_bounds(const BoundsQuery& q) noexcept {
   if (has_bandwidth_ceiling(q.family) && bytes > 0 &&
       (q.work.flops <= 0 || q.family == KernelFamily::kGemv)) {
     const double fixed = q.basis == TimeBasis::kCall ? kMaxFixedCallUs : kMaxFixedKernelUs;
-    b.upper_us = std::max(b.lower_us, fixed + bytes / (min_bandwidth_efficiency(q.family) * bw * occupied));
+    b.upper_us =
+        std::max(b.lower_us, fixed + bytes / (min_bandwidth_efficiency(q.family) * bw * occupied));
   }
   return b;
 }
 
-PhysicalBounds physical_bounds(const KernelRecord& record, const KernelClass& cls,
-                               const DeviceSpec& target, const DeviceSpec* source,
-                               TimeBasis basis) noexcept {
+BoundsQuery bounds_query(const KernelRecord& record, const KernelClass& cls,
+                         const DeviceSpec& target, const DeviceSpec* source,
+                         TimeBasis basis) noexcept {
   BoundsQuery q;
   q.work = operator_work(record.op, cls);
   q.family = cls.family;
@@ -212,7 +213,13 @@ PhysicalBounds physical_bounds(const KernelRecord& record, const KernelClass& cl
   q.basis = basis;
   q.target = &target;
   q.source = source;
-  return physical_bounds(q);
+  return q;
+}
+
+PhysicalBounds physical_bounds(const KernelRecord& record, const KernelClass& cls,
+                               const DeviceSpec& target, const DeviceSpec* source,
+                               TimeBasis basis) noexcept {
+  return physical_bounds(bounds_query(record, cls, target, source, basis));
 }
 
 double launch_work_capacity_bytes(const Dim3& grid, const Dim3& block,

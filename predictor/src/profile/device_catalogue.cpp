@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "pm2lat/text.h"
 #include "profile/json_fields.h"
@@ -211,11 +209,7 @@ const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const
 }
 
 DeviceCatalogue DeviceCatalogue::load(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ProfileError(file.string(), "", "cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const auto root_json = json_fields::parse_text(text.str(), file.string());
+  const auto root_json = json_fields::parse_file(file);
   const json_fields::Reader root(root_json, file.string(), "");
   json_fields::check_schema(root, "pm2lat.devices", 1);
   const auto devices = root.child("devices");

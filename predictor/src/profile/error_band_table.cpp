@@ -1,9 +1,7 @@
 #include "pm2lat/error_band_table.h"
 
 #include <array>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "profile/json_fields.h"
@@ -118,11 +116,7 @@ ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups,
 }
 
 ErrorBandTable ErrorBandTable::load(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ProfileError(file.string(), "", "cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const auto root_json = json_fields::parse_text(text.str(), file.string());
+  const auto root_json = json_fields::parse_file(file);
   const json_fields::Reader root(root_json, file.string(), "");
   json_fields::check_schema(root, "pm2lat.error_bands", 1);
   const double quantile = root.child("quantile").number();

@@ -4,7 +4,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +117,16 @@ inline json parse_text(const std::string& text, const std::string& file) {
     // parse_error, and out_of_range for a number no double holds ("9E999999").
     throw ProfileError(file, "", std::string("not valid JSON: ") + e.what());
   }
+}
+
+// Reads and parses a JSON file: a file that cannot be opened or is not JSON is one
+// ProfileError naming it.
+inline json parse_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ProfileError(file.string(), "", "cannot be opened");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_text(text.str(), file.string());
 }
 
 // Reads the column `key` of a column-wise point table, checking its length against `n`;

@@ -119,6 +119,11 @@ double min_bandwidth_efficiency(KernelFamily f) noexcept;
 
 PhysicalBounds physical_bounds(const BoundsQuery& q) noexcept;
 
+// What the bounds of a record on a target depend on, its work from its operator context.
+BoundsQuery bounds_query(const KernelRecord& record, const KernelClass& cls,
+                         const DeviceSpec& target, const DeviceSpec* source,
+                         TimeBasis basis) noexcept;
+
 // The bounds of a record on a target, its work from its operator context.
 PhysicalBounds physical_bounds(const KernelRecord& record, const KernelClass& cls,
                                const DeviceSpec& target, const DeviceSpec* source,
