@@ -48,8 +48,11 @@ mapfile -t sources < <(
   done || true)
 echo "tidy: ${#changed[@]} C++ files changed since $(git rev-parse --short "$base"), ${#sources[@]} sources to check"
 [ ${#sources[@]} -gt 0 ] || exit 0
+# The compiler flags are GCC's: clang does not know -Wno-restrict, and under -Wpedantic it
+# rejects the anonymous struct inside an anonymous union of CUDA 13's cupti_callbacks.h (line
+# 611), which GCC accepts; neither is this project's code.
 printf '%s\n' "${sources[@]}" |
-  xargs -P "$jobs" -I{} sh -c '"$0" -p "$1" --quiet --extra-arg=-Wno-unknown-warning-option "$2" 2>/dev/null || { echo "tidy: $2 fails"; exit 1; }' \
+  xargs -P "$jobs" -I{} sh -c '"$0" -p "$1" --quiet --extra-arg=-Wno-unknown-warning-option --extra-arg=-Wno-nested-anon-types "$2" 2>/dev/null || { echo "tidy: $2 fails"; exit 1; }' \
     "$tidy" "$build" {} ||
   { echo "tidy: failed (see above)" >&2; exit 1; }
 echo "tidy: clean"

@@ -31,8 +31,9 @@ namespace {
 
 constexpr std::uint32_t kCuptiFlushPeriodMs = 250;
 // Generous: a loaded machine can slow the final flush (and the profiles still loading) a lot;
-// only a worker that is truly stuck makes the exit wait this long.
-constexpr std::uint32_t kExitFlushTimeoutMs = 20000;
+// only a worker that is truly stuck makes the exit wait this long. Two thirds of it (20 s) go
+// to profiles still loading, the rest to writing the records (with or without predictions).
+constexpr std::uint32_t kExitFlushTimeoutMs = 30000;
 constexpr int kSignalFlushTimeoutMs = 3000;
 
 bool g_forked_child = false;

@@ -93,12 +93,13 @@ void RecordSink::settle_profiles(std::uint64_t deadline_ns) {
     adopt_profiles();
     return;
   }
-  // A signal is ending the process before the profiles loaded: the records go out without
-  // predictions. The loader is left to the signal that is about to end the process.
+  // The process is ending (a signal, or an exit while the profiles still load) before the
+  // profiles loaded: the records go out without predictions. The loader is left to the end
+  // of the process.
   if (loader_.joinable()) loader_.detach();
   Diagnostics::instance().warn_once("profiles-late",
-                                    "the program was stopped by a signal before the profiles "
-                                    "loaded: records are written without predictions");
+                                    "the program ended before the profiles loaded: records "
+                                    "are written without predictions");
   gave_up_ = true;
   open_records_file();
 }

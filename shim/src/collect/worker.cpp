@@ -72,7 +72,9 @@ int Worker::request_finish_from_signal(std::uint32_t budget_ms) noexcept {
 }
 
 void Worker::finish(std::uint32_t timeout_ms) {
-  const int done = request_finish_from_signal();
+  // The same budget split as a signal's: profiles still loading when it runs out are given
+  // up and the records go out without predictions, rather than not at all.
+  const int done = request_finish_from_signal(timeout_ms);
   if (!thread_.joinable()) return;
   if (done >= 0) {
     pollfd p{done, POLLIN, 0};
