@@ -355,15 +355,16 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   const Target& t = impl_->targets[target];
   // The one exit: work the launch cannot have done is replaced by its geometry, and every
   // answer is held within the physical bounds (models/bounded_prediction.h).
+  const AppliedBounds applied =
+      applied_bounds(record, cls, *t.spec, impl_->source_spec(options), options.basis);
   Prediction p;
-  if (stated_work_fits_launch(record, cls)) {
+  if (!applied.stated_work_rejected) {
     p = impl_->route(record, cls, target, options);
   } else {
     p = impl_->route(without_stated_work(record), cls, target, options);
     p.flags |= prediction_flags::kShapeRejected;
   }
-  p = within_bounds(
-      p, applied_bounds(record, cls, *t.spec, impl_->source_spec(options), options.basis));
+  p = within_bounds(p, applied.bounds);
   // The band after the bounds: a clamped answer belongs to the clamped flag group.
   p.band_pct = impl_->bands.band_pct(cls.family, p, impl_->observed_on_target(t, options));
   return p;

@@ -2,18 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include "pm2lat/device_catalogue.h"
+#include "shipped_catalogue_test.h"
 
 namespace pm2lat {
 namespace {
 
-class BoundedPredictionTest : public ::testing::Test {
+class BoundedPredictionTest : public ShippedCatalogueTest {
  protected:
-  void SetUp() override {
-    catalogue_ = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
-  }
-  const DeviceSpec& gpu(const char* name) const { return catalogue_.resolve(name); }
-
   // A copy of `bytes` launched as `grid` blocks of 256 threads.
   static KernelRecord copy(double bytes, std::uint32_t blocks) {
     KernelRecord r;
@@ -24,13 +19,6 @@ class BoundedPredictionTest : public ::testing::Test {
     r.op.vec = {1, 1, bytes / 2, bytes / 2, DType::kFp32};
     return r;
   }
-  static KernelClass family(KernelFamily f) {
-    KernelClass c;
-    c.family = f;
-    return c;
-  }
-
-  DeviceCatalogue catalogue_;
 };
 
 TEST_F(BoundedPredictionTest, AnswersOutsideTheBoundsBecomeTheBoundAndSaySo) {
@@ -68,14 +56,14 @@ TEST_F(BoundedPredictionTest, WorkTheLaunchCannotHaveDoneIsDroppedFromTheBounds)
   // 64 blocks of 256 threads cannot loop over 100 GB; they can over 100 MB.
   const KernelRecord impossible = copy(100e9, 64);
   const KernelRecord possible = copy(100e6, 64);
-  EXPECT_FALSE(stated_work_fits_launch(impossible, cls));
-  EXPECT_TRUE(stated_work_fits_launch(possible, cls));
-  const PhysicalBounds rejected = applied_bounds(impossible, cls, h100, &h100, TimeBasis::kKernel);
-  EXPECT_EQ(rejected.lower_limit, LowerLimit::kLaunchFloor);
-  EXPECT_FALSE(rejected.has_upper());
-  const PhysicalBounds kept = applied_bounds(possible, cls, h100, &h100, TimeBasis::kKernel);
-  EXPECT_EQ(kept.lower_limit, LowerLimit::kBandwidth);
-  EXPECT_TRUE(kept.has_upper());
+  const AppliedBounds rejected = applied_bounds(impossible, cls, h100, &h100, TimeBasis::kKernel);
+  EXPECT_TRUE(rejected.stated_work_rejected);
+  EXPECT_EQ(rejected.bounds.lower_limit, LowerLimit::kLaunchFloor);
+  EXPECT_FALSE(rejected.bounds.has_upper());
+  const AppliedBounds kept = applied_bounds(possible, cls, h100, &h100, TimeBasis::kKernel);
+  EXPECT_FALSE(kept.stated_work_rejected);
+  EXPECT_EQ(kept.bounds.lower_limit, LowerLimit::kBandwidth);
+  EXPECT_TRUE(kept.bounds.has_upper());
   const KernelRecord stripped = without_stated_work(impossible);
   EXPECT_EQ(stripped.op.vec.bytes(), 0);
   EXPECT_EQ(stripped.op.kind, OpKind::kCopy);

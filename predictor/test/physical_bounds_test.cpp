@@ -3,20 +3,15 @@
 #include <gtest/gtest.h>
 
 #include "pm2lat/classifier.h"
-#include "pm2lat/device_catalogue.h"
+#include "shipped_catalogue_test.h"
 
 namespace pm2lat {
 namespace {
 
 using namespace bound_constants;
 
-class PhysicalBoundsTest : public ::testing::Test {
+class PhysicalBoundsTest : public ShippedCatalogueTest {
  protected:
-  void SetUp() override {
-    catalogue_ = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
-  }
-  const DeviceSpec& gpu(const char* name) const { return catalogue_.resolve(name); }
-
   static KernelRecord memory_record(KernelFamily, double bytes, Dim3 grid, Dim3 block) {
     KernelRecord r;
     r.launch.grid = grid;
@@ -28,13 +23,6 @@ class PhysicalBoundsTest : public ::testing::Test {
     r.op.vec.bytes_written = bytes / 2;
     return r;
   }
-  static KernelClass family(KernelFamily f) {
-    KernelClass c;
-    c.family = f;
-    return c;
-  }
-
-  DeviceCatalogue catalogue_;
 };
 
 TEST_F(PhysicalBoundsTest, Bf16GemmIsBoundByItsTensorPeakNotItsFp32Accumulator) {

@@ -2,11 +2,6 @@
 
 namespace pm2lat {
 
-bool stated_work_fits_launch(const KernelRecord& record, const KernelClass& cls) noexcept {
-  const OperatorWork work = operator_work(record.op, cls);
-  return work_consistent_with_launch(work.bytes, record.launch.grid, record.launch.block, cls);
-}
-
 KernelRecord without_stated_work(const KernelRecord& record) {
   KernelRecord r = record;
   r.op.gemm = GemmShape{};
@@ -16,15 +11,18 @@ KernelRecord without_stated_work(const KernelRecord& record) {
   return r;
 }
 
-PhysicalBounds applied_bounds(const KernelRecord& record, const KernelClass& cls,
-                              const DeviceSpec& target, const DeviceSpec* source,
-                              TimeBasis basis) noexcept {
+AppliedBounds applied_bounds(const KernelRecord& record, const KernelClass& cls,
+                             const DeviceSpec& target, const DeviceSpec* source,
+                             TimeBasis basis) noexcept {
   BoundsQuery q = bounds_query(record, cls, target, source, basis);
+  AppliedBounds out;
   // Work the launch cannot have done is not the kernel's: bound what the launch implies.
   if (!work_consistent_with_launch(q.work.bytes, record.launch.grid, record.launch.block, cls)) {
     q.work = OperatorWork{};
+    out.stated_work_rejected = true;
   }
-  return physical_bounds(q);
+  out.bounds = physical_bounds(q);
+  return out;
 }
 
 Prediction within_bounds(Prediction p, const PhysicalBounds& bounds) noexcept {

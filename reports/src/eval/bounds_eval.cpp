@@ -49,7 +49,8 @@ BoundsEvalResult eval_bounds(Predictor& predictor, const std::vector<BoundsCase>
       const Prediction p = predictor.predict(c.record, c.cls, ids[i], opt);
       if (p.has(prediction_flags::kCommunication) || !(p.us > 0)) continue;
       // The bounds the predictor holds its answer within (rejected work: the launch's).
-      const PhysicalBounds b = applied_bounds(c.record, c.cls, *t.spec, c.source, c.record.basis);
+      const PhysicalBounds b =
+          applied_bounds(c.record, c.cls, *t.spec, c.source, c.record.basis).bounds;
       out.predicted[c.set].add(p.us, b.lower_us, b.upper_us, kernel, t.name, family);
       out.predicted_by_family[{c.set, family}].add(p.us, b.lower_us, b.upper_us, kernel, t.name,
                                                    family);

@@ -16,18 +16,22 @@
 
 namespace pm2lat {
 
-// Whether the work the record's operator states is work its launch can have done.
-bool stated_work_fits_launch(const KernelRecord& record, const KernelClass& cls) noexcept;
-
 // The record with its operator's stated work (shapes, bytes) removed: what the models see
 // when the launch geometry stands in for rejected work. The operator's kind and name stay.
 KernelRecord without_stated_work(const KernelRecord& record);
 
-// The bounds a prediction of the record is held within: those of its stated work, or of its
-// launch alone when the stated work is rejected. `source` null: observed on the target.
-PhysicalBounds applied_bounds(const KernelRecord& record, const KernelClass& cls,
-                              const DeviceSpec& target, const DeviceSpec* source,
-                              TimeBasis basis) noexcept;
+// What the exit holds a prediction of the record to, from one look at its operator's work.
+struct AppliedBounds {
+  // Those of the stated work, or of the launch alone when the stated work is rejected.
+  PhysicalBounds bounds;
+  // The record's operator states work its launch cannot have done (work_consistent_with_launch).
+  bool stated_work_rejected = false;
+};
+
+// The bounds a prediction of the record is held within. `source` null: observed on the target.
+AppliedBounds applied_bounds(const KernelRecord& record, const KernelClass& cls,
+                             const DeviceSpec& target, const DeviceSpec* source,
+                             TimeBasis basis) noexcept;
 
 // `p` held within `bounds`: set to the bound it crossed, flag clamped. Communication (link
 // time, not the GPU's work) and empty answers pass unchanged.
