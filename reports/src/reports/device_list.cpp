@@ -37,17 +37,42 @@ std::string tflops(double v) { return v > 0 ? fmt::format("{:.1f}", v) : "-"; }
 
 }  // namespace
 
+namespace {
+
+DeviceListing listing_of(Predictor& predictor, const DeviceSpec& spec) {
+  const Target& t = predictor.target(predictor.add_target(spec));
+  DeviceListing d;
+  d.spec = &spec;
+  if (!t.spec_scaled) {
+    d.calibrated = calibrated_sections(t);
+  } else if (t.profile_spec != nullptr) {
+    d.borrowed_from = t.profile_spec->name;
+  }
+  return d;
+}
+
+}  // namespace
+
 std::vector<DeviceListing> list_devices(Predictor& predictor) {
   std::vector<DeviceListing> out;
   for (const DeviceSpec& spec : predictor.catalogue().devices()) {
-    const Target& t = predictor.target(predictor.add_target(spec));
-    DeviceListing d;
-    d.spec = &spec;
-    if (!t.spec_scaled) {
-      d.calibrated = calibrated_sections(t);
-    } else if (t.profile_spec != nullptr) {
-      d.borrowed_from = t.profile_spec->name;
-    }
+    out.push_back(listing_of(predictor, spec));
+  }
+  return out;
+}
+
+std::vector<DeviceListing> list_named_devices(Predictor& predictor,
+                                              const std::vector<std::string>& names) {
+  const DeviceCatalogue& catalogue = predictor.catalogue();
+  std::vector<DeviceListing> out;
+  for (const std::string& name : names) {
+    const DeviceSpec* spec = catalogue.find(name);
+    const bool relative = spec == nullptr;
+    if (relative) spec = catalogue.closest_relative(name);
+    if (spec == nullptr) catalogue.resolve(name);  // throws, naming the closest names
+    DeviceListing d = listing_of(predictor, *spec);
+    d.asked_as = name;
+    d.closest_relative = relative;
     out.push_back(std::move(d));
   }
   return out;
@@ -60,6 +85,12 @@ void print_device_list(std::ostream& out, const std::vector<DeviceListing>& devi
                      "cc", "SMs", "GB/s", "FP32", "TF32", "BF16", "FP8", "profile");
   for (const DeviceListing& d : devices) {
     const DeviceSpec& s = *d.spec;
+    if (!d.asked_as.empty()) {
+      out << fmt::format("'{}': {}\n", d.asked_as,
+                         d.closest_relative
+                             ? "not in the catalogue; priced as its closest relative, " + s.name
+                             : s.name);
+    }
     const std::string profile = !d.calibrated.empty() ? d.calibrated
                                 : !d.borrowed_from.empty()
                                     ? "none: spec-scaled from " + d.borrowed_from

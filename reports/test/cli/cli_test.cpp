@@ -100,6 +100,20 @@ TEST_F(Cli, DevicesListsTheCatalogueAndWhereEachGpusPredictionsComeFrom) {
   EXPECT_NE(r.out.find("none: roofline only"), std::string::npos) << r.out;
 }
 
+TEST_F(Cli, DevicesResolvesTheNamesATraceOrDriverGives) {
+  auto r = test::run_process({kPm2lat, "devices", "--profiles", PM2LAT_SHIPPED_PROFILES,
+                              "NVIDIA A100-SXM4-40GB", "NVIDIA H100 80GB HBM2e"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Only the GPUs asked for, each under the name it was asked by.
+  EXPECT_NE(r.out.find("'NVIDIA A100-SXM4-40GB': A100"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'NVIDIA H100 80GB HBM2e': not in the catalogue; priced as its closest "
+                       "relative, H100"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("\nT4 "), std::string::npos) << r.out;
+  expect_one_error(run({"devices", "H100", "Z9000"}), "unknown GPU 'Z9000'");
+}
+
 TEST_F(Cli, BadRecordsGiveOneClearError) {
   test::write_text(dir / "records.0.jsonl", "");
   expect_one_error(run({"report", (dir / "records.0.jsonl").string()}), "empty");

@@ -19,13 +19,24 @@ struct DeviceListing {
   // The GPU whose profiles stand in when it has none of its own (spec-scaled); empty when it
   // has its own or no GPU is calibrated at all.
   std::string borrowed_from;
+  // The name it was asked for (`pm2lat devices NAME`), and whether that name is not the GPU's
+  // own but a variant the catalogue does not list, priced as its closest relative.
+  std::string asked_as;
+  bool closest_relative = false;
 };
 
 // Every catalogue GPU, in catalogue order. Adds each as a target of `predictor`.
 std::vector<DeviceListing> list_devices(Predictor& predictor);
 
-// One line per GPU: name, architecture, compute capability, SMs, memory bandwidth, peak
-// FP32 / TF32 / BF16 / FP8 throughput, profile, other names.
+// The GPUs `names` resolve to, in the order asked: a catalogue name or alias, else the closest
+// relative of a variant the catalogue does not list (a new memory size, a profiler's own
+// spelling). Throws UnknownDeviceError, with the closest names, for a name with neither.
+std::vector<DeviceListing> list_named_devices(Predictor& predictor,
+                                              const std::vector<std::string>& names);
+
+// One line per GPU (preceded by the name asked for, when one was): name, architecture, compute
+// capability, SMs, memory bandwidth, peak FP32 / TF32 / BF16 / FP8 throughput, profile, other
+// names.
 void print_device_list(std::ostream& out, const std::vector<DeviceListing>& devices);
 
 }  // namespace pm2lat::reports
