@@ -221,7 +221,8 @@ TEST_F(RealRunSymptoms, SixteenLongRowsUseSixteenSms) {
 // tiles over a K loop of 131072. cuBLAS does not launch such a product as 8 output tiles each
 // looping over all of K: on thin outputs over a long K its SIMT kernels split K over grid.z
 // (NeuSight's A100 rows of this very kernel: a 14 x 34 output over K = 35,909 launches 2 x 1 x
-// 144 blocks, 144 x 9 over K = 50,471 launches 1 x 5 x 64: 250-800 of K per block), and the
+// 144 blocks, 144 x 9 over K = 50,471 launches 1 x 5 x 64; HTA's trace-diff trace: a 15 x 15
+// output over K = 98,304 runs ampere_sgemm_32x32_sliced1x4_nt on 1 x 1 x 216 blocks), and the
 // matrix is streamed by every SM. The record carries such a launch (1024 of K per block).
 TEST_F(RealRunSymptoms, ASkinnyGemmStreamsItsMatrix) {
   const KernelRecord r = gemm("ampere_sgemm_32x32_sliced1x4_tn", 256, 1, 131072, DType::kFp32,
