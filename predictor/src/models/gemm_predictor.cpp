@@ -9,6 +9,7 @@
 
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/dtype_substitution.h"
+#include "pm2lat/models/gemm_fit_range.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
@@ -121,6 +122,7 @@ struct GemmCalibration {
   std::vector<ResidualInterpolator<5>> kernel_residual;  // per config
   std::vector<ResidualInterpolator<5>> call_residual;
   std::vector<std::int32_t> points_per_config;
+  std::vector<GemmFitRange> fit_range;  // per config: the K loops its calibration covered
   std::vector<std::vector<std::uint32_t>> points_of_config;  // config -> point indices
   // Nearest calibrated shapes per operand type (a profile may calibrate several types; a
   // shape must only ever choose among configurations of its own type).
@@ -171,6 +173,7 @@ void build_indexes(GemmCalibration& d) {
   std::vector<std::vector<std::array<double, 5>>> kpts(nc), cpts(nc);
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.points_per_config.assign(nc, 0);
+  d.fit_range.assign(nc, GemmFitRange{});
   d.points_of_config.assign(nc, {});
   std::map<DType, std::pair<std::vector<std::array<double, 5>>, std::vector<std::uint32_t>>> sel;
   d.points.reserve(p.gemm_points.size());
@@ -191,6 +194,7 @@ void build_indexes(GemmCalibration& d) {
     const auto key = residual_key(shape, c, *d.spec, w.blocks);
     const auto ci = static_cast<std::size_t>(pt.config);
     ++d.points_per_config[ci];
+    extend_fit_range(d.fit_range[ci], w);
     d.points_of_config[ci].push_back(static_cast<std::uint32_t>(i));
     if (p.basis == TimeBasis::kCall) {
       const CallOverhead& o = p.overhead_for(pt.op);
@@ -545,9 +549,14 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   const GemmConfigFit& fit = prof.gemm_configs[ci];
   // Bytes move at the record's element size; the math runs at the calibrated type's rate,
   // scaled below when the record's type had no profile of its own.
-  const GemmWork w =
-      gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
-  double kern = 0;
+  const double element_bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
+  const GemmWork w = gemm_work(fit, s, blocks, split, element_bytes);
+  const GemmFitRange& range = d->fit_range[ci];
+  // How many blocks stream the operands: the launch observed on this GPU says it best.
+  const double launch_blocks = q.observed_on_target && r.launch.grid.volume() > 1
+                                   ? blocks_from_grid(r.launch.grid, s.batch)
+                                   : 0.0;
+  RangedGemmTime kern;
   const double dtype_scale =
       t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
   if (borrowed || fit.dtype != dtype) {
@@ -557,19 +566,20 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     c.c_wave_k *= sc.wave_k * compute;
     c.c_block_k *= sc.wave_k * compute;
     c.c_wave *= sc.wave;
-    kern = gemm_wave_kernel_us(c, *t.spec, w);
+    kern = gemm_kernel_us_in_range(c, *t.spec, w, range, s.flops(), launch_blocks);
     if (borrowed) p.flags |= prediction_flags::kSpecScaled;
     p.flags |= dtype_substitution_flags(*t.spec, fit.dtype, dtype);
   } else {
-    kern = gemm_wave_kernel_us(fit, *t.spec, w);
+    kern = gemm_kernel_us_in_range(fit, *t.spec, w, range, s.flops(), launch_blocks);
   }
+  if (kern.beyond_range) p.flags |= prediction_flags::kClamped;
   const auto key = residual_key(gemm_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
   p.config = fit.config;
   if (q.options.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
-    p.us = prof.overhead_for(op_key(r.op)).call_us(kern) * d->call_residual[ci].correction(key);
+    p.us = prof.overhead_for(op_key(r.op)).call_us(kern.us) * d->call_residual[ci].correction(key);
     p.basis = TimeBasis::kCall;
   } else {
-    p.us = kern * d->kernel_residual[ci].correction(key) + isolation_offset(prof, t, q.options);
+    p.us = kern.us * d->kernel_residual[ci].correction(key) + isolation_offset(prof, t, q.options);
     p.basis = TimeBasis::kKernel;
   }
   return p;

@@ -1,0 +1,30 @@
+#include "pm2lat/models/gemm_fit_range.h"
+
+#include <algorithm>
+
+namespace pm2lat {
+
+void extend_fit_range(GemmFitRange& range, const GemmWork& point) noexcept {
+  range.max_k_iters = std::max(range.max_k_iters, point.k_iters);
+}
+
+RangedGemmTime gemm_kernel_us_in_range(const GemmConfigFit& fit, const DeviceSpec& spec,
+                                       const GemmWork& work, const GemmFitRange& range,
+                                       double flops, double launch_blocks) noexcept {
+  RangedGemmTime t;
+  t.us = gemm_wave_kernel_us(fit, spec, work);
+  if (range.max_k_iters <= 0 || work.k_iters <= range.max_k_iters) return t;
+  t.beyond_range = true;
+  const double peak = spec.peak_flop_per_us(fit.dtype);
+  const double bandwidth = std::max(1.0, spec.bytes_per_us());
+  const bool memory_bound = peak <= 0 || work.bytes / bandwidth > flops / peak;
+  if (!memory_bound) return t;
+  const GemmWaveFeatures f = gemm_wave_features(fit, spec, work);
+  const double sms = static_cast<double>(std::max(1, spec.sm_count));
+  const double occupied = std::min(1.0, std::max({1.0, work.blocks, launch_blocks}) / sms);
+  t.us = std::max(0.0, fit.c0) + std::max(0.0, fit.c_wave) * f.wave +
+         work.bytes / (gemm_range_constants::kGemvBandwidthEfficiency * bandwidth * occupied);
+  return t;
+}
+
+}  // namespace pm2lat

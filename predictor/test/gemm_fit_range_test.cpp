@@ -1,0 +1,100 @@
+#include "pm2lat/models/gemm_fit_range.h"
+
+#include <gtest/gtest.h>
+
+namespace pm2lat {
+namespace {
+
+// 10 SMs, 1 TB/s (1e6 B/us), 10 FP32 TFLOP/s (1e7 FLOP/us).
+DeviceSpec gpu() {
+  DeviceSpec s;
+  s.name = "test";
+  s.sm_count = 10;
+  s.mem_bw_gbps = 1000;
+  s.fp32_tflops = 10;
+  s.boost_clock_mhz = 1500;
+  return s;
+}
+
+GemmConfigFit config() {
+  GemmConfigFit c;
+  c.config = "ampere_sgemm_32x32_sliced1x4_tn";
+  c.tile_m = 32;
+  c.tile_n = 32;
+  c.tile_k = 8;
+  c.blocks_per_sm = 1;
+  c.c0 = 5;
+  c.c_wave_k = 0.1;
+  c.c_wave = 2;
+  return c;
+}
+
+GemmShape shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmShape s;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.a = s.b = s.c = DType::kFp32;
+  return s;
+}
+
+GemmFitRange calibrated_to(double k_iters) {
+  GemmFitRange r;
+  GemmWork point;
+  point.k_iters = k_iters / 2;
+  extend_fit_range(r, point);
+  point.k_iters = k_iters;
+  extend_fit_range(r, point);
+  return r;
+}
+
+TEST(GemmFitRange, InsideTheRangeTheFitAnswers) {
+  const GemmConfigFit c = config();
+  const GemmShape s = shape(256, 1, 8192);
+  const GemmWork w = gemm_work(c, s, 8, 1, 4);
+  ASSERT_DOUBLE_EQ(w.k_iters, 1024);
+  const RangedGemmTime t = gemm_kernel_us_in_range(c, gpu(), w, calibrated_to(1024), s.flops(), 0);
+  EXPECT_FALSE(t.beyond_range);
+  EXPECT_DOUBLE_EQ(t.us, gemm_wave_kernel_us(c, gpu(), w));
+  // No calibration point: nothing to say the launch is outside.
+  EXPECT_FALSE(gemm_kernel_us_in_range(c, gpu(), w, GemmFitRange{}, s.flops(), 0).beyond_range);
+}
+
+TEST(GemmFitRange, AComputeBoundLaunchPastTheRangeContinuesTheFitsKLoop) {
+  const GemmConfigFit c = config();
+  const GemmShape s = shape(1024, 1024, 131072);  // 275 GFLOP over 1 GB: compute-bound
+  const GemmWork w = gemm_work(c, s, 1024, 1, 4);
+  const RangedGemmTime t = gemm_kernel_us_in_range(c, gpu(), w, calibrated_to(1024), s.flops(), 0);
+  EXPECT_TRUE(t.beyond_range);
+  EXPECT_DOUBLE_EQ(t.us, gemm_wave_kernel_us(c, gpu(), w));
+}
+
+TEST(GemmFitRange, AThinOutputPastTheRangeStreamsItsOperands) {
+  const GemmConfigFit c = config();
+  const GemmShape s = shape(256, 1, 131072);  // a GEMV: 134 MB, 67 MFLOP
+  const DeviceSpec spec = gpu();
+  // 160 blocks (K split 20 ways): every SM streams. The fit's 4096-step K loop at 0.1 us per
+  // step would say 2 ms; the matrix at a GEMV's efficiency takes 244 us.
+  const GemmWork split = gemm_work(c, s, 160, 20, 4);
+  const RangedGemmTime t =
+      gemm_kernel_us_in_range(c, spec, split, calibrated_to(256), s.flops(), 0);
+  EXPECT_TRUE(t.beyond_range);
+  const double stream_us =
+      split.bytes / (gemm_range_constants::kGemvBandwidthEfficiency * spec.bytes_per_us());
+  const double waves = 16;  // 160 blocks over 10 SMs
+  EXPECT_NEAR(t.us, c.c0 + c.c_wave * waves + stream_us, 1e-6);
+  EXPECT_LT(t.us, gemm_wave_kernel_us(c, spec, split));
+
+  // 8 blocks modelled, none observed: 8 of the 10 SMs stream, slower by 10/8.
+  const GemmWork eight = gemm_work(c, s, 8, 1, 4);
+  const RangedGemmTime few =
+      gemm_kernel_us_in_range(c, spec, eight, calibrated_to(256), s.flops(), 0);
+  EXPECT_NEAR(few.us, c.c0 + c.c_wave + stream_us * 10 / 8, 1e-6);
+  // The same model with the launch observed at 160 blocks: the launch says how many stream.
+  const RangedGemmTime observed =
+      gemm_kernel_us_in_range(c, spec, eight, calibrated_to(256), s.flops(), 160);
+  EXPECT_NEAR(observed.us, c.c0 + c.c_wave + stream_us, 1e-6);
+}
+
+}  // namespace
+}  // namespace pm2lat
