@@ -15,13 +15,13 @@
 #
 #   scripts/eval-models.sh [BUILD_DIR] [OUT_DIR]
 #
-# DATA=DIR reads the measurements from DIR (default calibrate/measurements):
-# DIR/neusight/kernels.csv.gz and DIR/neusight/models.
+# The measurements: $PM2LAT_DATA (or $DATA), else ../shared/data next to the project, as
+# every other evaluation script: DIR/neusight/kernels.csv.gz and DIR/neusight/models.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/default}
 out=${2:-$root/pm2lat-eval-models}
-data=${DATA:-$root/calibrate/measurements}
+data=${PM2LAT_DATA:-${DATA:-$root/../shared/data}}
 models=$data/neusight/models
 pm2lat=$build/reports/pm2lat
 calib=$build/calibrate/pm2lat-calibrate
