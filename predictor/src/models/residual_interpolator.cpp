@@ -91,9 +91,10 @@ struct PointCloud {
 
 template <std::size_t Dim>
 struct ResidualInterpolator<Dim>::Index {
-  // A split (children set) or a leaf (children kNoChild, points [begin, end) in leaf order).
+  // A split or a leaf (child2 kNoChild, points [begin, end) in leaf order). Nodes are in
+  // pre-order, so a split's first child is the node after it; only the second is stored.
   struct Node {
-    std::uint32_t child1 = kNoChild, child2 = kNoChild;
+    std::uint32_t child2 = kNoChild;
     std::uint32_t begin = 0, end = 0;
     std::int32_t divfeat = 0;
     double divlow = 0, divhigh = 0;
@@ -107,10 +108,16 @@ struct ResidualInterpolator<Dim>::Index {
   std::array<std::uint32_t, Dim> value_begin{};
   std::vector<Point> raw;
   std::size_t point_count = 0;
-  std::vector<double> residuals;        // in leaf order; empty when all are zero
-  std::vector<std::uint32_t> original;  // leaf order -> index given at construction
-  Point low{}, high{};                  // bounding box of all points
+  std::vector<double> residuals;  // in leaf order; empty when all are zero
+  // Leaf order -> index given at construction: 16 bits when every index fits.
+  std::vector<std::uint16_t> original16;
+  std::vector<std::uint32_t> original32;
+  Point low{}, high{};  // bounding box of all points
   std::size_t k = 8;
+
+  std::size_t original(std::size_t position) const noexcept {
+    return original16.empty() ? original32[position] : original16[position];
+  }
 
   // Stores `points` in the leaf order `order`, as codes when every dimension allows it and
   // that is smaller.
@@ -189,10 +196,9 @@ struct ResidualInterpolator<Dim>::Index {
       leaf.end = static_cast<std::uint32_t>(node->node_type.lr.right);
       return id;
     }
-    const std::uint32_t child1 = flatten(node->child1);
+    flatten(node->child1);  // id + 1
     const std::uint32_t child2 = flatten(node->child2);
     Node& split = nodes[id];
-    split.child1 = child1;
     split.child2 = child2;
     split.divfeat = node->node_type.sub.divfeat;
     split.divlow = node->node_type.sub.divlow;
@@ -205,7 +211,7 @@ struct ResidualInterpolator<Dim>::Index {
   void search(Neighbours& result, const double* q, std::uint32_t id, double mindist2, double* dists,
               double eps_error) const noexcept {
     const Node& n = nodes[id];
-    if (n.child1 == kNoChild) {
+    if (n.child2 == kNoChild) {
       scan_leaf(result, q, n.begin, n.end);
       return;
     }
@@ -213,8 +219,9 @@ struct ResidualInterpolator<Dim>::Index {
     const double diff1 = value - n.divlow;
     const double diff2 = value - n.divhigh;
     const bool low_first = diff1 + diff2 < 0;
-    const std::uint32_t nearer = low_first ? n.child1 : n.child2;
-    const std::uint32_t farther = low_first ? n.child2 : n.child1;
+    const std::uint32_t child1 = id + 1;
+    const std::uint32_t nearer = low_first ? child1 : n.child2;
+    const std::uint32_t farther = low_first ? n.child2 : child1;
     const double cut = low_first ? (value - n.divhigh) * (value - n.divhigh)
                                  : (value - n.divlow) * (value - n.divlow);
     search(result, q, nearer, mindist2, dists, eps_error);
@@ -269,11 +276,20 @@ ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
   const bool any_residual =
       std::any_of(log_residuals.begin(), log_residuals.end(), [](double r) { return r != 0; });
   x.store_points(points, tree.vAcc);
-  x.original.reserve(n);
+  const bool narrow = n <= std::size_t{std::numeric_limits<std::uint16_t>::max()} + 1;
+  if (narrow) {
+    x.original16.reserve(n);
+  } else {
+    x.original32.reserve(n);
+  }
   if (any_residual) x.residuals.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t from = tree.vAcc[i];
-    x.original.push_back(static_cast<std::uint32_t>(from));
+    if (narrow) {
+      x.original16.push_back(static_cast<std::uint16_t>(from));
+    } else {
+      x.original32.push_back(static_cast<std::uint32_t>(from));
+    }
     if (any_residual) x.residuals.push_back(from < log_residuals.size() ? log_residuals[from] : 0);
   }
   for (std::size_t d = 0; d < Dim; ++d) {
@@ -325,7 +341,7 @@ std::size_t ResidualInterpolator<Dim>::nearest(const Point& x) const noexcept {
   if (empty()) return size();
   std::size_t pos = 0;
   double dist2 = 0;
-  return index_->nearest(x, 1, &pos, &dist2) == 1 ? index_->original[pos] : size();
+  return index_->nearest(x, 1, &pos, &dist2) == 1 ? index_->original(pos) : size();
 }
 
 template <std::size_t Dim>
@@ -335,7 +351,7 @@ std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k,
   if (empty() || k == 0) return 0;
   k = std::min({k, kMaxNeighbours, index_->point_count});
   const std::size_t found = index_->nearest(x, k, indices, squared_distances);
-  for (std::size_t i = 0; i < found; ++i) indices[i] = index_->original[indices[i]];
+  for (std::size_t i = 0; i < found; ++i) indices[i] = index_->original(indices[i]);
   return found;
 }
 
