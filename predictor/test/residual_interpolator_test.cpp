@@ -51,7 +51,10 @@ void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed,
     std::array<double, Dim> p{};
     for (auto& v : p) v = lattice(rng) + (jittered ? jitter(rng) : 0.0);
     // Two points per value: 2^16 + 1 values and more, and a lattice elsewhere.
-    if (layout == Layout::kWideFirstDimension) p[0] = 12.0 * static_cast<double>(i / 2) / n;
+    if (layout == Layout::kWideFirstDimension) {
+      const std::size_t value = i / 2;
+      p[0] = 12.0 * static_cast<double>(value) / static_cast<double>(n);
+    }
     cloud.pts.push_back(p);
     residuals.push_back(jitter(rng));
   }
