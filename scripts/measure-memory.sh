@@ -2,8 +2,10 @@
 # Resident memory libpm2lat.so adds to a program in a launch storm: GNU time's maximum
 # resident set size of tests/programs/many_threads on the fake CUDA stack (16 threads, 8M
 # launches in all, records off, 4 target GPUs), alone, with the library, and with the
-# library but no profiles (the runtime without the predictor's data). Goal: the library
-# adds at most 64 MB.
+# library but no profiles (the runtime without the predictor's data), and with the library
+# over a few launches only (the peak of loading the profiles, without the storm's rings and
+# pending launches). Goal: the library adds at most 64 MB. The predictor's heap by model:
+# BM_PredictorMemoryBreakdown in build/ci/predictor/bench/pm2lat_predict_benchmark.
 #
 #   scripts/measure-memory.sh [BUILD_DIR] [THREADS] [LAUNCHES_PER_THREAD]
 set -euo pipefail
@@ -21,24 +23,29 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/no-profiles"
 
-# Maximum resident set size in kB of one run; the environment comes from the arguments.
+# Maximum resident set size in kB of one run of LAUNCHES per thread; the environment comes
+# from the other arguments.
 peak_kb() {
+  local n=$1
+  shift
   env LD_LIBRARY_PATH="$build/fake-cuda" FAKE_CUDA_BASE_NS=4000 "$@" \
-    /usr/bin/time -v "$program" "$threads" "$launches" >"$work/out" 2>"$work/err" ||
+    /usr/bin/time -v "$program" "$threads" "$n" >"$work/out" 2>"$work/err" ||
     { cat "$work/err" >&2; exit 1; }
   awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$work/err"
 }
 library=(LD_PRELOAD="$shim" PM2LAT_OUT=none PM2LAT_SUMMARY="$work/summary.json"
          PM2LAT_TARGETS="$targets" PM2LAT_PROFILES="$root/calibrate/profiles")
 
-alone=$(peak_kb)
-with=$(peak_kb "${library[@]}")
+alone=$(peak_kb "$launches")
+with=$(peak_kb "$launches" "${library[@]}")
 launched=$(python3 -c "import json; c=json.load(open('$work/summary.json'))['counters']; print(c['launches'], c['dropped'])")
-runtime_only=$(peak_kb "${library[@]}" PM2LAT_PROFILES="$work/no-profiles")
+runtime_only=$(peak_kb "$launches" "${library[@]}" PM2LAT_PROFILES="$work/no-profiles")
+load_only=$(peak_kb 1000 "${library[@]}")
 
 mb() { awk -v kb="$1" 'BEGIN { printf "%.1f", kb / 1024 }'; }
 echo "many_threads: $threads threads x $launches launches, targets $targets, records off"
 echo "  program alone:                  $(mb "$alone") MB resident (peak)"
 echo "  with libpm2lat.so:              $(mb "$with") MB  (library adds $(mb $((with - alone))) MB; goal <= 64)"
 echo "  with libpm2lat.so, no profiles: $(mb "$runtime_only") MB  (runtime alone adds $(mb $((runtime_only - alone))) MB)"
+echo "  with libpm2lat.so, 1000 launches: $(mb "$load_only") MB  (library adds $(mb $((load_only - alone))) MB: the profiles' load peak, no storm)"
 echo "  launches recorded, dropped:     $launched"

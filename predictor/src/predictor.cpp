@@ -270,9 +270,9 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
     m.dispatch.push_back({spec, pm2lat::measured_dispatch(p, *spec)});
   }
   // The models hold what predictions read of the calibration points (indexes, residuals,
-  // launch grids): each kind of point goes as soon as its model is built.
-  m.gemm = GemmPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::gemm_points);
+  // launch grids): each kind of point goes as soon as its model is built. Each model reads
+  // its own kind only; the largest are built last, when the other kinds are gone, so the
+  // peak (built models plus points still held) stays lowest.
   m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles);
   release_points(m.profiles, &Profile::vector_points);
   m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
@@ -283,6 +283,8 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   release_points(m.profiles, &Profile::conv_points);
   m.scaled_gemm = ScaledGemmPredictor(m.catalogue, m.profiles);
   release_points(m.profiles, &Profile::scaled_gemm_points);
+  m.gemm = GemmPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::gemm_points);
 }
 
 Predictor::Predictor(Predictor&&) noexcept = default;

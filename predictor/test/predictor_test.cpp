@@ -3,6 +3,7 @@
 #include "pm2lat/classifier.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/profile_error.h"
 
 namespace pm2lat {
 namespace {
@@ -108,6 +109,23 @@ TEST_F(PredictorTest, AnotherGpusKernelIsReplacedByTheTargetsChoice) {
       predictor_->predict(gemm_record(1024, 1024), classify_kernel("volta_sgemm_128x64_nn"), t4,
                           {TimeBasis::kKernel, "T4"});
   EXPECT_NEAR(p.us, own.us, 1e-9 * own.us);  // same kernel, same shape: the same answer
+}
+
+// The GEMM model holds calibration dimensions in 32 bits: a profile beyond that is refused
+// naming the field, never truncated into other predictions.
+TEST(PredictorProfiles, AGemmDimensionBeyond32BitsIsRefusedNamingTheField) {
+  DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  Profile p = synthetic_t4(cat.resolve("T4"));
+  p.file = "t4.json";
+  p.gemm_points[3].k = std::int64_t{1} << 31;
+  std::vector<Profile> profiles{p};
+  try {
+    Predictor predictor(std::move(cat), std::move(profiles));
+    FAIL() << "accepted k = 2^31";
+  } catch (const ProfileError& e) {
+    EXPECT_EQ(e.file(), "t4.json");
+    EXPECT_EQ(e.field(), "gemm.points.k");
+  }
 }
 
 TEST(PredictorGraphTiming, IsolatedKernelsPayTheMeasuredOffsetOverGraphTimedTables) {

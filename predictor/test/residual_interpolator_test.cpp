@@ -25,18 +25,36 @@ struct Cloud {
   }
 };
 
+// How the test points are laid out. The index holds a point's coordinates as codes into
+// per-dimension tables of distinct values when that is smaller, else as doubles; the search
+// must give nanoflann's answer either way.
+enum class Layout {
+  kLatticeAndJittered,  // a coarse lattice, every third point jittered: codes
+  kLattice,             // only lattice values (log2 shapes of a grid): codes
+  kJittered,            // every coordinate distinct: doubles (codes would be larger)
+  kWideFirstDimension,  // more distinct values in one dimension than a code names: doubles
+};
+
 // Points on a coarse lattice (many equal coordinates and equal distances, as log2 shapes
-// give) plus jittered ones; queries inside and around them.
+// give), some jittered as `layout` says; queries inside and around them.
 template <std::size_t Dim>
-void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed) {
+void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed,
+                                         Layout layout = Layout::kLatticeAndJittered) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> lattice(0, 12);
   std::uniform_real_distribution<double> jitter(-0.5, 0.5);
   Cloud<Dim> cloud;
   std::vector<double> residuals;
   for (std::size_t i = 0; i < n; ++i) {
+    const bool jittered =
+        layout == Layout::kJittered || (layout == Layout::kLatticeAndJittered && i % 3 == 0);
     std::array<double, Dim> p{};
-    for (auto& v : p) v = lattice(rng) + (i % 3 == 0 ? jitter(rng) : 0.0);
+    for (auto& v : p) v = lattice(rng) + (jittered ? jitter(rng) : 0.0);
+    // Two points per value: 2^16 + 1 values and more, and a lattice elsewhere.
+    if (layout == Layout::kWideFirstDimension) {
+      const std::size_t value = i / 2;
+      p[0] = 12.0 * static_cast<double>(value) / static_cast<double>(n);
+    }
     cloud.pts.push_back(p);
     residuals.push_back(jitter(rng));
   }
@@ -88,6 +106,12 @@ TEST(ResidualInterpolator, FindsExactlyWhatNanoflannFinds) {
   expect_same_neighbours_as_nanoflann<2>(3000, 1);
   expect_same_neighbours_as_nanoflann<5>(20000, 2);
   expect_same_neighbours_as_nanoflann<5>(40, 3);  // fewer points than a few leaves
+}
+
+TEST(ResidualInterpolator, FindsWhatNanoflannFindsWhateverHoldsTheCoordinates) {
+  expect_same_neighbours_as_nanoflann<5>(20000, 4, Layout::kLattice);
+  expect_same_neighbours_as_nanoflann<4>(5000, 5, Layout::kJittered);
+  expect_same_neighbours_as_nanoflann<2>(140000, 6, Layout::kWideFirstDimension);
 }
 
 TEST(ResidualInterpolator, WithoutResidualsOrPointsCorrectsNothing) {

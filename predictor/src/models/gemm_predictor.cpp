@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
+#include "pm2lat/profile_error.h"
 
 namespace pm2lat {
 namespace {
@@ -106,12 +108,20 @@ Scale scale_between(const DeviceSpec& from, const DeviceSpec& to, DType compute)
 }  // namespace
 
 // What a prediction reads of a calibration point once the indexes are built: its
-// configuration, shape and launch grid (not its operator or time).
+// configuration, shape and launch grid (not its operator or time). Dimensions are 32-bit
+// (checked at build; 32 bytes a point instead of 48, for every calibrated GEMM a run holds).
 struct GemmLaunchPoint {
-  std::int64_t batch = 1, m = 0, n = 0, k = 0;
+  std::int32_t batch = 1, m = 0, n = 0, k = 0;
   Dim3 grid;
   std::int32_t config = -1;
 };
+
+// A calibration point's dimension as GemmLaunchPoint holds it.
+std::int32_t launch_point_dimension(const Profile& p, std::int64_t v, const char* field) {
+  if (v > std::numeric_limits<std::int32_t>::max())
+    throw ProfileError(p.file, std::string("gemm.points.") + field, "over 2^31 - 1");
+  return static_cast<std::int32_t>(v);
+}
 
 // One profile's GEMM section, indexed at load: per-config point lists, residual
 // interpolations and, per operand type, the nearest-shape index that chooses configurations.
@@ -179,7 +189,9 @@ void build_indexes(GemmCalibration& d) {
   d.points.reserve(p.gemm_points.size());
   for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
     const GemmPoint& pt = p.gemm_points[i];
-    d.points.push_back({pt.batch, pt.m, pt.n, pt.k, pt.grid, pt.config});
+    d.points.push_back({launch_point_dimension(p, pt.batch, "batch"),
+                        launch_point_dimension(p, pt.m, "m"), launch_point_dimension(p, pt.n, "n"),
+                        launch_point_dimension(p, pt.k, "k"), pt.grid, pt.config});
     const GemmConfigFit& c = p.gemm_configs[static_cast<std::size_t>(pt.config)];
     GemmShape s;
     s.batch = pt.batch;
@@ -425,7 +437,8 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
   // An output of the observed block count at the point's aspect ratio (bytes only).
   const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
   s.m = std::max<std::int64_t>(
-      1, static_cast<std::int64_t>(static_cast<double>(near->m * near->batch) * scale));
+      1,
+      static_cast<std::int64_t>(static_cast<double>(std::int64_t{near->m} * near->batch) * scale));
   s.n = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->n) * scale));
   const GemmWork w =
       gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));

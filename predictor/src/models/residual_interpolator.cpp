@@ -4,9 +4,17 @@
 // The search below walks that tree exactly as nanoflann's approximate search does (same
 // visiting order, same pruning, the same distance arithmetic), so every neighbour set, and
 // every forecast built on one, is the one nanoflann gives (residual_interpolator_test).
+//
+// Coordinates are held as 16-bit codes into each dimension's table of distinct values: the
+// keys are logarithms of shapes measured on grids, so a dimension takes few distinct values,
+// and a code names the exact double the point was built with (bit for bit), so distances and
+// every neighbour set are unchanged. A point is then 2 bytes per dimension instead of 8 (the
+// calibration indexes are most of what a run keeps resident). A dimension with more distinct
+// values than a code can name keeps the points as doubles.
 #include "pm2lat/models/residual_interpolator.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -30,6 +38,8 @@ constexpr float kSearchEps = 0.5f;
 // Points per leaf of the tree (nanoflann's default).
 constexpr std::size_t kLeafSize = 16;
 constexpr std::uint32_t kNoChild = std::numeric_limits<std::uint32_t>::max();
+// Distinct values a dimension may take for its points to be held as codes.
+constexpr std::size_t kMaxCodedValues = std::size_t{std::numeric_limits<std::uint16_t>::max()} + 1;
 
 // The k nearest so far, nearest first: nanoflann's KNNResultSet (ties keep arrival order).
 // The k-th distance is "infinite" until k points are in.
@@ -81,19 +91,100 @@ struct PointCloud {
 
 template <std::size_t Dim>
 struct ResidualInterpolator<Dim>::Index {
-  // A split (children set) or a leaf (children kNoChild, points [begin, end) in leaf order).
+  // A split or a leaf (child2 kNoChild, points [begin, end) in leaf order). Nodes are in
+  // pre-order, so a split's first child is the node after it; only the second is stored.
   struct Node {
-    std::uint32_t child1 = kNoChild, child2 = kNoChild;
+    std::uint32_t child2 = kNoChild;
     std::uint32_t begin = 0, end = 0;
     std::int32_t divfeat = 0;
     double divlow = 0, divhigh = 0;
   };
-  std::vector<Node> nodes;              // nodes[0] is the root
-  std::vector<Point> points;            // in leaf order
-  std::vector<double> residuals;        // in leaf order; empty when all are zero
-  std::vector<std::uint32_t> original;  // leaf order -> index given at construction
-  Point low{}, high{};                  // bounding box of all points
+  std::vector<Node> nodes;  // nodes[0] is the root
+  // The points in leaf order: codes (Dim per point) into `values`, where dimension d's
+  // distinct values start at value_begin[d]; or, when a dimension has too many distinct
+  // values, the points themselves in `raw` (and no codes).
+  std::vector<std::uint16_t> codes;
+  std::vector<double> values;
+  std::array<std::uint32_t, Dim> value_begin{};
+  std::vector<Point> raw;
+  std::size_t point_count = 0;
+  std::vector<double> residuals;  // in leaf order; empty when all are zero
+  // Leaf order -> index given at construction: 16 bits when every index fits.
+  std::vector<std::uint16_t> original16;
+  std::vector<std::uint32_t> original32;
+  Point low{}, high{};  // bounding box of all points
   std::size_t k = 8;
+
+  std::size_t original(std::size_t position) const noexcept {
+    return original16.empty() ? original32[position] : original16[position];
+  }
+
+  // Stores `points` in the leaf order `order`, as codes when every dimension allows it and
+  // that is smaller.
+  void store_points(const std::vector<Point>& points, const auto& order) {
+    point_count = points.size();
+    std::array<std::vector<std::uint64_t>, Dim> distinct;  // bit patterns, sorted
+    std::size_t total = 0;
+    bool coded = true;
+    for (std::size_t d = 0; d < Dim && coded; ++d) {
+      distinct[d].reserve(points.size());
+      for (const Point& pt : points) distinct[d].push_back(std::bit_cast<std::uint64_t>(pt[d]));
+      std::sort(distinct[d].begin(), distinct[d].end());
+      distinct[d].erase(std::unique(distinct[d].begin(), distinct[d].end()), distinct[d].end());
+      value_begin[d] = static_cast<std::uint32_t>(total);
+      total += distinct[d].size();
+      coded = distinct[d].size() <= kMaxCodedValues;
+    }
+    // Few points with many distinct values (a small index) are smaller as doubles.
+    coded = coded && total * sizeof(double) + point_count * Dim * sizeof(std::uint16_t) <
+                         point_count * sizeof(Point);
+    if (!coded) {
+      raw.reserve(point_count);
+      for (std::size_t i = 0; i < point_count; ++i) raw.push_back(points[order[i]]);
+      return;
+    }
+    values.reserve(total);
+    for (std::size_t d = 0; d < Dim; ++d) {
+      for (std::uint64_t bits : distinct[d]) values.push_back(std::bit_cast<double>(bits));
+    }
+    codes.reserve(point_count * Dim);
+    for (std::size_t i = 0; i < point_count; ++i) {
+      const Point& pt = points[order[i]];
+      for (std::size_t d = 0; d < Dim; ++d) {
+        const auto at = std::lower_bound(distinct[d].begin(), distinct[d].end(),
+                                         std::bit_cast<std::uint64_t>(pt[d]));
+        codes.push_back(static_cast<std::uint16_t>(at - distinct[d].begin()));
+      }
+    }
+  }
+
+  // Squared distances of the leaf's points [begin, end) to `q`, offered to `result`.
+  void scan_leaf(Neighbours& result, const double* q, std::uint32_t begin,
+                 std::uint32_t end) const noexcept {
+    const double worst = result.worst();
+    if (codes.empty()) {
+      for (std::uint32_t i = begin; i < end; ++i) {
+        double d = 0;
+        for (std::size_t j = 0; j < Dim; ++j) {
+          const double diff = q[j] - raw[i][j];
+          d += diff * diff;
+        }
+        if (d < worst) result.add(d, i);
+      }
+      return;
+    }
+    std::array<const double*, Dim> table{};
+    for (std::size_t j = 0; j < Dim; ++j) table[j] = values.data() + value_begin[j];
+    const std::uint16_t* c = codes.data() + std::size_t{begin} * Dim;
+    for (std::uint32_t i = begin; i < end; ++i, c += Dim) {
+      double d = 0;
+      for (std::size_t j = 0; j < Dim; ++j) {
+        const double diff = q[j] - table[j][c[j]];
+        d += diff * diff;
+      }
+      if (d < worst) result.add(d, i);
+    }
+  }
 
   // Copies nanoflann's node `node` and its subtree; returns its index.
   std::uint32_t flatten(const auto* node) {
@@ -105,10 +196,9 @@ struct ResidualInterpolator<Dim>::Index {
       leaf.end = static_cast<std::uint32_t>(node->node_type.lr.right);
       return id;
     }
-    const std::uint32_t child1 = flatten(node->child1);
+    flatten(node->child1);  // id + 1
     const std::uint32_t child2 = flatten(node->child2);
     Node& split = nodes[id];
-    split.child1 = child1;
     split.child2 = child2;
     split.divfeat = node->node_type.sub.divfeat;
     split.divlow = node->node_type.sub.divlow;
@@ -121,24 +211,17 @@ struct ResidualInterpolator<Dim>::Index {
   void search(Neighbours& result, const double* q, std::uint32_t id, double mindist2, double* dists,
               double eps_error) const noexcept {
     const Node& n = nodes[id];
-    if (n.child1 == kNoChild) {
-      const double worst = result.worst();
-      for (std::uint32_t i = n.begin; i < n.end; ++i) {
-        double d = 0;
-        for (std::size_t j = 0; j < Dim; ++j) {
-          const double diff = q[j] - points[i][j];
-          d += diff * diff;
-        }
-        if (d < worst) result.add(d, i);
-      }
+    if (n.child2 == kNoChild) {
+      scan_leaf(result, q, n.begin, n.end);
       return;
     }
     const double value = q[n.divfeat];
     const double diff1 = value - n.divlow;
     const double diff2 = value - n.divhigh;
     const bool low_first = diff1 + diff2 < 0;
-    const std::uint32_t nearer = low_first ? n.child1 : n.child2;
-    const std::uint32_t farther = low_first ? n.child2 : n.child1;
+    const std::uint32_t child1 = id + 1;
+    const std::uint32_t nearer = low_first ? child1 : n.child2;
+    const std::uint32_t farther = low_first ? n.child2 : child1;
     const double cut = low_first ? (value - n.divhigh) * (value - n.divhigh)
                                  : (value - n.divlow) * (value - n.divlow);
     search(result, q, nearer, mindist2, dists, eps_error);
@@ -192,13 +275,21 @@ ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
   const std::size_t n = points.size();
   const bool any_residual =
       std::any_of(log_residuals.begin(), log_residuals.end(), [](double r) { return r != 0; });
-  x.points.reserve(n);
-  x.original.reserve(n);
+  x.store_points(points, tree.vAcc);
+  const bool narrow = n <= std::size_t{std::numeric_limits<std::uint16_t>::max()} + 1;
+  if (narrow) {
+    x.original16.reserve(n);
+  } else {
+    x.original32.reserve(n);
+  }
   if (any_residual) x.residuals.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t from = tree.vAcc[i];
-    x.points.push_back(points[from]);
-    x.original.push_back(static_cast<std::uint32_t>(from));
+    if (narrow) {
+      x.original16.push_back(static_cast<std::uint16_t>(from));
+    } else {
+      x.original32.push_back(static_cast<std::uint32_t>(from));
+    }
     if (any_residual) x.residuals.push_back(from < log_residuals.size() ? log_residuals[from] : 0);
   }
   for (std::size_t d = 0; d < Dim; ++d) {
@@ -224,7 +315,7 @@ bool ResidualInterpolator<Dim>::empty() const noexcept {
 
 template <std::size_t Dim>
 std::size_t ResidualInterpolator<Dim>::size() const noexcept {
-  return index_ ? index_->points.size() : 0;
+  return index_ ? index_->point_count : 0;
 }
 
 template <std::size_t Dim>
@@ -232,7 +323,7 @@ double ResidualInterpolator<Dim>::correction(const Point& x) const noexcept {
   if (empty() || index_->residuals.empty()) return 1.0;
   std::array<std::size_t, kMaxNeighbours> pos{};
   std::array<double, kMaxNeighbours> dist2{};
-  const std::size_t k = std::min(index_->k, index_->points.size());
+  const std::size_t k = std::min(index_->k, index_->point_count);
   const std::size_t found = index_->nearest(x, k, pos.data(), dist2.data());
   double wsum = 0, sum = 0;
   for (std::size_t i = 0; i < found; ++i) {
@@ -250,7 +341,7 @@ std::size_t ResidualInterpolator<Dim>::nearest(const Point& x) const noexcept {
   if (empty()) return size();
   std::size_t pos = 0;
   double dist2 = 0;
-  return index_->nearest(x, 1, &pos, &dist2) == 1 ? index_->original[pos] : size();
+  return index_->nearest(x, 1, &pos, &dist2) == 1 ? index_->original(pos) : size();
 }
 
 template <std::size_t Dim>
@@ -258,9 +349,9 @@ std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k,
                                                  std::size_t* indices,
                                                  double* squared_distances) const noexcept {
   if (empty() || k == 0) return 0;
-  k = std::min({k, kMaxNeighbours, index_->points.size()});
+  k = std::min({k, kMaxNeighbours, index_->point_count});
   const std::size_t found = index_->nearest(x, k, indices, squared_distances);
-  for (std::size_t i = 0; i < found; ++i) indices[i] = index_->original[indices[i]];
+  for (std::size_t i = 0; i < found; ++i) indices[i] = index_->original(indices[i]);
   return found;
 }
 
@@ -269,7 +360,7 @@ std::size_t ResidualInterpolator<Dim>::nearest_k_residuals(
     const Point& x, std::size_t k, double* log_residuals,
     double* squared_distances) const noexcept {
   if (empty() || k == 0) return 0;
-  k = std::min({k, kMaxNeighbours, index_->points.size()});
+  k = std::min({k, kMaxNeighbours, index_->point_count});
   std::array<std::size_t, kMaxNeighbours> pos{};
   const std::size_t found = index_->nearest(x, k, pos.data(), squared_distances);
   for (std::size_t i = 0; i < found; ++i)
