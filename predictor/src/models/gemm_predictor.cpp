@@ -31,6 +31,14 @@ constexpr double kAboveFloor = 1.5;
 constexpr double kShortestKernelInCallUs = 0.5;
 // Distance penalty, in octaves, for choosing a configuration of another operand layout.
 constexpr double kLayoutPenalty = 3.0;
+// Distance penalty, in octaves, for choosing a configuration calibrated with the other operand
+// alignment (operands_vector_aligned). The public tables show the split: on the P4,
+// sgemm_128x128x8_NT_vec ran only where the reduction dimension is a multiple of 4 floats
+// and sgemm_128x128x8_NT elsewhere; cuBLAS's heuristics take alignment as an input. Values
+// of 1-3 choose the same configurations on the NeuSight cross-GPU split.
+constexpr double kAlignmentPenalty = 2.0;
+// Width of the vector loads vectorised GEMM kernels use (LDG.128).
+constexpr double kVectorBytes = 16.0;
 // Weight of the wave count in the residual neighbourhood: shapes on either side of a wave
 // boundary (m = 1024 vs 1025 with 128-row tiles) differ by a whole wave and must not pass
 // their residuals to each other, however close they are in log-shape.
@@ -64,6 +72,22 @@ std::array<double, 5> residual_key(const std::array<double, 4>& shape, const Gem
 // run different kernels for the same shape; keep them apart when choosing a configuration.
 double transposed_weight_coordinate(bool transposed) { return transposed ? kLayoutPenalty : 0.0; }
 
+// Whether every operand of C[m,n] = A[m,k] B[k,n] has a leading dimension that is a whole
+// number of 16-byte vectors: A is stored [m,k] (leading dimension k) or, transposed, [k,m];
+// B is stored [k,n] or, transposed (nn.Linear's weight), [n,k].
+bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
+                             bool trans_b, DType dtype) {
+  const double bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
+  const auto per_vector =
+      static_cast<std::int64_t>(std::max(1.0, kVectorBytes / std::max(1.0, bytes)));
+  const std::int64_t lda = trans_a ? m : k;
+  const std::int64_t ldb = trans_b ? k : n;
+  return lda % per_vector == 0 && ldb % per_vector == 0;
+}
+
+// cuBLAS runs other kernels for operands that cannot be loaded as whole vectors; keep the
+// two apart when choosing a configuration.
+double alignment_coordinate(bool aligned) { return aligned ? 0.0 : kAlignmentPenalty; }
 // The operand type whose calibration a GEMM uses: the record's, else the kernel name's, else
 // FP32; FP32 on tensor cores is TF32.
 DType gemm_math_type(const GemmShape& s, const KernelClass& cls) {
@@ -138,7 +162,7 @@ struct GemmCalibration {
   // shape must only ever choose among configurations of its own type).
   struct Selector {
     DType dtype = DType::kUnknown;
-    ResidualInterpolator<5> index;      // nearest calibrated shape -> point
+    ResidualInterpolator<6> index;      // nearest calibrated shape -> point
     std::vector<std::uint32_t> points;  // selector index -> gemm point
   };
   std::vector<Selector> selectors;
@@ -185,7 +209,7 @@ void build_indexes(GemmCalibration& d) {
   d.points_per_config.assign(nc, 0);
   d.fit_range.assign(nc, GemmFitRange{});
   d.points_of_config.assign(nc, {});
-  std::map<DType, std::pair<std::vector<std::array<double, 5>>, std::vector<std::uint32_t>>> sel;
+  std::map<DType, std::pair<std::vector<std::array<double, 6>>, std::vector<std::uint32_t>>> sel;
   d.points.reserve(p.gemm_points.size());
   for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
     const GemmPoint& pt = p.gemm_points[i];
@@ -222,7 +246,9 @@ void build_indexes(GemmCalibration& d) {
     }
     auto& [sel_keys, sel_points] = sel[c.dtype];
     sel_keys.push_back({shape[0], shape[1], shape[2], shape[3],
-                        transposed_weight_coordinate(pt.transposed_weight)});
+                        transposed_weight_coordinate(pt.transposed_weight),
+                        alignment_coordinate(operands_vector_aligned(
+                            pt.m, pt.n, pt.k, false, pt.transposed_weight, c.dtype))});
     sel_points.push_back(static_cast<std::uint32_t>(i));
   }
   for (std::size_t c = 0; c < nc; ++c) {
@@ -232,7 +258,7 @@ void build_indexes(GemmCalibration& d) {
   for (auto& [dtype, keys_points] : sel) {
     GemmCalibration::Selector s;
     s.dtype = dtype;
-    s.index = ResidualInterpolator<5>(std::move(keys_points.first), {}, 1);
+    s.index = ResidualInterpolator<6>(std::move(keys_points.first), {}, 1);
     s.points = std::move(keys_points.second);
     d.selectors.push_back(std::move(s));
   }
@@ -524,8 +550,9 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     const GemmCalibration::Selector* selector = d->selector_for(source.dtype);
     if (selector == nullptr) return roofline_prediction(r, cls, *t.spec);
     const std::size_t found = selector->index.nearest_k(
-        {key[0], key[1], key[2], key[3], transposed_weight_coordinate(s.trans_b)}, kSelectorVotes,
-        idx.data(), dist2.data());
+        {key[0], key[1], key[2], key[3], transposed_weight_coordinate(s.trans_b),
+         alignment_coordinate(operands_vector_aligned(s.m, s.n, s.k, s.trans_a, s.trans_b, dtype))},
+        kSelectorVotes, idx.data(), dist2.data());
     if (found == 0) return roofline_prediction(r, cls, *t.spec);
     // Distance-weighted vote; the winner's nearest point gives the split-K.
     std::array<double, kSelectorVotes> votes{};

@@ -371,5 +371,6 @@ std::size_t ResidualInterpolator<Dim>::nearest_k_residuals(
 template class ResidualInterpolator<2>;
 template class ResidualInterpolator<4>;
 template class ResidualInterpolator<5>;
+template class ResidualInterpolator<6>;
 
 }  // namespace pm2lat

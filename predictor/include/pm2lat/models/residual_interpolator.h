@@ -54,5 +54,6 @@ class ResidualInterpolator {
 extern template class ResidualInterpolator<2>;
 extern template class ResidualInterpolator<4>;
 extern template class ResidualInterpolator<5>;
+extern template class ResidualInterpolator<6>;
 
 }  // namespace pm2lat

@@ -1,0 +1,130 @@
+// How the GEMM predictor chooses the kernel configuration cuBLAS would run for a shape the
+// target's table did not time: a vote of the nearest calibrated shapes of the same operand
+// layout and the same operand alignment.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/predictor.h"
+
+namespace pm2lat {
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+GemmConfigFit linear_config(std::string name, double c_wave_k) {
+  GemmConfigFit c;
+  c.config = std::move(name);
+  c.tile_m = 128;
+  c.tile_n = 128;
+  c.tile_k = 8;
+  c.c0 = 4;
+  c.c_wave_k = c_wave_k;
+  c.c_wave = 2;
+  return c;
+}
+
+// nn.Linear rows (weight stored transposed) as a kernel table holds them: each timed with the
+// kernel cuBLAS ran, its time what that kernel's wave model says.
+void add_linear_rows(Profile& p, const DeviceSpec& spec, std::int32_t config,
+                     const std::vector<Shape>& shapes) {
+  const GemmConfigFit& c = p.gemm_configs[static_cast<std::size_t>(config)];
+  for (const Shape& sh : shapes) {
+    GemmPoint pt;
+    pt.op = "linear";
+    pt.transposed_weight = true;
+    pt.config = config;
+    pt.batch = 1;
+    pt.m = sh.m;
+    pt.n = sh.n;
+    pt.k = sh.k;
+    pt.grid = {static_cast<std::uint32_t>((sh.m + 127) / 128),
+               static_cast<std::uint32_t>((sh.n + 127) / 128), 1};
+    GemmShape s;
+    s.m = sh.m;
+    s.n = sh.n;
+    s.k = sh.k;
+    pt.us = gemm_wave_kernel_us(c, spec, gemm_work(c, s, blocks_from_grid(pt.grid, 1), 1, 4));
+    p.gemm_points.push_back(pt);
+  }
+}
+
+// A table like the P4's: a vectorised kernel timed on shapes whose reduction dimension is a
+// multiple of four floats, a kernel three times slower per K step timed on many more shapes, none
+// of them aligned, crowding round the queried shapes.
+Profile mixed_alignment_table(const DeviceSpec& spec) {
+  Profile p;
+  p.device = "P4";
+  p.basis = TimeBasis::kKernel;
+  p.gemm_configs.push_back(linear_config("sgemm_128x128x8_NT_vec", 0.5));
+  p.gemm_configs.push_back(linear_config("maxwell_sgemm_64x64_tn", 1.5));
+  add_linear_rows(p, spec, 0, {{4096, 2048, 1024}, {2048, 4096, 1024}, {4096, 4096, 2048}});
+  add_linear_rows(p, spec, 1,
+                  {{4095, 4095, 1023},
+                   {4097, 4093, 1025},
+                   {4091, 4099, 1021},
+                   {4093, 4091, 1027},
+                   {4099, 4097, 1019},
+                   {4101, 4089, 1029},
+                   {4087, 4103, 1017},
+                   {4103, 4085, 1031}});
+  return p;
+}
+
+class GemmSelectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+    const DeviceSpec p4 = cat.resolve("P4");
+    std::vector<Profile> profiles{mixed_alignment_table(p4)};
+    predictor_ = std::make_unique<Predictor>(std::move(cat), std::move(profiles));
+    target_ = predictor_->add_target("P4");
+  }
+
+  // An nn.Linear call measured on another GPU: its shape, not the kernel it ran here.
+  Prediction predict_linear(std::int64_t m, std::int64_t n, std::int64_t k) const {
+    KernelRecord r;
+    r.op.kind = OpKind::kGemm;
+    r.op.name = "linear";
+    r.op.gemm.m = m;
+    r.op.gemm.n = n;
+    r.op.gemm.k = k;
+    r.op.gemm.trans_b = true;
+    r.op.gemm.a = DType::kFp32;
+    KernelClass cls;
+    cls.family = KernelFamily::kGemm;
+    return predictor_->predict(r, cls, target_, {TimeBasis::kKernel, "V100"});
+  }
+
+  std::unique_ptr<Predictor> predictor_;
+  TargetId target_{};
+};
+
+TEST_F(GemmSelectorTest, AnAlignedShapeRunsTheKernelTimedOnAlignedShapes) {
+  // The unaligned rows are a hundred times nearer in shape; they still say nothing about the
+  // kernel cuBLAS picks when every operand can be loaded in whole vectors.
+  const Prediction p = predict_linear(4096, 4096, 1024);
+  EXPECT_TRUE(p.has(prediction_flags::kConfigChosen));
+  EXPECT_EQ(p.config, "sgemm_128x128x8_NT_vec");
+}
+
+TEST_F(GemmSelectorTest, AnUnalignedShapeRunsTheKernelTimedOnUnalignedShapes) {
+  const Prediction p = predict_linear(4095, 4097, 1025);
+  EXPECT_EQ(p.config, "maxwell_sgemm_64x64_tn");
+  EXPECT_GT(p.us, 1.5 * predict_linear(4096, 4096, 1024).us);  // the slower kernel
+}
+
+TEST_F(GemmSelectorTest, ALinearsAlignmentIsItsReductionDimensions) {
+  // Both operands of x W^T are read along the reduction dimension: an odd output width (a
+  // vocabulary of 50257) leaves them aligned.
+  EXPECT_EQ(predict_linear(4096, 4097, 1024).config, "sgemm_128x128x8_NT_vec");
+  EXPECT_EQ(predict_linear(4096, 4096, 1023).config, "maxwell_sgemm_64x64_tn");
+}
+
+}  // namespace
+}  // namespace pm2lat
