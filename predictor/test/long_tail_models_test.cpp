@@ -225,7 +225,7 @@ TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInSha
   EXPECT_NE(own.config, small_kernel);
 }
 
-TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelNearTheirSizes) {
+TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLargestSize) {
   DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs
   const std::string kernel =
       "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "
@@ -260,6 +260,12 @@ TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelNearTheirSizes) {
   // Far larger than anything the fit saw: not from it.
   r.op.vec.bytes_read = r.op.vec.bytes_written = 5e8;
   EXPECT_NE(predictor.predict(r, cls, t).us, 10 + 1e3);
+  // Far smaller: still this GPU's kernel, between its fixed cost and the smallest size's time
+  // (10.1 us at 1e5 bytes), flagged as outside the calibrated range.
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 5e2;
+  const Prediction small = predictor.predict(r, cls, t);
+  EXPECT_NEAR(small.us, 10 + 0.1 * 1e3 / 1e5, 1e-9);
+  EXPECT_TRUE(small.has(prediction_flags::kClamped));
   // Another layer-norm kernel: the fit does not know it.
   r.op.vec.bytes_read = r.op.vec.bytes_written = 2.5e5;
   KernelClass other = cls;

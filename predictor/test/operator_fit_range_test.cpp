@@ -29,14 +29,16 @@ constexpr double kHiBytes = 400e6;
 // calls; every point on its fit, so residuals are zero inside the range.
 class OperatorFitRange : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { build(kFloorUs); }
+  void build(double floor_us) {
+    floor_us_ = floor_us;
     DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
     const DeviceSpec spec = cat.resolve("L4");
     bw_ = spec.bytes_per_us();
     Profile p;
     p.device = "L4";
     p.basis = TimeBasis::kCall;
-    p.call_overhead["relu"] = CallOverhead{kFloorUs, kPreUs};
+    p.call_overhead["relu"] = CallOverhead{floor_us, kPreUs};
     VectorFit f;
     f.op = "relu";
     f.c_byte = kCByte;
@@ -53,7 +55,7 @@ class OperatorFitRange : public ::testing::Test {
     predictor_ = std::make_unique<Predictor>(std::move(cat), std::vector<Profile>{p});
     target_ = predictor_->add_target("L4");
   }
-  double call(double bytes) const { return std::max(kFloorUs, kPreUs + kCByte * bytes / bw_); }
+  double call(double bytes) const { return std::max(floor_us_, kPreUs + kCByte * bytes / bw_); }
   Prediction predict(double bytes, TimeBasis basis = TimeBasis::kCall) const {
     KernelRecord r;
     r.launch.name = kReluKernel;
@@ -71,6 +73,7 @@ class OperatorFitRange : public ::testing::Test {
   std::unique_ptr<Predictor> predictor_;
   TargetId target_ = 0;
   double bw_ = 1;
+  double floor_us_ = kFloorUs;
 };
 
 TEST_F(OperatorFitRange, InsideItsRangeTheFitAnswersAsCalibrated) {
@@ -91,6 +94,16 @@ TEST_F(OperatorFitRange, ASmallCallIsItsDispatchPlusTrafficNotTheLargeCallsFloor
   const double edge_kernel_us = kFloorUs - kPreUs;  // the 100 MB call sits on its floor
   EXPECT_NEAR(predict(2 * bytes).us - p.us,
               (edge_kernel_us - kMinMemoryKernelUs) * bytes / kLoBytes, 1e-6 * p.us);
+}
+
+// A floor a host dispatch can reach (NeuSight's small calls: up to 64.8 us) holds below the
+// range too.
+TEST_F(OperatorFitRange, ASmallCallKeepsADispatchFloor) {
+  constexpr double kDispatchFloorUs = 30;
+  build(kDispatchFloorUs);
+  const Prediction p = predict(1e5);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_NEAR(p.us, kDispatchFloorUs, 1e-9);
 }
 
 TEST_F(OperatorFitRange, ASmallKernelRunsFromTheFixedCostToTheEdge) {

@@ -11,7 +11,7 @@ namespace pm2lat {
 namespace {
 
 constexpr double kTritonTensorsPerElement = 3.0;
-// A GPU's own kernel fits of the row families answer up to this factor outside the bytes
+// A GPU's own kernel fits of the row families answer up to this factor above the bytes
 // they were made on; further out, the per-operator tables (made on other sizes) do.
 constexpr double kOwnFitReach = 4.0;
 
@@ -161,11 +161,13 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   }
   if (fit == nullptr) return std::nullopt;
   // Own fits stand in for the per-operator tables only where they know this kernel: its own
-  // configuration, at sizes near those measured (a family-wide fit pools kernels as
-  // different as a warp-per-row softmax and a block-per-row one).
+  // configuration (a family-wide fit pools kernels as different as a warp-per-row softmax and
+  // a block-per-row one), up to a few times the largest size measured. Below the smallest,
+  // the kernel only gets closer to its fixed cost on this GPU: the fit's bandwidth form runs
+  // down to it (flag clamped), rather than another GPU's call-time fit.
+  const bool below_range = !geometry && fit->bytes_max > 0 && shape_bytes < fit->bytes_min;
   if (own_only && (!specific || (!geometry && fit->bytes_max > 0 &&
-                                 (shape_bytes > kOwnFitReach * fit->bytes_max ||
-                                  shape_bytes * kOwnFitReach < fit->bytes_min))))
+                                 shape_bytes > kOwnFitReach * fit->bytes_max)))
     return std::nullopt;
   Prediction p;
   p.model = ModelKind::kMemoryBound;
@@ -181,6 +183,16 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
     bytes = threads * kGeometryBytesPerThread;
     rows = static_cast<double>(r.launch.grid.volume());
     p.flags |= prediction_flags::kNoShape;
+  }
+  if (own_only && below_range) {
+    // Interpolate between the fixed cost and the fit at its smallest size (same bytes per row):
+    // the per-row term is not extrapolated to rows it was not fitted on.
+    const double edge = fit->bytes_min;
+    const double edge_us = memory_bound_kernel_us(*fit, *t.spec, edge, rows * edge / bytes);
+    const double fixed_us = std::max(kMinMemoryKernelUs, fit->c0);
+    p.us = fixed_us + std::max(0.0, edge_us - fixed_us) * bytes / edge;
+    p.flags |= prediction_flags::kClamped;
+    return p;
   }
   p.us = memory_bound_kernel_us(*fit, *t.spec, bytes, rows);
   return p;

@@ -9,6 +9,7 @@
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/memory_bound_model.h"
+#include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/models/residual_interpolator.h"
 
 namespace pm2lat {
@@ -266,7 +267,8 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     // Outside the sizes the fit was made on, neither its fixed cost nor its residual table
     // is known: the bandwidth form takes over from the fit at the nearest edge of its range
     // (same bytes per row). Below it, a call is its dispatch plus a kernel running from the
-    // operator's fixed cost up to the edge's time; above it, the edge's bandwidth.
+    // operator's fixed cost up to the edge's time, never under the call floor; above it, the
+    // edge's bandwidth.
     const double edge = bytes < range.lo ? range.lo : range.hi;
     const double edge_kernel_us = memory_bound_kernel_us(fit, *t.spec, edge, rows * edge / bytes);
     const double edge_us = call ? std::max(0.0, oh.call_us(edge_kernel_us) - oh.pre_us)
@@ -274,7 +276,10 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     const double kern = bytes < range.lo
                             ? kernel_floor + std::max(0.0, edge_us - kernel_floor) * bytes / edge
                             : edge_us * bytes / edge;
-    p.us = call ? oh.pre_us + std::max(kernel_floor, kern) : kern;
+    // A call floor no host dispatch reaches is the shortest call calibrated (traffic), not a
+    // floor of small calls.
+    const double call_floor = oh.floor_us <= bound_constants::kMaxFixedCallUs ? oh.floor_us : 0.0;
+    p.us = call ? std::max(call_floor, oh.pre_us + std::max(kernel_floor, kern)) : kern;
     p.flags |= prediction_flags::kClamped;
     return p;
   }
