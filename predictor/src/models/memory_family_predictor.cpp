@@ -41,18 +41,12 @@ struct MemoryFamilyPredictor::Impl {
     // "family" or "family#geometry" -> (config -> fit index); config "" = family-wide.
     std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> fits;
 
-    const VectorFit* find(const std::string& op, const std::string& config, bool* specific) const {
+    // The fit of `op` for kernel configuration `config` ("" = the family-wide pool).
+    const VectorFit* find(const std::string& op, const std::string& config) const {
       const auto it = fits.find(op);
       if (it == fits.end()) return nullptr;
-      if (auto c = it->second.find(config); c != it->second.end()) {
-        *specific = !config.empty();
-        return &profile->family_fits[c->second];
-      }
-      if (auto c = it->second.find(""); c != it->second.end()) {
-        *specific = false;
-        return &profile->family_fits[c->second];
-      }
-      return nullptr;
+      const auto c = it->second.find(config);
+      return c == it->second.end() ? nullptr : &profile->family_fits[c->second];
     }
   };
   std::vector<Device> devices;
@@ -147,15 +141,24 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   const VectorFit* fit = nullptr;
   const Impl::Device* dev = nullptr;
   bool specific = false;
+  // The kernel's own configuration on the most similar GPU that measured it, before a
+  // family-wide pool of other kernels (even on the target itself): kernels of one family
+  // differ by 10x in efficiency and fixed cost (an index_select against FBGEMM's gathers).
+  static const std::string kFamilyWide;
   for (KernelFamily f : {cls.family, kernel_family_stand_in(cls.family)}) {
     const std::string& op = (*names)[static_cast<std::size_t>(f)];
-    for (int i : t.order) {
-      if (own_only && i != t.own) break;  // the own device sorts first
-      const auto& d = impl_->devices[static_cast<std::size_t>(i)];
-      if ((fit = d.find(op, cls.config, &specific)) != nullptr) {
-        dev = &d;
-        break;
+    for (const std::string* config : {&cls.config, &kFamilyWide}) {
+      if (config->empty() && config != &kFamilyWide) continue;
+      for (int i : t.order) {
+        if (own_only && i != t.own) break;  // the own device sorts first
+        const auto& d = impl_->devices[static_cast<std::size_t>(i)];
+        if ((fit = d.find(op, *config)) != nullptr) {
+          dev = &d;
+          specific = config != &kFamilyWide;
+          break;
+        }
       }
+      if (fit != nullptr) break;
     }
     if (fit != nullptr) break;
   }
