@@ -225,7 +225,7 @@ TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInSha
   EXPECT_NE(own.config, small_kernel);
 }
 
-TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelNearTheirSizes) {
+TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLargestSize) {
   DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs
   const std::string kernel =
       "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "
@@ -260,6 +260,12 @@ TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelNearTheirSizes) {
   // Far larger than anything the fit saw: not from it.
   r.op.vec.bytes_read = r.op.vec.bytes_written = 5e8;
   EXPECT_NE(predictor.predict(r, cls, t).us, 10 + 1e3);
+  // Far smaller: still this GPU's kernel, between its fixed cost and the smallest size's time
+  // (10.1 us at 1e5 bytes), flagged as outside the calibrated range.
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 5e2;
+  const Prediction small = predictor.predict(r, cls, t);
+  EXPECT_NEAR(small.us, 10 + 0.1 * 1e3 / 1e5, 1e-9);
+  EXPECT_TRUE(small.has(prediction_flags::kClamped));
   // Another layer-norm kernel: the fit does not know it.
   r.op.vec.bytes_read = r.op.vec.bytes_written = 2.5e5;
   KernelClass other = cls;
@@ -317,6 +323,53 @@ TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   const Prediction c = predictor.predict(red, rc, g);
   EXPECT_TRUE(c.has(prediction_flags::kNoShape));
   EXPECT_NEAR(c.us, 4 + 2 * 1000.0 * 512 * kGeometryBytesPerThread / 2e6, 1e-9);
+}
+
+// A kernel measured on a similar GPU is priced by its own configuration's fit there, not by the
+// target's pool of other kernels of its family (gathers differ by 10x in fixed cost).
+TEST(LongTailModels, AKernelsOwnConfigurationOnASimilarGpuBeatsTheTargetsFamilyPool) {
+  DeviceCatalogue cat({gpu("G", 100, 2000, 8), gpu("Other", 100, 1000, 8)});
+  Profile own;
+  own.device = "G";
+  VectorFit pool;
+  pool.op = "embedding";
+  pool.c0 = 9;
+  pool.c_byte = 3.5;
+  own.family_fits = {pool};
+  Profile other;
+  other.device = "Other";
+  VectorFit config;
+  config.op = "embedding";
+  config.config = "at::native::(anonymous namespace)::indexSelectLargeIndex";
+  config.c0 = 5;
+  config.c_byte = 1.5;
+  other.family_fits = {config};
+  Predictor predictor(cat, {own, other});
+  const TargetId g = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name =
+      "void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, "
+      "unsigned int, 2, 2, -2, true>(...)";
+  r.op.kind = OpKind::kEmbedding;
+  r.op.vec.rows = 141;
+  r.op.vec.cols = 512;
+  r.op.vec.bytes_read = r.op.vec.bytes_written = 1.5e5;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kEmbedding);
+  ASSERT_EQ(cls.config, config.config);
+  const Prediction p = predictor.predict(r, cls, g);
+  EXPECT_EQ(p.config, config.config);
+  EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
+  EXPECT_NEAR(p.us, 5 + 1.5 * 3e5 / 2e6, 1e-9);  // evaluated with the target's bandwidth
+  // A gather no GPU measured: the target's own pool.
+  KernelRecord gather = r;
+  gather.launch.name =
+      "void at::native::indexFuncLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, "
+      "true>(...)";
+  const KernelClass gc = classify_kernel(gather.launch.name);
+  ASSERT_EQ(gc.family, KernelFamily::kEmbedding);
+  ASSERT_NE(gc.config, config.config);
+  EXPECT_NEAR(predictor.predict(gather, gc, g).us, 9 + 3.5 * 3e5 / 2e6, 1e-9);
 }
 
 // A layer-norm kernel launched outside any library call (no shape) on a GPU that measured no

@@ -140,7 +140,7 @@ TEST_F(RealRunSymptoms, SoftmaxGrowsWithItsSize) {
 // The flat 82.5 us: a call-time fit whose fixed cost is another machine's host dispatch,
 // carried to these GPUs. A call over a 4096 x 4096 softmax moves 134 MB more than one over
 // 256 x 256; that traffic takes at least half its DRAM time on top of the small call.
-TEST_F(RealRunSymptoms, DISABLED_SoftmaxCallsAreNotFlat) {
+TEST_F(RealRunSymptoms, SoftmaxCallsAreNotFlat) {
   for (const char* gpu : {"A100", "H100", "B200"}) {
     auto call = [&](std::int64_t n) {
       const double bytes = 4.0 * n * n;
@@ -167,7 +167,7 @@ constexpr const char* kReluKernel =
 // A 1 MiB relu timed as a call was forecast at 585 us on an L4 (measured 28 us) and 98 us on an
 // H100 (gelu of the same size: 2-3.5 us): per-operator call fits made on large tensors,
 // extrapolated to a small one. The call is its host dispatch plus 2 MiB of traffic.
-TEST_F(RealRunSymptoms, DISABLED_ASmallReluCallCostsItsDispatchAndTraffic) {
+TEST_F(RealRunSymptoms, ASmallReluCallCostsItsDispatchAndTraffic) {
   const double bytes = 1 << 20;
   const KernelRecord r = memory(kReluKernel, "aten::relu", OpKind::kElementwise, 512, 512, bytes,
                                 bytes, {512, 1, 1}, {128, 1, 1});

@@ -11,7 +11,7 @@ namespace pm2lat {
 namespace {
 
 constexpr double kTritonTensorsPerElement = 3.0;
-// A GPU's own kernel fits of the row families answer up to this factor outside the bytes
+// A GPU's own kernel fits of the row families answer up to this factor above the bytes
 // they were made on; further out, the per-operator tables (made on other sizes) do.
 constexpr double kOwnFitReach = 4.0;
 
@@ -41,18 +41,12 @@ struct MemoryFamilyPredictor::Impl {
     // "family" or "family#geometry" -> (config -> fit index); config "" = family-wide.
     std::unordered_map<std::string, std::unordered_map<std::string, std::size_t>> fits;
 
-    const VectorFit* find(const std::string& op, const std::string& config, bool* specific) const {
+    // The fit of `op` for kernel configuration `config` ("" = the family-wide pool).
+    const VectorFit* find(const std::string& op, const std::string& config) const {
       const auto it = fits.find(op);
       if (it == fits.end()) return nullptr;
-      if (auto c = it->second.find(config); c != it->second.end()) {
-        *specific = !config.empty();
-        return &profile->family_fits[c->second];
-      }
-      if (auto c = it->second.find(""); c != it->second.end()) {
-        *specific = false;
-        return &profile->family_fits[c->second];
-      }
-      return nullptr;
+      const auto c = it->second.find(config);
+      return c == it->second.end() ? nullptr : &profile->family_fits[c->second];
     }
   };
   std::vector<Device> devices;
@@ -147,25 +141,36 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   const VectorFit* fit = nullptr;
   const Impl::Device* dev = nullptr;
   bool specific = false;
+  // The kernel's own configuration on the most similar GPU that measured it, before a
+  // family-wide pool of other kernels (even on the target itself): kernels of one family
+  // differ by 10x in efficiency and fixed cost (an index_select against FBGEMM's gathers).
+  static const std::string kFamilyWide;
   for (KernelFamily f : {cls.family, kernel_family_stand_in(cls.family)}) {
     const std::string& op = (*names)[static_cast<std::size_t>(f)];
-    for (int i : t.order) {
-      if (own_only && i != t.own) break;  // the own device sorts first
-      const auto& d = impl_->devices[static_cast<std::size_t>(i)];
-      if ((fit = d.find(op, cls.config, &specific)) != nullptr) {
-        dev = &d;
-        break;
+    for (const std::string* config : {&cls.config, &kFamilyWide}) {
+      if (config->empty() && config != &kFamilyWide) continue;
+      for (int i : t.order) {
+        if (own_only && i != t.own) break;  // the own device sorts first
+        const auto& d = impl_->devices[static_cast<std::size_t>(i)];
+        if ((fit = d.find(op, *config)) != nullptr) {
+          dev = &d;
+          specific = config != &kFamilyWide;
+          break;
+        }
       }
+      if (fit != nullptr) break;
     }
     if (fit != nullptr) break;
   }
   if (fit == nullptr) return std::nullopt;
   // Own fits stand in for the per-operator tables only where they know this kernel: its own
-  // configuration, at sizes near those measured (a family-wide fit pools kernels as
-  // different as a warp-per-row softmax and a block-per-row one).
+  // configuration (a family-wide fit pools kernels as different as a warp-per-row softmax and
+  // a block-per-row one), up to a few times the largest size measured. Below the smallest,
+  // the kernel only gets closer to its fixed cost on this GPU: the fit's bandwidth form runs
+  // down to it (flag clamped), rather than another GPU's call-time fit.
+  const bool below_range = !geometry && fit->bytes_max > 0 && shape_bytes < fit->bytes_min;
   if (own_only && (!specific || (!geometry && fit->bytes_max > 0 &&
-                                 (shape_bytes > kOwnFitReach * fit->bytes_max ||
-                                  shape_bytes * kOwnFitReach < fit->bytes_min))))
+                                 shape_bytes > kOwnFitReach * fit->bytes_max)))
     return std::nullopt;
   Prediction p;
   p.model = ModelKind::kMemoryBound;
@@ -181,6 +186,16 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
     bytes = threads * kGeometryBytesPerThread;
     rows = static_cast<double>(r.launch.grid.volume());
     p.flags |= prediction_flags::kNoShape;
+  }
+  if (own_only && below_range) {
+    // Interpolate between the fixed cost and the fit at its smallest size (same bytes per row):
+    // the per-row term is not extrapolated to rows it was not fitted on.
+    const double edge = fit->bytes_min;
+    const double edge_us = memory_bound_kernel_us(*fit, *t.spec, edge, rows * edge / bytes);
+    const double fixed_us = std::max(kMinMemoryKernelUs, fit->c0);
+    p.us = fixed_us + std::max(0.0, edge_us - fixed_us) * bytes / edge;
+    p.flags |= prediction_flags::kClamped;
+    return p;
   }
   p.us = memory_bound_kernel_us(*fit, *t.spec, bytes, rows);
   return p;

@@ -9,6 +9,7 @@
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/memory_bound_model.h"
+#include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/models/residual_interpolator.h"
 
 namespace pm2lat {
@@ -26,6 +27,12 @@ constexpr double kShortestKernelInCallUs = 0.5;
 constexpr std::size_t kRichCalibrationPoints = 500;
 // Fits of the plain elementwise bandwidth: what any memory-bound operator falls back to.
 constexpr const char* kGenericOperator = "elementwise";
+
+// Bytes of the smallest and largest shape a fit was calibrated on.
+struct FitByteRange {
+  double lo = 0, hi = 0;
+  bool known() const noexcept { return hi > 0; }
+};
 
 std::array<double, 2> vector_key(std::int64_t rows, std::int64_t cols) {
   return {std::log2(std::max(1.0, static_cast<double>(rows))),
@@ -56,6 +63,8 @@ struct OperatorFits {
   // no fixed cost of its own (c0 = 0); the operator's fixed cost on the most similar GPU that
   // measured one stands in (small layer-norms are latency-bound everywhere).
   std::vector<double> floor_us;
+  // Per fit: the bytes of the smallest and largest shape it was calibrated on (0 = unknown).
+  std::vector<FitByteRange> range;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
   std::size_t point_count = 0;  // calibration points of the fits
 };
@@ -66,6 +75,9 @@ void build_indexes(OperatorFits& d) {
   const Profile& p = *d.profile;
   const std::size_t nf = p.vector_fits.size();
   d.point_count = p.vector_points.size();
+  d.range.resize(nf);
+  for (std::size_t f = 0; f < nf; ++f)
+    d.range[f] = {p.vector_fits[f].bytes_min, p.vector_fits[f].bytes_max};
   std::vector<std::vector<std::array<double, 2>>> kpts(nf), cpts(nf);
   std::vector<std::vector<double>> kres(nf), cres(nf);
   for (const VectorPoint& pt : p.vector_points) {
@@ -73,6 +85,11 @@ void build_indexes(OperatorFits& d) {
     const VectorFit& f = p.vector_fits[fi];
     const double kern = memory_bound_kernel_us(f, *d.spec, pt.bytes, static_cast<double>(pt.rows));
     const auto key = vector_key(pt.rows, pt.cols);
+    FitByteRange& range = d.range[fi];
+    if (pt.bytes > 0) {
+      range.lo = range.hi > 0 ? std::min(range.lo, pt.bytes) : pt.bytes;
+      range.hi = std::max(range.hi, pt.bytes);
+    }
     if (p.basis == TimeBasis::kCall) {
       const CallOverhead& o = p.overhead_for(f.op);
       cpts[fi].push_back(key);
@@ -236,20 +253,44 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
   p.config = fit.config;
   p.flags |= shape_flags;
   if (t.spec_scaled) p.flags |= prediction_flags::kSpecScaled;
-  const double kern = memory_bound_kernel_us(
-      fit, *t.spec, v.bytes(), static_cast<double>(std::max<std::int64_t>(1, v.rows)));
+  const double bytes = v.bytes();
+  const double rows = static_cast<double>(std::max<std::int64_t>(1, v.rows));
   const auto key = vector_key(v.rows, v.cols);
   const bool specific = best_rank <= kOperator;  // the residual table belongs to this operator
-  if (q.options.basis == TimeBasis::kCall && best_d->profile->basis == TimeBasis::kCall) {
-    const CallOverhead& oh = best_d->profile->overhead_for(fit.op);
+  const bool call =
+      q.options.basis == TimeBasis::kCall && best_d->profile->basis == TimeBasis::kCall;
+  const CallOverhead& oh = best_d->profile->overhead_for(fit.op);
+  const double kernel_floor = best_d->floor_us[fi];
+  const FitByteRange range = best_d->range[fi];
+  p.basis = call ? TimeBasis::kCall : TimeBasis::kKernel;
+  if (range.known() && (bytes < range.lo || bytes > range.hi)) {
+    // Outside the sizes the fit was made on, neither its fixed cost nor its residual table
+    // is known: the bandwidth form takes over from the fit at the nearest edge of its range
+    // (same bytes per row). Below it, a call is its dispatch plus a kernel running from the
+    // operator's fixed cost up to the edge's time, never under the call floor; above it, the
+    // edge's bandwidth.
+    const double edge = bytes < range.lo ? range.lo : range.hi;
+    const double edge_kernel_us = memory_bound_kernel_us(fit, *t.spec, edge, rows * edge / bytes);
+    const double edge_us = call ? std::max(0.0, oh.call_us(edge_kernel_us) - oh.pre_us)
+                                : std::max(kernel_floor, edge_kernel_us);
+    const double kern = bytes < range.lo
+                            ? kernel_floor + std::max(0.0, edge_us - kernel_floor) * bytes / edge
+                            : edge_us * bytes / edge;
+    // A call floor no host dispatch reaches is the shortest call calibrated (traffic), not a
+    // floor of small calls.
+    const double call_floor = oh.floor_us <= bound_constants::kMaxFixedCallUs ? oh.floor_us : 0.0;
+    p.us = call ? std::max(call_floor, oh.pre_us + std::max(kernel_floor, kern)) : kern;
+    p.flags |= prediction_flags::kClamped;
+    return p;
+  }
+  const double kern = memory_bound_kernel_us(fit, *t.spec, bytes, rows);
+  if (call) {
     p.us = oh.call_us(kern) * (specific ? best_d->call_residual[fi].correction(key) : 1.0);
-    p.basis = TimeBasis::kCall;
   } else {
     // Neither the residual table's correction nor a fit without a fixed cost may take a
     // kernel under the operator's fixed cost.
-    p.us = std::max(best_d->floor_us[fi],
+    p.us = std::max(kernel_floor,
                     kern * (specific ? best_d->kernel_residual[fi].correction(key) : 1.0));
-    p.basis = TimeBasis::kKernel;
   }
   return p;
 }

@@ -1,0 +1,126 @@
+// Per-operator fits stop at the edge of the sizes they were calibrated on: outside it the
+// bandwidth form takes over from the fit's edge (flag clamped), so a call-time fit made on
+// large tensors cannot price a small call at its large calls' floor.
+#include <gtest/gtest.h>
+
+#include "pm2lat/classifier.h"
+#include "pm2lat/models/memory_bound_model.h"
+#include "pm2lat/predictor.h"
+
+namespace pm2lat {
+namespace {
+
+constexpr const char* kReluKernel =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+    "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::"
+    "operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::"
+    "(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, "
+    "c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
+    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)";
+
+constexpr double kPreUs = 15;     // dispatch before the kernel
+constexpr double kFloorUs = 450;  // the shortest call measured: a 100 MB one
+constexpr double kCByte = 1.25;   // 80 % of the bandwidth
+constexpr double kLoBytes = 100e6;
+constexpr double kHiBytes = 400e6;
+
+// An L4 calibrated with relu calls of 100-400 MB only (as NeuSight measured it), timed as
+// calls; every point on its fit, so residuals are zero inside the range.
+class OperatorFitRange : public ::testing::Test {
+ protected:
+  void SetUp() override { build(kFloorUs); }
+  void build(double floor_us) {
+    floor_us_ = floor_us;
+    DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+    const DeviceSpec spec = cat.resolve("L4");
+    bw_ = spec.bytes_per_us();
+    Profile p;
+    p.device = "L4";
+    p.basis = TimeBasis::kCall;
+    p.call_overhead["relu"] = CallOverhead{floor_us, kPreUs};
+    VectorFit f;
+    f.op = "relu";
+    f.c_byte = kCByte;
+    p.vector_fits.push_back(f);
+    for (double bytes = kLoBytes; bytes <= kHiBytes; bytes *= 2) {
+      VectorPoint pt;
+      pt.fit = 0;
+      pt.rows = static_cast<std::int64_t>(bytes / 8 / 1024);
+      pt.cols = 1024;
+      pt.bytes = bytes;
+      pt.us = call(bytes);
+      p.vector_points.push_back(pt);
+    }
+    predictor_ = std::make_unique<Predictor>(std::move(cat), std::vector<Profile>{p});
+    target_ = predictor_->add_target("L4");
+  }
+  double call(double bytes) const { return std::max(floor_us_, kPreUs + kCByte * bytes / bw_); }
+  Prediction predict(double bytes, TimeBasis basis = TimeBasis::kCall) const {
+    KernelRecord r;
+    r.launch.name = kReluKernel;
+    r.launch.grid = {static_cast<std::uint32_t>(bytes / 8 / 512), 1, 1};
+    r.launch.block = {128, 1, 1};
+    r.op.kind = OpKind::kElementwise;
+    r.op.name = "aten::relu";
+    r.op.vec = {static_cast<std::int64_t>(bytes / 8 / 1024), 1024, bytes / 2, bytes / 2,
+                DType::kFp32};
+    PredictOptions o;
+    o.basis = basis;
+    o.source_device = "L4";
+    return predictor_->predict(r, classify_kernel(r.launch.name), target_, o);
+  }
+  std::unique_ptr<Predictor> predictor_;
+  TargetId target_ = 0;
+  double bw_ = 1;
+  double floor_us_ = kFloorUs;
+};
+
+TEST_F(OperatorFitRange, InsideItsRangeTheFitAnswersAsCalibrated) {
+  const Prediction p = predict(200e6);
+  EXPECT_FALSE(p.has(prediction_flags::kClamped));
+  EXPECT_NEAR(p.us, call(200e6), 1e-6 * call(200e6));
+}
+
+TEST_F(OperatorFitRange, ASmallCallIsItsDispatchPlusTrafficNotTheLargeCallsFloor) {
+  const double bytes = 2.0 * (1 << 20);
+  const Prediction p = predict(bytes);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_EQ(p.basis, TimeBasis::kCall);
+  const double traffic_us = kCByte * bytes / bw_;
+  EXPECT_GT(p.us, kPreUs + traffic_us);
+  EXPECT_LT(p.us, kPreUs + 2 * kMinMemoryKernelUs + traffic_us * kFloorUs / (kFloorUs - kPreUs));
+  // Twice the bytes, twice the traffic at the edge's efficiency (the dispatch stays).
+  const double edge_kernel_us = kFloorUs - kPreUs;  // the 100 MB call sits on its floor
+  EXPECT_NEAR(predict(2 * bytes).us - p.us,
+              (edge_kernel_us - kMinMemoryKernelUs) * bytes / kLoBytes, 1e-6 * p.us);
+}
+
+// A floor a host dispatch can reach (NeuSight's small calls: up to 64.8 us) holds below the
+// range too.
+TEST_F(OperatorFitRange, ASmallCallKeepsADispatchFloor) {
+  constexpr double kDispatchFloorUs = 30;
+  build(kDispatchFloorUs);
+  const Prediction p = predict(1e5);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_NEAR(p.us, kDispatchFloorUs, 1e-9);
+}
+
+TEST_F(OperatorFitRange, ASmallKernelRunsFromTheFixedCostToTheEdge) {
+  const double bytes = 1e6;
+  const Prediction p = predict(bytes, TimeBasis::kKernel);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_GE(p.us, kMinMemoryKernelUs);
+  const double edge_us = kCByte * kLoBytes / bw_;
+  EXPECT_NEAR(p.us, kMinMemoryKernelUs + (edge_us - kMinMemoryKernelUs) * bytes / kLoBytes,
+              1e-6 * p.us);
+}
+
+TEST_F(OperatorFitRange, ALargerCallKeepsTheLastPointsBandwidth) {
+  const Prediction p = predict(4 * kHiBytes);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_NEAR(p.us, kPreUs + 4 * (call(kHiBytes) - kPreUs), 1e-6 * p.us);
+}
+
+}  // namespace
+}  // namespace pm2lat
