@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -30,6 +31,12 @@ using namespace pm2lat;
 Predictor& shipped() {
   static Predictor p = Predictor::from_directory(PM2LAT_PROFILE_DIR);
   return p;
+}
+
+// Names the model that answered `r` on `t`: each line says which route it measured.
+void label_model(benchmark::State& state, const Predictor& p, const KernelRecord& r,
+                 const KernelClass& cls, TargetId t, const PredictOptions& o = {}) {
+  state.SetLabel(std::string(to_string(p.predict(r, cls, t, o).model)));
 }
 
 // GEMM records of varied shapes, as an A100 launch would report them.
@@ -65,6 +72,7 @@ void BM_PredictGemmSameGpu(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
   }
+  label_model(state, p, recs[0], cls, t, o);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_PredictGemmSameGpu);
@@ -81,6 +89,7 @@ void BM_PredictGemmOtherGpu(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
   }
+  label_model(state, p, recs[0], cls, t, o);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_PredictGemmOtherGpu);
@@ -96,6 +105,7 @@ void BM_PredictGemmUncalibratedGpu(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
   }
+  label_model(state, p, recs[0], cls, t, o);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_PredictGemmUncalibratedGpu);
@@ -310,9 +320,78 @@ void BM_PredictScaledGemm(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], call, t, o));
   }
+  label_model(state, p, recs[1], call, t, o);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_PredictScaledGemm)->Arg(0)->Arg(1);
+
+// An NCCL all-reduce of varied payload: the collective link model, whatever the kernel.
+void BM_PredictCollective(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("H100-SXM");
+  KernelRecord r;
+  r.launch.name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+  r.launch.grid = {32, 1, 1};
+  r.op.kind = OpKind::kCollective;
+  r.op.name = "nccl:all_reduce";
+  r.op.collective.ranks = 8;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  double bytes = 1 << 20;
+  for (auto _ : state) {
+    bytes = 4096 + std::fmod(bytes * 7, 1 << 28);  // vary the payload
+    r.op.collective.bytes = bytes;
+    benchmark::DoNotOptimize(p.predict(r, cls, t));
+  }
+  label_model(state, p, r, cls, t);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictCollective);
+
+// A kernel no rule names, launched outside any library call (no shape, no bytes): priced
+// from its launch geometry by the pointwise family fit.
+void BM_PredictUnknownKernel(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("A100-SXM");
+  KernelRecord r;
+  r.launch.name = "_Z17my_custom_kernelPfPKfi";
+  r.launch.block = {256, 1, 1};
+  const KernelClass cls = classify_kernel(r.launch.name);
+  std::uint32_t blocks = 1;
+  for (auto _ : state) {
+    blocks = 1 + (blocks * 37) % 65521;  // vary the grid
+    r.launch.grid = {blocks, 1, 1};
+    benchmark::DoNotOptimize(p.predict(r, cls, t));
+  }
+  label_model(state, p, r, cls, t);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictUnknownKernel);
+
+// A cuBLASLt BF16 GEMM call of varied shape (a whole call: no kernel name), on a GPU that
+// calibrated BF16 calls: the selector chooses the configuration for every shape.
+void BM_PredictBf16GemmCall(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("H100-SXM");
+  auto recs = gemm_records(16384);
+  for (KernelRecord& r : recs) {
+    r.op.source = "cublasLt";
+    r.op.name = "cublasLtMatmul";
+    r.op.gemm.a = r.op.gemm.b = DType::kBf16;
+    r.op.gemm.trans_b = true;
+    r.launch = {};
+  }
+  KernelClass call;  // a whole call: no library kernel name
+  call.family = KernelFamily::kGemm;
+  PredictOptions o;
+  o.graph_replay = true;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], call, t, o));
+  }
+  label_model(state, p, recs[0], call, t, o);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictBf16GemmCall);
 
 void BM_Classify(benchmark::State& state) {
   const std::string name =
