@@ -7,11 +7,30 @@
 #include <string>
 #include <vector>
 
+#include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/predictor.h"
 
 namespace pm2lat {
 namespace {
+
+TEST(GemmNeighbourhood, AlignmentIsEveryLeadingDimensionAWholeVector) {
+  // x W^T with k a multiple of 4 floats: both leading dimensions are k.
+  EXPECT_TRUE(operands_vector_aligned(4097, 3, 1280, false, true, DType::kFp32));
+  EXPECT_FALSE(operands_vector_aligned(4096, 3840, 1281, false, true, DType::kFp32));
+  // A B: B's leading dimension is n; half-precision vectors hold 8 elements.
+  EXPECT_FALSE(operands_vector_aligned(64, 12, 64, false, false, DType::kBf16));
+  EXPECT_TRUE(operands_vector_aligned(64, 16, 64, false, false, DType::kBf16));
+  const GemmShapeKey shape = gemm_shape_key(1, 4096, 3840, 1280);
+  const GemmSelectorKey linear =
+      gemm_selector_key(shape, 4096, 3840, 1280, false, true, DType::kFp32);
+  const GemmSelectorKey product =
+      gemm_selector_key(shape, 4096, 3840, 1281, false, false, DType::kFp32);
+  EXPECT_EQ(linear[4], gemm_neighbourhood::kLayoutPenalty);
+  EXPECT_EQ(linear[5], 0.0);
+  EXPECT_EQ(product[4], 0.0);
+  EXPECT_EQ(product[5], gemm_neighbourhood::kAlignmentPenalty);
+}
 
 struct Shape {
   std::int64_t m, n, k;

@@ -11,6 +11,7 @@
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/dtype_substitution.h"
 #include "pm2lat/models/gemm_fit_range.h"
+#include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
@@ -29,20 +30,6 @@ constexpr double kAboveFloor = 1.5;
 // A call's kernel time is its time minus the dispatch before the kernel, never under this:
 // the floor only keeps the logarithm of a residual finite for calls at their floor.
 constexpr double kShortestKernelInCallUs = 0.5;
-// Distance penalty, in octaves, for choosing a configuration of another operand layout.
-constexpr double kLayoutPenalty = 3.0;
-// Distance penalty, in octaves, for choosing a configuration calibrated with the other operand
-// alignment (operands_vector_aligned). The public tables show the split: on the P4,
-// sgemm_128x128x8_NT_vec ran only where the reduction dimension is a multiple of 4 floats
-// and sgemm_128x128x8_NT elsewhere; cuBLAS's heuristics take alignment as an input. Values
-// of 1-3 choose the same configurations on the NeuSight cross-GPU split.
-constexpr double kAlignmentPenalty = 2.0;
-// Width of the vector loads vectorised GEMM kernels use (LDG.128).
-constexpr double kVectorBytes = 16.0;
-// Weight of the wave count in the residual neighbourhood: shapes on either side of a wave
-// boundary (m = 1024 vs 1025 with 128-row tiles) differ by a whole wave and must not pass
-// their residuals to each other, however close they are in log-shape.
-constexpr double kWaveCoordinateWeight = 2.0;
 // An own GEMM calibration with fewer points than this chooses kernel configurations from a
 // similar GPU's denser one instead.
 constexpr std::size_t kRichCalibrationPoints = 500;
@@ -53,41 +40,6 @@ constexpr std::size_t kSelectorVotes = 8;
 // shape calibrated exactly weighs 1/0.09, one an octave away in one dimension 1/1.69.
 constexpr double kVoteDistanceOffset = 0.3;
 
-double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
-
-std::array<double, 4> gemm_key(std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
-  return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(m)),
-          log2_pos(static_cast<double>(n)), log2_pos(static_cast<double>(k))};
-}
-
-std::array<double, 5> residual_key(const std::array<double, 4>& shape, const GemmConfigFit& c,
-                                   const DeviceSpec& spec, double blocks) {
-  const double slots =
-      static_cast<double>(std::max(1, spec.sm_count)) * std::max(1, c.blocks_per_sm);
-  const double waves = std::ceil(std::max(1.0, blocks) / slots);
-  return {shape[0], shape[1], shape[2], shape[3], kWaveCoordinateWeight * std::log2(waves)};
-}
-
-// Calls that multiply by a weight stored transposed (nn.Linear) and plain (batched) products
-// run different kernels for the same shape; keep them apart when choosing a configuration.
-double transposed_weight_coordinate(bool transposed) { return transposed ? kLayoutPenalty : 0.0; }
-
-// Whether every operand of C[m,n] = A[m,k] B[k,n] has a leading dimension that is a whole
-// number of 16-byte vectors: A is stored [m,k] (leading dimension k) or, transposed, [k,m];
-// B is stored [k,n] or, transposed (nn.Linear's weight), [n,k].
-bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
-                             bool trans_b, DType dtype) {
-  const double bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
-  const auto per_vector =
-      static_cast<std::int64_t>(std::max(1.0, kVectorBytes / std::max(1.0, bytes)));
-  const std::int64_t lda = trans_a ? m : k;
-  const std::int64_t ldb = trans_b ? k : n;
-  return lda % per_vector == 0 && ldb % per_vector == 0;
-}
-
-// cuBLAS runs other kernels for operands that cannot be loaded as whole vectors; keep the
-// two apart when choosing a configuration.
-double alignment_coordinate(bool aligned) { return aligned ? 0.0 : kAlignmentPenalty; }
 // The operand type whose calibration a GEMM uses: the record's, else the kernel name's, else
 // FP32; FP32 on tensor cores is TF32.
 DType gemm_math_type(const GemmShape& s, const KernelClass& cls) {
@@ -204,12 +156,12 @@ namespace {
 void build_indexes(GemmCalibration& d) {
   const Profile& p = *d.profile;
   const std::size_t nc = p.gemm_configs.size();
-  std::vector<std::vector<std::array<double, 5>>> kpts(nc), cpts(nc);
+  std::vector<std::vector<GemmResidualKey>> kpts(nc), cpts(nc);
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.points_per_config.assign(nc, 0);
   d.fit_range.assign(nc, GemmFitRange{});
   d.points_of_config.assign(nc, {});
-  std::map<DType, std::pair<std::vector<std::array<double, 6>>, std::vector<std::uint32_t>>> sel;
+  std::map<DType, std::pair<std::vector<GemmSelectorKey>, std::vector<std::uint32_t>>> sel;
   d.points.reserve(p.gemm_points.size());
   for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
     const GemmPoint& pt = p.gemm_points[i];
@@ -226,8 +178,8 @@ void build_indexes(GemmCalibration& d) {
     const GemmWork w =
         gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split, dtype_bytes(c.dtype));
     const double kern = gemm_wave_kernel_us(c, *d.spec, w);
-    const auto shape = gemm_key(pt.batch, pt.m, pt.n, pt.k);
-    const auto key = residual_key(shape, c, *d.spec, w.blocks);
+    const GemmShapeKey shape = gemm_shape_key(pt.batch, pt.m, pt.n, pt.k);
+    const GemmResidualKey key = gemm_residual_key(shape, c, *d.spec, w.blocks);
     const auto ci = static_cast<std::size_t>(pt.config);
     ++d.points_per_config[ci];
     extend_fit_range(d.fit_range[ci], w);
@@ -245,10 +197,8 @@ void build_indexes(GemmCalibration& d) {
       kres[ci].push_back(std::log(pt.us / kern));
     }
     auto& [sel_keys, sel_points] = sel[c.dtype];
-    sel_keys.push_back({shape[0], shape[1], shape[2], shape[3],
-                        transposed_weight_coordinate(pt.transposed_weight),
-                        alignment_coordinate(operands_vector_aligned(
-                            pt.m, pt.n, pt.k, false, pt.transposed_weight, c.dtype))});
+    sel_keys.push_back(
+        gemm_selector_key(shape, pt.m, pt.n, pt.k, false, pt.transposed_weight, c.dtype));
     sel_points.push_back(static_cast<std::uint32_t>(i));
   }
   for (std::size_t c = 0; c < nc; ++c) {
@@ -544,15 +494,14 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     }
   } else {
     // The kernel cuBLAS runs on this GPU for the nearest calibrated shape of the same layout.
-    const auto key = gemm_key(s.batch, s.m, s.n, s.k);
     std::array<std::size_t, kSelectorVotes> idx{};
     std::array<double, kSelectorVotes> dist2{};
     const GemmCalibration::Selector* selector = d->selector_for(source.dtype);
     if (selector == nullptr) return roofline_prediction(r, cls, *t.spec);
-    const std::size_t found = selector->index.nearest_k(
-        {key[0], key[1], key[2], key[3], transposed_weight_coordinate(s.trans_b),
-         alignment_coordinate(operands_vector_aligned(s.m, s.n, s.k, s.trans_a, s.trans_b, dtype))},
-        kSelectorVotes, idx.data(), dist2.data());
+    const std::size_t found =
+        selector->index.nearest_k(gemm_selector_key(gemm_shape_key(s.batch, s.m, s.n, s.k), s.m,
+                                                    s.n, s.k, s.trans_a, s.trans_b, dtype),
+                                  kSelectorVotes, idx.data(), dist2.data());
     if (found == 0) return roofline_prediction(r, cls, *t.spec);
     // Distance-weighted vote; the winner's nearest point gives the split-K.
     std::array<double, kSelectorVotes> votes{};
@@ -613,7 +562,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     kern = gemm_kernel_us_in_range(fit, *t.spec, w, range, s.flops(), launch_blocks);
   }
   if (kern.beyond_range) p.flags |= prediction_flags::kClamped;
-  const auto key = residual_key(gemm_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
+  const GemmResidualKey key =
+      gemm_residual_key(gemm_shape_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
   p.config = fit.config;
   if (q.options.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
     p.us = prof.overhead_for(op_key(r.op)).call_us(kern.us) * d->call_residual[ci].correction(key);

@@ -1,0 +1,58 @@
+// The coordinates GEMM shapes are compared by: how near a shape is to a calibrated one when
+// the GEMM predictor chooses the configuration cuBLAS would run (the selector) and when it
+// carries calibrated residuals to a shape (the residual interpolation). Octaves of each
+// dimension, plus penalties that keep apart what cuBLAS runs differently for the same shape.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "pm2lat/device_spec.h"
+#include "pm2lat/dtype.h"
+#include "pm2lat/profile.h"
+
+namespace pm2lat {
+
+namespace gemm_neighbourhood {
+// Distance penalty, in octaves, for choosing a configuration of another operand layout.
+constexpr double kLayoutPenalty = 3.0;
+// Distance penalty, in octaves, for choosing a configuration calibrated with the other operand
+// alignment (operands_vector_aligned). The public tables show the split: on the P4,
+// sgemm_128x128x8_NT_vec ran only where the reduction dimension is a multiple of 4 floats
+// and sgemm_128x128x8_NT elsewhere; cuBLAS's heuristics take alignment as an input. Values
+// of 1-3 choose the same configurations on the NeuSight cross-GPU split.
+constexpr double kAlignmentPenalty = 2.0;
+// Width of the vector loads vectorised GEMM kernels use (LDG.128).
+constexpr double kVectorBytes = 16.0;
+// Weight of the wave count in the residual neighbourhood: shapes on either side of a wave
+// boundary (m = 1024 vs 1025 with 128-row tiles) differ by a whole wave and must not pass
+// their residuals to each other, however close they are in log-shape.
+constexpr double kWaveCoordinateWeight = 2.0;
+}  // namespace gemm_neighbourhood
+
+// log2 of batch, m, n, k (each at least 1).
+using GemmShapeKey = std::array<double, 4>;
+// The shape, the operand layout and the operand alignment: what the selector votes over.
+using GemmSelectorKey = std::array<double, 6>;
+// The shape and the number of waves the configuration runs it in: what residuals travel by.
+using GemmResidualKey = std::array<double, 5>;
+
+GemmShapeKey gemm_shape_key(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k);
+
+// Whether every operand of C[m,n] = A[m,k] B[k,n] has a leading dimension that is a whole
+// number of 16-byte vectors: A is stored [m,k] (leading dimension k) or, transposed, [k,m];
+// B is stored [k,n] or, transposed (nn.Linear's weight), [n,k].
+bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
+                             bool trans_b, DType dtype);
+
+// Calls that multiply by a weight stored transposed (nn.Linear) and plain (batched) products
+// run different kernels for the same shape, and so do operands that cannot be loaded as whole
+// vectors: both are kept apart when choosing a configuration.
+GemmSelectorKey gemm_selector_key(const GemmShapeKey& shape, std::int64_t m, std::int64_t n,
+                                  std::int64_t k, bool trans_a, bool trans_b, DType dtype);
+
+// The shape run by configuration `c` on `spec` as `blocks` blocks.
+GemmResidualKey gemm_residual_key(const GemmShapeKey& shape, const GemmConfigFit& c,
+                                  const DeviceSpec& spec, double blocks);
+
+}  // namespace pm2lat
