@@ -61,6 +61,20 @@ std::vector<KernelRecord> gemm_records(std::size_t n) {
   return out;
 }
 
+// Predicts `recs` in turn, one per iteration (a power-of-two count: the index is masked), and
+// labels the line with the model that answered `recs[labelled]`.
+void predict_in_turn(benchmark::State& state, const Predictor& p,
+                     const std::vector<KernelRecord>& recs, const KernelClass& cls, TargetId t,
+                     const PredictOptions& o, std::size_t labelled = 0) {
+  const std::size_t mask = recs.size() - 1;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p.predict(recs[i++ & mask], cls, t, o));
+  }
+  label_model(state, p, recs[labelled], cls, t, o);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
 void BM_PredictGemmSameGpu(benchmark::State& state) {
   Predictor& p = shipped();
   const TargetId t = p.add_target("A100-PCIE-40GB");
@@ -68,12 +82,7 @@ void BM_PredictGemmSameGpu(benchmark::State& state) {
   const KernelClass cls = classify_kernel(recs[0].launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("A100-PCIE-40GB");
-  std::size_t i = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
-  }
-  label_model(state, p, recs[0], cls, t, o);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_in_turn(state, p, recs, cls, t, o);
 }
 BENCHMARK(BM_PredictGemmSameGpu);
 
@@ -84,13 +93,7 @@ void BM_PredictGemmOtherGpu(benchmark::State& state) {
   const KernelClass cls = classify_kernel(recs[0].launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("A100-PCIE-40GB");  // T4's own kernel is chosen
-
-  std::size_t i = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
-  }
-  label_model(state, p, recs[0], cls, t, o);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_in_turn(state, p, recs, cls, t, o);
 }
 BENCHMARK(BM_PredictGemmOtherGpu);
 
@@ -101,12 +104,7 @@ void BM_PredictGemmUncalibratedGpu(benchmark::State& state) {
   const KernelClass cls = classify_kernel(recs[0].launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("A100-PCIE-40GB");
-  std::size_t i = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], cls, t, o));
-  }
-  label_model(state, p, recs[0], cls, t, o);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_in_turn(state, p, recs, cls, t, o);
 }
 BENCHMARK(BM_PredictGemmUncalibratedGpu);
 
@@ -316,12 +314,7 @@ void BM_PredictScaledGemm(benchmark::State& state) {
   call.family = KernelFamily::kGemm;
   PredictOptions o;
   o.graph_replay = true;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], call, t, o));
-  }
-  label_model(state, p, recs[1], call, t, o);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_in_turn(state, p, recs, call, t, o, 1);
 }
 BENCHMARK(BM_PredictScaledGemm)->Arg(0)->Arg(1);
 
@@ -384,12 +377,7 @@ void BM_PredictBf16GemmCall(benchmark::State& state) {
   call.family = KernelFamily::kGemm;
   PredictOptions o;
   o.graph_replay = true;
-  std::size_t i = 0;
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(p.predict(recs[i++ & 16383], call, t, o));
-  }
-  label_model(state, p, recs[0], call, t, o);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_in_turn(state, p, recs, call, t, o);
 }
 BENCHMARK(BM_PredictBf16GemmCall);
 
