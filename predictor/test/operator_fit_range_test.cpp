@@ -30,7 +30,8 @@ constexpr double kHiBytes = 400e6;
 class OperatorFitRange : public ::testing::Test {
  protected:
   void SetUp() override { build(kFloorUs); }
-  void build(double floor_us) {
+  // `lo_bytes`: the smallest call calibrated.
+  void build(double floor_us, double lo_bytes = kLoBytes) {
     floor_us_ = floor_us;
     DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
     const DeviceSpec spec = cat.resolve("L4");
@@ -43,7 +44,7 @@ class OperatorFitRange : public ::testing::Test {
     f.op = "relu";
     f.c_byte = kCByte;
     p.vector_fits.push_back(f);
-    for (double bytes = kLoBytes; bytes <= kHiBytes; bytes *= 2) {
+    for (double bytes = lo_bytes; bytes <= kHiBytes; bytes *= 2) {
       VectorPoint pt;
       pt.fit = 0;
       pt.rows = static_cast<std::int64_t>(bytes / 8 / 1024);
@@ -96,14 +97,29 @@ TEST_F(OperatorFitRange, ASmallCallIsItsDispatchPlusTrafficNotTheLargeCallsFloor
               (edge_kernel_us - kMinMemoryKernelUs) * bytes / kLoBytes, 1e-6 * p.us);
 }
 
-// A floor a host dispatch can reach (NeuSight's small calls: up to 64.8 us) holds below the
+// A floor a host dispatch can reach (NeuSight's small calls: up to 64.8 us), on which the
+// smallest calls calibrated sit (2 MB: 15 us of dispatch and 8 us of traffic), holds below the
 // range too.
 TEST_F(OperatorFitRange, ASmallCallKeepsADispatchFloor) {
   constexpr double kDispatchFloorUs = 30;
-  build(kDispatchFloorUs);
+  build(kDispatchFloorUs, 2e6);
   const Prediction p = predict(1e5);
   EXPECT_TRUE(p.has(prediction_flags::kClamped));
   EXPECT_NEAR(p.us, kDispatchFloorUs, 1e-9);
+}
+
+// A floor no smaller call shows is the traffic of the smallest calls calibrated (a table of
+// large tensors only, whatever the floor's size): it does not hold below the range.
+TEST_F(OperatorFitRange, AFloorOfLargeCallsIsNotADispatchFloor) {
+  // The smallest call, 16 MB, takes 15 us of dispatch and 67 us of traffic: the shortest calls
+  // sit at 80 us, a floor a host dispatch could reach.
+  constexpr double kTrafficFloorUs = 80;
+  build(kTrafficFloorUs, 16e6);
+  const double bytes = 1e6;
+  const Prediction p = predict(bytes);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_LT(p.us, kTrafficFloorUs / 2);
+  EXPECT_GT(p.us, kPreUs + kCByte * bytes / bw_);
 }
 
 TEST_F(OperatorFitRange, ASmallKernelRunsFromTheFixedCostToTheEdge) {

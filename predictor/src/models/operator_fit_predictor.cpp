@@ -270,15 +270,30 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     // operator's fixed cost up to the edge's time, never under the call floor; above it, the
     // edge's bandwidth.
     const double edge = bytes < range.lo ? range.lo : range.hi;
-    const double edge_kernel_us = memory_bound_kernel_us(fit, *t.spec, edge, rows * edge / bytes);
-    const double edge_us = call ? std::max(0.0, oh.call_us(edge_kernel_us) - oh.pre_us)
-                                : std::max(kernel_floor, edge_kernel_us);
+    const double edge_rows = rows * edge / bytes;
+    const double edge_kernel_us = memory_bound_kernel_us(fit, *t.spec, edge, edge_rows);
+    // The profile's call floor is its shortest calls calibrated. It is a floor of small calls
+    // (host dispatch) only when a host dispatch can reach it and its smallest calibrated
+    // call's dispatch and traffic, on the GPU that measured it, fall well short of it.
+    // Otherwise it is those calls' own traffic (a table of large tensors only: NeuSight's
+    // A100-PCIE-80GB layer-norm floor of 77.6 us is its 50-67 MB calls): it bounds no smaller
+    // call, and on another GPU not even the edge's.
+    const DeviceSpec* measured_on = best_d->spec;
+    const double smallest_call_kernel_us =
+        measured_on != nullptr && bytes < range.lo
+            ? memory_bound_kernel_us(fit, *measured_on, edge, edge_rows)
+            : 0.0;
+    const bool dispatch_floor = oh.floor_us <= bound_constants::kMaxFixedCallUs &&
+                                oh.pre_us + kAboveFloor * smallest_call_kernel_us < oh.floor_us;
+    const bool measured_here = measured_on != nullptr && measured_on->name == t.spec->name;
+    const double call_floor = dispatch_floor ? oh.floor_us : 0.0;
+    const double edge_floor = dispatch_floor || measured_here ? oh.floor_us : 0.0;
+    const double edge_us =
+        call ? std::max(0.0, std::max(edge_floor, oh.pre_us + edge_kernel_us) - oh.pre_us)
+             : std::max(kernel_floor, edge_kernel_us);
     const double kern = bytes < range.lo
                             ? kernel_floor + std::max(0.0, edge_us - kernel_floor) * bytes / edge
                             : edge_us * bytes / edge;
-    // A call floor no host dispatch reaches is the shortest call calibrated (traffic), not a
-    // floor of small calls.
-    const double call_floor = oh.floor_us <= bound_constants::kMaxFixedCallUs ? oh.floor_us : 0.0;
     p.us = call ? std::max(call_floor, oh.pre_us + std::max(kernel_floor, kern)) : kern;
     p.flags |= prediction_flags::kClamped;
     return p;
