@@ -7,17 +7,10 @@
 #include "pm2lat/models/memory_bound_model.h"
 #include "pm2lat/predictor.h"
 
+#include "aten_kernel_names.h"
+
 namespace pm2lat {
 namespace {
-
-constexpr const char* kReluKernel =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
-    "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
-    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::"
-    "operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::"
-    "(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, "
-    "c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
-    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)";
 
 constexpr double kPreUs = 15;     // dispatch before the kernel
 constexpr double kFloorUs = 450;  // the shortest call measured: a 100 MB one
@@ -59,7 +52,7 @@ class OperatorFitRange : public ::testing::Test {
   double call(double bytes) const { return std::max(floor_us_, kPreUs + kCByte * bytes / bw_); }
   Prediction predict(double bytes, TimeBasis basis = TimeBasis::kCall) const {
     KernelRecord r;
-    r.launch.name = kReluKernel;
+    r.launch.name = test::kAtenReluKernel;
     r.launch.grid = {static_cast<std::uint32_t>(bytes / 8 / 512), 1, 1};
     r.launch.block = {128, 1, 1};
     r.op.kind = OpKind::kElementwise;

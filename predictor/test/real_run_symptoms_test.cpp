@@ -9,6 +9,8 @@
 #include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/predictor.h"
 
+#include "aten_kernel_names.h"
+
 namespace pm2lat {
 namespace {
 
@@ -155,22 +157,13 @@ TEST_F(RealRunSymptoms, SoftmaxCallsAreNotFlat) {
   }
 }
 
-constexpr const char* kReluKernel =
-    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
-    "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
-    "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::"
-    "operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, at::native::"
-    "(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, "
-    "c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "
-    "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)";
-
 // A 1 MiB relu timed as a call was forecast at 585 us on an L4 (measured 28 us) and 98 us on an
 // H100 (gelu of the same size: 2-3.5 us): per-operator call fits made on large tensors,
 // extrapolated to a small one. The call is its host dispatch plus 2 MiB of traffic.
 TEST_F(RealRunSymptoms, ASmallReluCallCostsItsDispatchAndTraffic) {
   const double bytes = 1 << 20;
-  const KernelRecord r = memory(kReluKernel, "aten::relu", OpKind::kElementwise, 512, 512, bytes,
-                                bytes, {512, 1, 1}, {128, 1, 1});
+  const KernelRecord r = memory(test::kAtenReluKernel, "aten::relu", OpKind::kElementwise, 512, 512,
+                                bytes, bytes, {512, 1, 1}, {128, 1, 1});
   for (const char* gpu : {"L4", "H100"}) {
     const Forecast f = forecast(r, gpu, TimeBasis::kCall);
     EXPECT_TRUE(f.bounds.contains(f.p.us)) << gpu << ": " << f.p.us << " us outside ["

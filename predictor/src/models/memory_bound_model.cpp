@@ -18,4 +18,9 @@ double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, doub
   return std::max(kMinMemoryKernelUs, fit.c0 + fit.c_byte * f.bytes_term + fit.c_row * f.row_term);
 }
 
+double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
+                             double edge_bytes) noexcept {
+  return fixed_us + std::max(0.0, edge_us - fixed_us) * bytes / edge_bytes;
+}
+
 }  // namespace pm2lat

@@ -193,7 +193,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
     const double edge = fit->bytes_min;
     const double edge_us = memory_bound_kernel_us(*fit, *t.spec, edge, rows * edge / bytes);
     const double fixed_us = std::max(kMinMemoryKernelUs, fit->c0);
-    p.us = fixed_us + std::max(0.0, edge_us - fixed_us) * bytes / edge;
+    p.us = below_range_kernel_us(fixed_us, edge_us, bytes, edge);
     p.flags |= prediction_flags::kClamped;
     return p;
   }

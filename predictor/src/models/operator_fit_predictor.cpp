@@ -291,9 +291,8 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     const double edge_us =
         call ? std::max(0.0, std::max(edge_floor, oh.pre_us + edge_kernel_us) - oh.pre_us)
              : std::max(kernel_floor, edge_kernel_us);
-    const double kern = bytes < range.lo
-                            ? kernel_floor + std::max(0.0, edge_us - kernel_floor) * bytes / edge
-                            : edge_us * bytes / edge;
+    const double kern = bytes < range.lo ? below_range_kernel_us(kernel_floor, edge_us, bytes, edge)
+                                         : edge_us * bytes / edge;
     p.us = call ? std::max(call_floor, oh.pre_us + std::max(kernel_floor, kern)) : kern;
     p.flags |= prediction_flags::kClamped;
     return p;

@@ -30,4 +30,10 @@ MemoryBoundFeatures memory_bound_features(const DeviceSpec& spec, double bytes,
 double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
                               double rows) noexcept;
 
+// A kernel of `bytes`, fewer than the smallest size (`edge_bytes`) its fit was made on: from its
+// fixed cost up to the fit's time at that edge, in proportion to its bytes. The fit's own
+// intercept and per-row term are not extrapolated below the sizes they were fitted on.
+double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
+                             double edge_bytes) noexcept;
+
 }  // namespace pm2lat
