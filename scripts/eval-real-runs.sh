@@ -7,6 +7,9 @@
 #     family with >= 5 % of kernel time (predicted/measured), coverage and the rest by reason,
 #     band coverage (share of kernels inside their own-GPU error band, with a band table
 #     estimated without the trace), and per family error and ratio;
+#     1b. the same with every trace of the held-out trace's GPU left out (no trace calibration
+#     of its GPU at all, as for a trace of a GPU only kernel tables timed): whole-trace error,
+#     per-kernel median APE and the families off by more than 2x;
 #  2. the small operators (< 1 MB of operands and results) of the NeuSight table, held-out 20 %
 #     of shapes, profiles built from the other 80 % (call time, as NeuSight measured it);
 #  3. every kernel of every trace and every table row predicted on every catalogue GPU against
@@ -48,6 +51,18 @@ for held in "$data"/traces/*.json.gz; do
   python3 "$root/scripts/build-error-bands.py" --out "$work/p/error_bands.json" \
     --rows "$bands/rows/*.csv" "${others[@]}" --source "all but $name"
   "$pm2lat" replay "$held" --profiles "$work/p" --json "$out/traces/$name.json" >/dev/null
+done
+# 1b. The same traces as if their GPU had no trace calibration at all (every trace of its GPU
+#     left out, not only this one): how a trace is forecast on a GPU whose kernels were timed
+#     only in kernel tables or not at all (a V100, an A100-80GB, a B200 trace).
+mkdir -p "$out/traces-gpu-out"
+for held in "$data"/traces/*.json.gz; do
+  name=$(basename "$held" .json.gz)
+  gpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['traces'][0]['gpu'] or '')" \
+    "$out/traces/$name.json")
+  rm -rf "$work/p" && cp -r "$bands/loo/$name/profiles" "$work/p"
+  [ -n "$gpu" ] && rm -f "$work/p/$gpu.traces-kernel.json"
+  "$pm2lat" replay "$held" --profiles "$work/p" --json "$out/traces-gpu-out/$name.json" >/dev/null
 done
 # NeuSight held-out shapes: each half of the shapes judged by a table estimated without it.
 python3 "$root/scripts/build-error-bands.py" --out "$work/bands_folds.json" \
@@ -103,6 +118,20 @@ for path in sorted(glob.glob(os.path.join(out, "traces", "*.json"))):
         share = 100 * x["measured_ms"] / total if total else 0
         print(f'    {x["family"]:<18} {x["kernels"]:6d} kernels {share:5.1f}% of time  '
               f'ratio {f(x.get("ratio"), "{:.2f}")}  error {f(x["error_pct"])}%')
+print("\n1b. the same traces with no trace calibration of their GPU (every trace of it left out)")
+print(f'{"trace":<34} {"gpu":<15} {"error%":>7} {"medAPE%":>7}  families off by more than 2x (ratio, share%)')
+for path in sorted(glob.glob(os.path.join(out, "traces-gpu-out", "*.json"))):
+    t = json.load(open(path))["traces"][0]
+    total = sum(x["measured_ms"] or 0 for x in t["families"] if not x.get("communication"))
+    off = []
+    for x in t["families"]:
+        r = x.get("ratio")
+        if x.get("communication") or not x["measured_ms"] or r is None or not total:
+            continue
+        if r > 2 or r < 0.5:
+            off.append(f'{x["family"]} {r:.2f}x {100 * x["measured_ms"] / total:.0f}')
+    print(f'{t["trace"].replace(".json.gz", ""):<34} {str(t["gpu"]):<15} '
+          f'{f(t["error_pct"]):>7} {f(t["per_kernel_median_ape_pct"]):>7}  {", ".join(off) or "-"}')
 cov = json.load(open(os.path.join(out, "band_coverage_rows.json")))
 print(f"band coverage over every trace's kernels: {f(100 * inside / banded if banded else None)} % of {banded}")
 print("\nband coverage, NeuSight held-out shapes (2 folds by shape, each judged without itself)")
