@@ -11,18 +11,15 @@
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
+#include "pm2lat/models/shapeless_tile_model.h"
 
 namespace pm2lat {
 namespace {
 
-// Without any calibration: each wave's tile steps at half of peak (what cuDNN's TF32 kernels
-// reach on H100), a launch-sized fixed cost and one pass over the tensors.
-constexpr double kDefaultInverseEfficiency = 2.0;
-constexpr double kDefaultFixedUs = 4.0;
+// Without any calibration: the uncalibrated tile kernel of models/shapeless_tile_model.h, and
+// one pass over the tensors. Without a shape, calibration points of the configuration replace
+// its typical reduction length.
 constexpr double kDefaultMemory = 1.0;
-// Reduction length assumed when the record has no shape (a 3x3 convolution over 128
-// channels); calibration points of the configuration replace it.
-constexpr double kDefaultReduction = 1152;
 
 // Class names per math type, built once: predictions stay allocation-free.
 const std::string& class_name(DType math) {
@@ -267,7 +264,7 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   }
   GemmConfigFit fit = kernel;
   const ResidualInterpolator<5>* residual = nullptr;
-  double k_iters_guess = kDefaultReduction / std::max(1, kernel.tile_k);
+  double k_iters_guess = kTypicalReduction / std::max(1, kernel.tile_k);
   if (dev != nullptr) {
     fit = dev->profile->conv_configs[fit_index];
     p.config = dev->profile->conv_configs[fit_index].config;
@@ -307,8 +304,8 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
       fit.blocks_per_sm = c.blocks_per_sm;
       if (dev->spec->name != spec.name) p.flags |= prediction_flags::kSpecScaled;
     } else {
-      fit.c0 = kDefaultFixedUs;
-      fit.c_wave_k = kDefaultInverseEfficiency * step;
+      fit.c0 = kUncalibratedFixedUs;
+      fit.c_wave_k = kUncalibratedInverseEfficiency * step;
       fit.c_mem = kDefaultMemory;
       p.flags |= prediction_flags::kExtrapolated;
     }

@@ -15,6 +15,7 @@
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
+#include "pm2lat/models/shapeless_tile_model.h"
 #include "pm2lat/profile_error.h"
 
 namespace pm2lat {
@@ -389,7 +390,8 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
     if (other.spec->compute_capability() == t.spec->compute_capability() && other.spec != t.spec)
       found = knows_kernel(&other, true);
   }
-  if (d == nullptr) return roofline_prediction(r, cls, *t.spec);
+  // A configuration no GPU calibrated: its tile and grid, with a typical K loop.
+  if (d == nullptr) return shapeless_tile_prediction(r, cls, *t.spec, dtype);
   const Profile& prof = *d->profile;
   const GemmConfigFit& fit = prof.gemm_configs[static_cast<std::size_t>(cfg)];
   const std::int32_t split = split_k_from_grid(r.launch.grid, 1);
@@ -406,7 +408,7 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
       best = dist;
     }
   }
-  if (near == nullptr) return roofline_prediction(r, cls, *t.spec);
+  if (near == nullptr) return shapeless_tile_prediction(r, cls, *t.spec, dtype);
   GemmShape s;
   s.batch = 1;
   s.k = near->k;
