@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
 #include "pm2lat/models/donor_ranking.h"
@@ -67,6 +68,17 @@ struct OperatorFits {
   std::vector<FitByteRange> range;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
   std::size_t point_count = 0;  // calibration points of the fits
+  // Per operator, the host dispatch of a call as the most similar GPU's table identifies it,
+  // for the operators this profile's table does not identify (a table of large tensors only:
+  // its shortest calls are their own traffic, and its dispatch intercept is noise); "" = any
+  // operator, for one neither table timed.
+  std::map<std::string, CallOverhead> borrowed_dispatch;
+  // The operators whose host dispatch this profile's table identifies (identifies_dispatch).
+  std::set<std::string> dispatch_identified;
+
+  // The dispatch of a call of `op`: this profile's own where its table identifies it, else
+  // the most similar GPU's.
+  const CallOverhead* dispatch_for(const std::string& op) const;
 };
 
 namespace {
@@ -103,6 +115,17 @@ void build_indexes(OperatorFits& d) {
       kres[fi].push_back(std::log(pt.us / kern));
     }
   }
+  // An operator's pooled fit (any kernel configuration) stores no points of its own: it was
+  // made on the calls its per-configuration fits were, so their sizes are its range.
+  for (std::size_t f = 0; f < nf; ++f) {
+    if (d.range[f].known()) continue;
+    for (std::size_t o = 0; o < nf; ++o) {
+      if (o == f || !d.range[o].known() || p.vector_fits[o].op != p.vector_fits[f].op) continue;
+      FitByteRange& r = d.range[f];
+      r.lo = r.known() ? std::min(r.lo, d.range[o].lo) : d.range[o].lo;
+      r.hi = std::max(r.hi, d.range[o].hi);
+    }
+  }
   for (std::size_t f = 0; f < nf; ++f) {
     d.kernel_residual.emplace_back(std::move(kpts[f]), std::move(kres[f]), kNeighbours);
     d.call_residual.emplace_back(std::move(cpts[f]), std::move(cres[f]), kNeighbours);
@@ -137,7 +160,83 @@ void set_floors(std::vector<OperatorFits>& devices) {
   }
 }
 
+// Whether a table identifies the host dispatch of an operator's calls: it timed calls whose
+// traffic is a small part of its call floor (so the floor is the dispatch, not its smallest
+// tensors' traffic), the floor is one a dispatch can reach (physical_bounds.h), and the
+// dispatch before the kernel was measured, not fitted to 0.
+constexpr double kTrafficShareOfDispatchFloor = 0.1;
+
+void set_dispatch_identified(OperatorFits& d) {
+  const Profile& p = *d.profile;
+  if (p.basis != TimeBasis::kCall || d.spec == nullptr) return;
+  for (const auto& [op, o] : p.call_overhead) {
+    if (!(o.pre_us > 0) || !(o.floor_us > 0) || o.floor_us > bound_constants::kMaxFixedCallUs)
+      continue;
+    double smallest = 0;
+    for (std::size_t f = 0; f < p.vector_fits.size(); ++f) {
+      if (p.vector_fits[f].op != op || !d.range[f].known()) continue;
+      smallest = smallest > 0 ? std::min(smallest, d.range[f].lo) : d.range[f].lo;
+    }
+    if (smallest > 0 &&
+        smallest / d.spec->bytes_per_us() < kTrafficShareOfDispatchFloor * o.floor_us)
+      d.dispatch_identified.insert(op);
+  }
+}
+
+// For every operator a call-basis profile times, the dispatch of the most similar GPU whose
+// table identifies it, where this profile's does not; and a dispatch for any other operator
+// (the most similar GPU's median over the operators its table identifies).
+void set_borrowed_dispatch(std::vector<OperatorFits>& devices) {
+  const std::vector<DonorCandidate> candidates = donor_candidates(devices);
+  std::vector<std::string> ops;
+  for (const OperatorFits& d : devices) {
+    if (d.profile->basis != TimeBasis::kCall) continue;
+    for (const auto& [op, o] : d.profile->call_overhead) ops.push_back(op);
+  }
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  for (OperatorFits& d : devices) set_dispatch_identified(d);
+  for (OperatorFits& d : devices) {
+    if (d.profile->basis != TimeBasis::kCall || d.spec == nullptr) continue;
+    const std::vector<std::size_t> donors =
+        rank_donors(*d.spec, candidates, kFixedCostDonorWeights);
+    auto donor_dispatch = [&](const std::string& op) -> const CallOverhead* {
+      for (std::size_t i : donors) {
+        if (!devices[i].dispatch_identified.contains(op)) continue;
+        return &devices[i].profile->call_overhead.at(op);
+      }
+      return nullptr;
+    };
+    for (const std::string& op : ops) {
+      if (d.dispatch_identified.contains(op)) continue;
+      if (const CallOverhead* o = donor_dispatch(op)) d.borrowed_dispatch[op] = *o;
+    }
+    for (std::size_t i : donors) {
+      std::vector<double> pre, floor;
+      for (const std::string& op : devices[i].dispatch_identified) {
+        const CallOverhead& o = devices[i].profile->call_overhead.at(op);
+        pre.push_back(o.pre_us);
+        floor.push_back(o.floor_us);
+      }
+      if (pre.empty()) continue;
+      std::nth_element(pre.begin(), pre.begin() + static_cast<std::ptrdiff_t>(pre.size() / 2),
+                       pre.end());
+      std::nth_element(floor.begin(), floor.begin() + static_cast<std::ptrdiff_t>(floor.size() / 2),
+                       floor.end());
+      d.borrowed_dispatch[""] = {floor[floor.size() / 2], pre[pre.size() / 2]};
+      break;
+    }
+  }
+}
+
 }  // namespace
+
+const CallOverhead* OperatorFits::dispatch_for(const std::string& op) const {
+  if (dispatch_identified.contains(op)) return &profile->call_overhead.at(op);
+  if (auto it = borrowed_dispatch.find(op); it != borrowed_dispatch.end()) return &it->second;
+  if (auto it = borrowed_dispatch.find(""); it != borrowed_dispatch.end()) return &it->second;
+  return nullptr;
+}
 
 struct OperatorFitPredictor::Impl {
   const Profile* profiles = nullptr;     // the predictor's profiles, in order
@@ -169,6 +268,7 @@ OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
     build_indexes(d);
   }
   set_floors(impl_->calibrated);
+  set_borrowed_dispatch(impl_->calibrated);
 }
 
 void OperatorFitPredictor::add_target(const Target& target) {
@@ -293,13 +393,26 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
              : std::max(kernel_floor, edge_kernel_us);
     const double kern = bytes < range.lo ? below_range_kernel_us(kernel_floor, edge_us, bytes, edge)
                                          : edge_us * bytes / edge;
-    p.us = call ? std::max(call_floor, oh.pre_us + std::max(kernel_floor, kern)) : kern;
+    // A call below the sizes its table timed is dispatched like the table's smallest calls,
+    // where they show a dispatch; a table of large tensors only (A100-PCIE-80GB, L4) does
+    // not: the most similar GPU's table that does says what the host adds before the kernel.
+    const CallOverhead* dispatch =
+        call && bytes < range.lo && !dispatch_floor ? best_d->dispatch_for(key_op) : nullptr;
+    p.us = !call                 ? kern
+           : dispatch != nullptr ? dispatch->call_us(std::max(kernel_floor, kern))
+                                 : std::max(call_floor, oh.pre_us + std::max(kernel_floor, kern));
     p.flags |= prediction_flags::kClamped;
     return p;
   }
   const double kern = memory_bound_kernel_us(fit, *t.spec, bytes, rows);
   if (call) {
-    p.us = oh.call_us(kern) * (specific ? best_d->call_residual[fi].correction(key) : 1.0);
+    // A fit without a call overhead of its own (an operator's family or the generic
+    // elementwise fit, standing in for an operator the table did not time) is dispatched as
+    // the operator called.
+    const CallOverhead* dispatch =
+        oh.floor_us == 0 && oh.pre_us == 0 ? best_d->dispatch_for(key_op) : nullptr;
+    p.us = (dispatch != nullptr ? dispatch->call_us(kern) : oh.call_us(kern)) *
+           (specific ? best_d->call_residual[fi].correction(key) : 1.0);
   } else {
     // Neither the residual table's correction nor a fit without a fixed cost may take a
     // kernel under the operator's fixed cost.

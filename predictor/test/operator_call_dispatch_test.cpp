@@ -1,0 +1,99 @@
+// A call is its host dispatch plus its kernel. A table of large tensors only (NeuSight's L4 and
+// A100-PCIE-80GB) cannot tell the dispatch: its shortest calls are their own traffic, and the
+// dispatch its fit intercepts is noise (0 us). Below the sizes such a table timed, a call is
+// dispatched as on the most similar GPU whose table timed small calls of the same operator.
+#include <gtest/gtest.h>
+
+#include "pm2lat/classifier.h"
+#include "pm2lat/predictor.h"
+
+#include "aten_kernel_names.h"
+
+namespace pm2lat {
+namespace {
+
+constexpr double kCByte = 1.25;  // 80 % of the bandwidth, on both GPUs
+
+// relu calls from `lo` to 400 MB on `gpu`, timed as calls: max(floor, pre + traffic).
+Profile relu_table(const DeviceSpec& spec, double lo, double floor_us, double pre_us) {
+  Profile p;
+  p.device = spec.name;
+  p.basis = TimeBasis::kCall;
+  p.call_overhead["relu"] = CallOverhead{floor_us, pre_us};
+  VectorFit f;
+  f.op = "relu";
+  f.c_byte = kCByte;
+  p.vector_fits.push_back(f);
+  for (double bytes = lo; bytes <= 400e6; bytes *= 2) {
+    VectorPoint pt;
+    pt.fit = 0;
+    pt.rows = static_cast<std::int64_t>(std::max(1.0, bytes / 8 / 1024));
+    pt.cols = 1024;
+    pt.bytes = bytes;
+    pt.us = std::max(floor_us, pre_us + kCByte * bytes / spec.bytes_per_us());
+    p.vector_points.push_back(pt);
+  }
+  return p;
+}
+
+KernelRecord relu_call(double bytes) {
+  KernelRecord r;
+  r.launch.name = test::kAtenReluKernel;
+  r.launch.grid = {static_cast<std::uint32_t>(std::max(1.0, bytes / 8 / 512)), 1, 1};
+  r.launch.block = {128, 1, 1};
+  r.op.kind = OpKind::kElementwise;
+  r.op.name = "aten::relu";
+  r.op.vec = {static_cast<std::int64_t>(std::max(1.0, bytes / 8 / 1024)), 1024, bytes / 2,
+              bytes / 2, DType::kFp32};
+  return r;
+}
+
+class OperatorCallDispatch : public ::testing::Test {
+ protected:
+  static constexpr double kDenseFloorUs = 30;  // T4: calls from 4 KB sit on a 30 us floor
+  static constexpr double kDensePreUs = 18;
+  static constexpr double kSparseFloorUs = 450;  // L4: its 100 MB calls
+  void build(bool with_dense) {
+    DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+    const DeviceSpec l4 = cat.resolve("L4");
+    std::vector<Profile> profiles{relu_table(l4, 100e6, kSparseFloorUs, 0.0)};
+    if (with_dense)
+      profiles.push_back(relu_table(cat.resolve("T4"), 4096, kDenseFloorUs, kDensePreUs));
+    bw_ = l4.bytes_per_us();
+    predictor_ = std::make_unique<Predictor>(std::move(cat), std::move(profiles));
+    target_ = predictor_->add_target("L4");
+  }
+  Prediction call(double bytes) const {
+    const KernelRecord r = relu_call(bytes);
+    PredictOptions o;
+    o.basis = TimeBasis::kCall;
+    o.source_device = "L4";
+    return predictor_->predict(r, classify_kernel(r.launch.name), target_, o);
+  }
+  std::unique_ptr<Predictor> predictor_;
+  TargetId target_ = 0;
+  double bw_ = 1;
+};
+
+TEST_F(OperatorCallDispatch, ASmallCallOnALargeTensorTableIsDispatchedAsOnTheMostSimilarGpu) {
+  build(true);
+  const double bytes = 1 << 20;
+  const Prediction p = call(bytes);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_EQ(p.basis, TimeBasis::kCall);
+  EXPECT_GE(p.us, kDenseFloorUs);
+  EXPECT_LT(p.us, kDensePreUs + 4 * kCByte * bytes / bw_ + 5);
+  // Inside the L4's own range its own table answers: the T4's dispatch changes nothing there.
+  const double inside = 200e6;
+  EXPECT_NEAR(call(inside).us, kCByte * inside / bw_, 1e-6 * inside / bw_);
+}
+
+TEST_F(OperatorCallDispatch, WithoutATableThatTimedSmallCallsTheDispatchStaysUnknown) {
+  build(false);
+  const Prediction p = call(1 << 20);
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  EXPECT_LT(p.us, kDenseFloorUs) << "no dispatch is known, none is invented";
+}
+
+}  // namespace
+}  // namespace pm2lat
