@@ -53,7 +53,7 @@ class OperatorCallDispatch : public ::testing::Test {
   static constexpr double kDenseFloorUs = 30;  // T4: calls from 4 KB sit on a 30 us floor
   static constexpr double kDensePreUs = 18;
   static constexpr double kSparseFloorUs = 450;  // L4: its 100 MB calls
-  void build(bool with_dense) {
+  void build(bool with_dense, const char* target = "L4") {
     DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
     const DeviceSpec l4 = cat.resolve("L4");
     std::vector<Profile> profiles{relu_table(l4, 100e6, kSparseFloorUs, 0.0)};
@@ -61,7 +61,8 @@ class OperatorCallDispatch : public ::testing::Test {
       profiles.push_back(relu_table(cat.resolve("T4"), 4096, kDenseFloorUs, kDensePreUs));
     bw_ = l4.bytes_per_us();
     predictor_ = std::make_unique<Predictor>(std::move(cat), std::move(profiles));
-    target_ = predictor_->add_target("L4");
+    target_ = predictor_->add_target(target);
+    target_bw_ = predictor_->target(target_).spec->bytes_per_us();
   }
   Prediction call(double bytes) const {
     const KernelRecord r = relu_call(bytes);
@@ -73,6 +74,7 @@ class OperatorCallDispatch : public ::testing::Test {
   std::unique_ptr<Predictor> predictor_;
   TargetId target_ = 0;
   double bw_ = 1;
+  double target_bw_ = 1;
 };
 
 TEST_F(OperatorCallDispatch, ASmallCallOnALargeTensorTableIsDispatchedAsOnTheMostSimilarGpu) {
@@ -86,6 +88,17 @@ TEST_F(OperatorCallDispatch, ASmallCallOnALargeTensorTableIsDispatchedAsOnTheMos
   // Inside the L4's own range its own table answers: the T4's dispatch changes nothing there.
   const double inside = 200e6;
   EXPECT_NEAR(call(inside).us, kCByte * inside / bw_, 1e-6 * inside / bw_);
+}
+
+// An RTX 4090 has no table: it borrows the L4's fits, but not the L4's floor, which is the
+// traffic of the L4's own smallest calls (100 MB at 300 GB/s), not anything a 4090 waits for.
+TEST_F(OperatorCallDispatch, AnotherGpuBorrowingTheTableIsNotHeldToItsLargeCallsFloor) {
+  build(true, "RTX 4090");
+  const double bytes = 100e6;
+  const Prediction p = call(bytes);
+  EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
+  EXPECT_LT(p.us, kSparseFloorUs / 2);
+  EXPECT_NEAR(p.us, kDensePreUs + kCByte * bytes / target_bw_, 1e-6 * p.us);
 }
 
 TEST_F(OperatorCallDispatch, WithoutATableThatTimedSmallCallsTheDispatchStaysUnknown) {
