@@ -7,14 +7,16 @@
 #     every other GPU of the table;
 #  2. every profiler trace of $DATA/traces on its own GPU, leave one trace out: the
 #     trace-calibrated profiles rebuilt from the OTHER traces, then the held-out trace replayed
-#     (kernel time).
+#     (kernel time); and replayed again without any trace calibration of its GPU (the other
+#     traces of its GPU left out too), as a trace of a GPU only kernel tables timed is.
 #
 # Then scripts/build-error-bands.py groups the predictions and writes the table.
 #
 #   scripts/build-error-bands.sh [BUILD_DIR] [OUT_FILE] [KEEP_DIR]
 #
-# KEEP_DIR keeps the predictions (KEEP_DIR/rows/*.csv, KEEP_DIR/loo/TRACE/records) and each
-# trace's leave-one-out profiles (KEEP_DIR/loo/TRACE/profiles): scripts/eval-real-runs.sh
+# KEEP_DIR keeps the predictions (KEEP_DIR/rows/*.csv, KEEP_DIR/loo/TRACE/records,
+# KEEP_DIR/logo/TRACE/records) and each trace's leave-one-out profiles
+# (KEEP_DIR/loo/TRACE/profiles): scripts/eval-real-runs.sh
 # judges every trace with a table estimated without it from these.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,9 +62,19 @@ for held in "$data"/traces/*.json.gz; do
   "$pm2lat" replay "$held" --quiet --profiles "$loo/profiles" --out "$tmp/held" >/dev/null
   mv "$tmp"/held/records.*.jsonl "$loo/records/"
   rm -rf "$tmp/held"
+  # The same trace with no trace calibration of its GPU at all (every trace of its GPU left
+  # out): the predictions a trace of a GPU that only kernel tables timed gets (V100, B200).
+  gpu=$(head -1 "$loo"/records/records.*.jsonl | python3 -c "import json,sys; print(json.load(sys.stdin).get('gpu') or '')")
+  logo=$keep/logo/$name
+  rm -rf "$logo" "$tmp/p" && mkdir -p "$logo/records" && cp -r "$loo/profiles" "$tmp/p"
+  [ -n "$gpu" ] && rm -f "$tmp/p/$gpu.traces-kernel.json"
+  "$pm2lat" replay "$held" --quiet --profiles "$tmp/p" --out "$tmp/held" >/dev/null
+  mv "$tmp"/held/records.*.jsonl "$logo/records/"
+  rm -rf "$tmp/held" "$tmp/p"
 done
 
 python3 "$root/scripts/build-error-bands.py" --out "$out_file" \
   --rows "$keep/rows/*.csv" --records "$keep/loo/*/records/records.*.jsonl" \
-  --source "out-of-sample predictions: NeuSight kernels.csv held-out 20 % of shapes (same GPU and cross-GPU), profiler traces leave one trace out; scripts/build-error-bands.sh"
+  --records "$keep/logo/*/records/records.*.jsonl" \
+  --source "out-of-sample predictions: NeuSight kernels.csv held-out 20 % of shapes (same GPU and cross-GPU), profiler traces leave one trace out, and each trace again with every trace of its GPU left out; scripts/build-error-bands.sh"
 echo "wrote $out_file"

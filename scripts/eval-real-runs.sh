@@ -44,29 +44,27 @@ for held in "$data"/traces/*.json.gz; do
   name=$(basename "$held" .json.gz)
   loo=$bands/loo/$name
   others=()
-  for r in "$bands"/loo/*/records/records.*.jsonl; do
-    case "$r" in "$loo"/*) ;; *) others+=(--records "$r") ;; esac
+  for r in "$bands"/loo/*/records/records.*.jsonl "$bands"/logo/*/records/records.*.jsonl; do
+    case "$r" in "$loo"/* | "$bands/logo/$name"/*) ;; *) others+=(--records "$r") ;; esac
   done
   rm -rf "$work/p" && cp -r "$loo/profiles" "$work/p"
   python3 "$root/scripts/build-error-bands.py" --out "$work/p/error_bands.json" \
     --rows "$bands/rows/*.csv" "${others[@]}" --source "all but $name"
   "$pm2lat" replay "$held" --profiles "$work/p" --json "$out/traces/$name.json" >/dev/null
-done
-# 1b. The same traces as if their GPU had no trace calibration at all (every trace of its GPU
-#     left out, not only this one): how a trace is forecast on a GPU whose kernels were timed
-#     only in kernel tables or not at all (a V100, an A100-80GB, a B200 trace).
-mkdir -p "$out/traces-gpu-out"
-for held in "$data"/traces/*.json.gz; do
-  name=$(basename "$held" .json.gz)
+  # 1b. The same trace as if its GPU had no trace calibration at all (every trace of its GPU
+  #     left out, not only this one), judged with the same band table: how a trace is
+  #     forecast on a GPU whose kernels were timed only in kernel tables or not at all (a
+  #     V100, an A100-80GB, a B200 trace).
+  mkdir -p "$out/traces-gpu-out"
   gpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['traces'][0]['gpu'] or '')" \
     "$out/traces/$name.json")
-  rm -rf "$work/p" && cp -r "$bands/loo/$name/profiles" "$work/p"
   [ -n "$gpu" ] && rm -f "$work/p/$gpu.traces-kernel.json"
   "$pm2lat" replay "$held" --profiles "$work/p" --json "$out/traces-gpu-out/$name.json" >/dev/null
 done
 # NeuSight held-out shapes: each half of the shapes judged by a table estimated without it.
 python3 "$root/scripts/build-error-bands.py" --out "$work/bands_folds.json" \
   --rows "$bands/rows/*.csv" --records "$bands/loo/*/records/records.*.jsonl" \
+  --records "$bands/logo/*/records/records.*.jsonl" \
   --judge-folds 2 --coverage-json "$out/band_coverage_rows.json"
 
 # 2. NeuSight small operators, held-out shapes.
@@ -119,7 +117,7 @@ for path in sorted(glob.glob(os.path.join(out, "traces", "*.json"))):
         print(f'    {x["family"]:<18} {x["kernels"]:6d} kernels {share:5.1f}% of time  '
               f'ratio {f(x.get("ratio"), "{:.2f}")}  error {f(x["error_pct"])}%')
 print("\n1b. the same traces with no trace calibration of their GPU (every trace of it left out)")
-print(f'{"trace":<34} {"gpu":<15} {"error%":>7} {"medAPE%":>7}  families off by more than 2x (ratio, share%)')
+print(f'{"trace":<34} {"gpu":<15} {"error%":>7} {"medAPE%":>7} {"band%":>5}  families off by more than 2x (ratio, share%)')
 for path in sorted(glob.glob(os.path.join(out, "traces-gpu-out", "*.json"))):
     t = json.load(open(path))["traces"][0]
     total = sum(x["measured_ms"] or 0 for x in t["families"] if not x.get("communication"))
@@ -130,8 +128,10 @@ for path in sorted(glob.glob(os.path.join(out, "traces-gpu-out", "*.json"))):
             continue
         if r > 2 or r < 0.5:
             off.append(f'{x["family"]} {r:.2f}x {100 * x["measured_ms"] / total:.0f}')
+    band = json.load(open(path)).get("band_coverage_pct")
     print(f'{t["trace"].replace(".json.gz", ""):<34} {str(t["gpu"]):<15} '
-          f'{f(t["error_pct"]):>7} {f(t["per_kernel_median_ape_pct"]):>7}  {", ".join(off) or "-"}')
+          f'{f(t["error_pct"]):>7} {f(t["per_kernel_median_ape_pct"]):>7} {f(band):>5}  '
+          f'{", ".join(off) or "-"}')
 cov = json.load(open(os.path.join(out, "band_coverage_rows.json")))
 print(f"band coverage over every trace's kernels: {f(100 * inside / banded if banded else None)} % of {banded}")
 print("\nband coverage, NeuSight held-out shapes (2 folds by shape, each judged without itself)")
