@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "pm2lat/call_dispatch.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/memory_bound_model.h"
@@ -73,7 +74,7 @@ struct OperatorFits {
   // its shortest calls are their own traffic, and its dispatch intercept is noise); "" = any
   // operator, for one neither table timed.
   std::map<std::string, CallOverhead> borrowed_dispatch;
-  // The operators whose host dispatch this profile's table identifies (identifies_dispatch).
+  // The operators whose host dispatch this profile's table measured (call_dispatch.h).
   std::set<std::string> dispatch_identified;
 
   // The dispatch of a call of `op`: this profile's own where its table identifies it, else
@@ -160,27 +161,12 @@ void set_floors(std::vector<OperatorFits>& devices) {
   }
 }
 
-// Whether a table identifies the host dispatch of an operator's calls: it timed calls whose
-// traffic is a small part of its call floor (so the floor is the dispatch, not its smallest
-// tensors' traffic), the floor is one a dispatch can reach (physical_bounds.h), and the
-// dispatch before the kernel was measured, not fitted to 0.
-constexpr double kTrafficShareOfDispatchFloor = 0.1;
-
+// The operators whose host dispatch a table measured (call_dispatch.h: it timed calls too
+// small to be kernel-bound), whose call floor is therefore a dispatch, not traffic.
 void set_dispatch_identified(OperatorFits& d) {
-  const Profile& p = *d.profile;
-  if (p.basis != TimeBasis::kCall || d.spec == nullptr) return;
-  for (const auto& [op, o] : p.call_overhead) {
-    if (!(o.pre_us > 0) || !(o.floor_us > 0) || o.floor_us > bound_constants::kMaxFixedCallUs)
-      continue;
-    double smallest = 0;
-    for (std::size_t f = 0; f < p.vector_fits.size(); ++f) {
-      if (p.vector_fits[f].op != op || !d.range[f].known()) continue;
-      smallest = smallest > 0 ? std::min(smallest, d.range[f].lo) : d.range[f].lo;
-    }
-    if (smallest > 0 &&
-        smallest / d.spec->bytes_per_us() < kTrafficShareOfDispatchFloor * o.floor_us)
-      d.dispatch_identified.insert(op);
-  }
+  if (d.spec == nullptr) return;
+  for (const auto& [op, pre_us] : measured_dispatch(*d.profile, *d.spec))
+    d.dispatch_identified.insert(op);
 }
 
 // For every operator a call-basis profile times, the dispatch of the most similar GPU whose
