@@ -1,5 +1,7 @@
 #include "pm2lat/models/gemm_fit_range.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace pm2lat {
@@ -94,6 +96,21 @@ TEST(GemmFitRange, AThinOutputPastTheRangeStreamsItsOperands) {
   const RangedGemmTime observed =
       gemm_kernel_us_in_range(c, spec, eight, calibrated_to(256), s.flops(), 160);
   EXPECT_NEAR(observed.us, c.c0 + c.c_wave + stream_us, 1e-6);
+}
+
+// A product whose configuration was chosen for its shape: a memory-bound one costs at most its
+// operands streamed once at a GEMV's share of the whole GPU; a compute-bound one is not capped.
+TEST(GemmFitRange, AChosenConfigurationOfAThinProductIsHeldToAGemvStreamingIt) {
+  const GemmConfigFit c = config();
+  const DeviceSpec spec = gpu();
+  const GemmShape gemv = shape(1, 4096, 4096);  // 67 MB of matrix, 33.5 MFLOP
+  const double bytes = 4.0 * (4096.0 * 4096 + 4096 + 4096);
+  EXPECT_NEAR(chosen_gemv_us(c, spec, bytes, gemv.flops(), DType::kFp32),
+              c.c0 + bytes / (gemm_range_constants::kGemvBandwidthEfficiency * spec.bytes_per_us()),
+              1e-9);
+  const GemmShape square = shape(4096, 4096, 4096);
+  EXPECT_TRUE(
+      std::isinf(chosen_gemv_us(c, spec, 3 * 4.0 * 4096.0 * 4096, square.flops(), DType::kFp32)));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pm2lat/models/gemm_fit_range.h"
 #include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/predictor.h"
@@ -123,6 +124,29 @@ class GemmSelectorTest : public ::testing::Test {
   std::unique_ptr<Predictor> predictor_;
   TargetId target_{};
 };
+
+// Every calibrated shape is a wide product; a matrix-vector product is voted to one of their
+// tile kernels, which covers a 1 x 512 output with 4 blocks, each looping over all of a 65536
+// reduction: 4 of the P4's 20 SMs would stream the 134 MB matrix. cuBLAS runs a GEMV (or
+// splits K) for such a product and streams it over the whole GPU: it is priced so (flag
+// clamped), not as the voted kernel's few blocks.
+TEST_F(GemmSelectorTest, AMatrixVectorProductVotedToAWideTileStreamsItsMatrix) {
+  const Prediction p = predict_linear(1, 512, 65536);
+  EXPECT_TRUE(p.has(prediction_flags::kConfigChosen));
+  EXPECT_TRUE(p.has(prediction_flags::kClamped));
+  const DeviceSpec& spec = *predictor_->target(target_).spec;
+  const double bytes = 4.0 * (512.0 * 65536 + 65536 + 512);
+  const double stream_us =
+      bytes / (gemm_range_constants::kGemvBandwidthEfficiency * spec.bytes_per_us());
+  EXPECT_GT(p.us, stream_us);
+  EXPECT_LT(p.us, stream_us + 10);
+  // A wide product is compute-bound: it keeps its voted configuration's price, far above what
+  // streaming its operands once would take.
+  const double wide_bytes = 4.0 * (4096.0 * 1024 * 2 + 4096.0 * 4096);
+  EXPECT_GT(
+      predict_linear(4096, 4096, 1024).us,
+      2 * wide_bytes / (gemm_range_constants::kGemvBandwidthEfficiency * spec.bytes_per_us()));
+}
 
 TEST_F(GemmSelectorTest, AnAlignedShapeRunsTheKernelTimedOnAlignedShapes) {
   // The unaligned rows are a hundred times nearer in shape; they still say nothing about the

@@ -1,6 +1,7 @@
 #include "pm2lat/models/gemm_fit_range.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace pm2lat {
 
@@ -25,6 +26,16 @@ RangedGemmTime gemm_kernel_us_in_range(const GemmConfigFit& fit, const DeviceSpe
   t.us = std::max(0.0, fit.c0) + std::max(0.0, fit.c_wave) * f.wave +
          work.bytes / (gemm_range_constants::kGemvBandwidthEfficiency * bandwidth * occupied);
   return t;
+}
+
+double chosen_gemv_us(const GemmConfigFit& fit, const DeviceSpec& spec, double operand_bytes,
+                      double flops, DType math) noexcept {
+  const double peak = spec.peak_flop_per_us(math);
+  const double bandwidth = std::max(1.0, spec.bytes_per_us());
+  const bool memory_bound = peak <= 0 || operand_bytes / bandwidth > flops / peak;
+  if (!memory_bound) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, fit.c0) +
+         operand_bytes / (gemm_range_constants::kGemvBandwidthEfficiency * bandwidth);
 }
 
 }  // namespace pm2lat

@@ -563,6 +563,15 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   } else {
     kern = gemm_kernel_us_in_range(fit, *t.spec, w, range, s.flops(), launch_blocks);
   }
+  if (p.has(prediction_flags::kConfigChosen) && (s.m == 1 || s.n == 1)) {
+    const double operand_bytes = element_bytes * static_cast<double>(s.batch) *
+                                 static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
+    const double gemv_us = chosen_gemv_us(fit, *t.spec, operand_bytes, s.flops(), dtype);
+    if (gemv_us < kern.us) {
+      kern.us = gemv_us;
+      kern.beyond_range = true;
+    }
+  }
   if (kern.beyond_range) p.flags |= prediction_flags::kClamped;
   const GemmResidualKey key =
       gemm_residual_key(gemm_shape_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);

@@ -54,4 +54,18 @@ RangedGemmTime gemm_kernel_us_in_range(const GemmConfigFit& fit, const DeviceSpe
                                        const GemmWork& work, const GemmFitRange& range,
                                        double flops, double launch_blocks) noexcept;
 
+// A matrix-vector product (an output of one row or one column) whose configuration the
+// selector chose for its shape (no kernel observed on the target), memory-bound there: what
+// streaming its operands once at a GEMV's share of the whole GPU's bandwidth costs above the
+// chosen fit's fixed cost. cuBLAS runs a GEMV or a split-K kernel for such a product; a tile
+// configuration voted for by wider calibrated neighbours and priced slower than that is not
+// the kernel it picks. Products of a few rows are not GEMVs and run far under this rate:
+// capping every memory-bound product made NeuSight's cross-GPU `bmm` forecasts worse (A100-40GB
+// to P100: MAPE 2.43 -> 12.78 %) (NeuSight's A100-PCIE-80GB table, model-like shapes
+// only, voted a 1 x 4096 x 4096 FP32 product to a configuration priced at 770 us; streaming its
+// 67 MB takes 63). `math`: the product's math type on the target. Infinity for a
+// compute-bound product.
+double chosen_gemv_us(const GemmConfigFit& fit, const DeviceSpec& spec, double operand_bytes,
+                      double flops, DType math) noexcept;
+
 }  // namespace pm2lat
