@@ -4,6 +4,8 @@
 // The search below walks that tree exactly as nanoflann's approximate search does (same
 // visiting order, same pruning, the same distance arithmetic), so every neighbour set, and
 // every forecast built on one, is the one nanoflann gives (residual_interpolator_test).
+// A node is 16 bytes: its split values (nanoflann's divlow and divhigh, which are coordinates
+// of the points on either side) are held as indices into the index's table of values.
 //
 // Coordinates are held as 16-bit codes into each dimension's table of distinct values: the
 // keys are logarithms of shapes measured on grids, so a dimension takes few distinct values,
@@ -91,32 +93,50 @@ struct PointCloud {
 
 template <std::size_t Dim>
 struct ResidualInterpolator<Dim>::Index {
-  // A split or a leaf (child2 kNoChild, points [begin, end) in leaf order). Nodes are in
-  // pre-order, so a split's first child is the node after it; only the second is stored.
+  // A split or a leaf (child2 kNoChild, points [low, high) in leaf order). A split's divlow
+  // and divhigh are values[low] and values[high]. Nodes are in pre-order, so a split's first
+  // child is the node after it; only the second is stored.
   struct Node {
     std::uint32_t child2 = kNoChild;
-    std::uint32_t begin = 0, end = 0;
-    std::int32_t divfeat = 0;
-    double divlow = 0, divhigh = 0;
+    std::uint32_t low = 0, high = 0;
+    std::uint32_t divfeat = 0;
   };
   std::vector<Node> nodes;  // nodes[0] is the root
   // The points in leaf order: codes (Dim per point) into `values`, where dimension d's
   // distinct values start at value_begin[d]; or, when a dimension has too many distinct
-  // values, the points themselves in `raw` (and no codes).
+  // values, the points themselves in `raw` (and no codes). `values` also holds the split
+  // values (for a raw index, only those).
   std::vector<std::uint16_t> codes;
   std::vector<double> values;
   std::array<std::uint32_t, Dim> value_begin{};
+  std::array<std::uint32_t, Dim> value_end{};
   std::vector<Point> raw;
   std::size_t point_count = 0;
   std::vector<double> residuals;  // in leaf order; empty when all are zero
-  // Leaf order -> index given at construction: 16 bits when every index fits.
-  std::vector<std::uint16_t> original16;
-  std::vector<std::uint32_t> original32;
+  // Leaf order -> the id nearest and nearest_k answer for the point (16 bits when every id
+  // fits); neither when the index answers residuals only.
+  std::vector<std::uint16_t> ids16;
+  std::vector<std::uint32_t> ids32;
   Point low{}, high{};  // bounding box of all points
   std::size_t k = 8;
 
-  std::size_t original(std::size_t position) const noexcept {
-    return original16.empty() ? original32[position] : original16[position];
+  bool has_ids() const noexcept { return !ids16.empty() || !ids32.empty(); }
+  std::size_t id(std::size_t position) const noexcept {
+    return ids16.empty() ? ids32[position] : ids16[position];
+  }
+
+  // Index into `values` of dimension `d`'s value `v`, added to the table if not yet there.
+  std::uint32_t value_index(std::size_t d, double v) {
+    const auto first = values.begin() + value_begin[d];
+    const auto last = values.begin() + value_end[d];
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+    const auto at = std::lower_bound(first, last, bits, [](double x, std::uint64_t b) {
+      return std::bit_cast<std::uint64_t>(x) < b;
+    });
+    if (at != last && std::bit_cast<std::uint64_t>(*at) == bits)
+      return static_cast<std::uint32_t>(at - values.begin());
+    values.push_back(v);
+    return static_cast<std::uint32_t>(values.size() - 1);
   }
 
   // Stores `points` in the leaf order `order`, as codes when every dimension allows it and
@@ -133,12 +153,15 @@ struct ResidualInterpolator<Dim>::Index {
       distinct[d].erase(std::unique(distinct[d].begin(), distinct[d].end()), distinct[d].end());
       value_begin[d] = static_cast<std::uint32_t>(total);
       total += distinct[d].size();
+      value_end[d] = static_cast<std::uint32_t>(total);
       coded = distinct[d].size() <= kMaxCodedValues;
     }
     // Few points with many distinct values (a small index) are smaller as doubles.
     coded = coded && total * sizeof(double) + point_count * Dim * sizeof(std::uint16_t) <
                          point_count * sizeof(Point);
     if (!coded) {
+      value_begin.fill(0);
+      value_end.fill(0);
       raw.reserve(point_count);
       for (std::size_t i = 0; i < point_count; ++i) raw.push_back(points[order[i]]);
       return;
@@ -192,17 +215,20 @@ struct ResidualInterpolator<Dim>::Index {
     nodes.emplace_back();
     if (node->child1 == nullptr && node->child2 == nullptr) {
       Node& leaf = nodes[id];
-      leaf.begin = static_cast<std::uint32_t>(node->node_type.lr.left);
-      leaf.end = static_cast<std::uint32_t>(node->node_type.lr.right);
+      leaf.low = static_cast<std::uint32_t>(node->node_type.lr.left);
+      leaf.high = static_cast<std::uint32_t>(node->node_type.lr.right);
       return id;
     }
     flatten(node->child1);  // id + 1
     const std::uint32_t child2 = flatten(node->child2);
+    const auto feat = static_cast<std::size_t>(node->node_type.sub.divfeat);
+    const std::uint32_t divlow = value_index(feat, node->node_type.sub.divlow);
+    const std::uint32_t divhigh = value_index(feat, node->node_type.sub.divhigh);
     Node& split = nodes[id];
     split.child2 = child2;
-    split.divfeat = node->node_type.sub.divfeat;
-    split.divlow = node->node_type.sub.divlow;
-    split.divhigh = node->node_type.sub.divhigh;
+    split.divfeat = static_cast<std::uint32_t>(feat);
+    split.low = divlow;
+    split.high = divhigh;
     return id;
   }
 
@@ -212,18 +238,17 @@ struct ResidualInterpolator<Dim>::Index {
               double eps_error) const noexcept {
     const Node& n = nodes[id];
     if (n.child2 == kNoChild) {
-      scan_leaf(result, q, n.begin, n.end);
+      scan_leaf(result, q, n.low, n.high);
       return;
     }
     const double value = q[n.divfeat];
-    const double diff1 = value - n.divlow;
-    const double diff2 = value - n.divhigh;
+    const double diff1 = value - values[n.low];
+    const double diff2 = value - values[n.high];
     const bool low_first = diff1 + diff2 < 0;
     const std::uint32_t child1 = id + 1;
     const std::uint32_t nearer = low_first ? child1 : n.child2;
     const std::uint32_t farther = low_first ? n.child2 : child1;
-    const double cut = low_first ? (value - n.divhigh) * (value - n.divhigh)
-                                 : (value - n.divlow) * (value - n.divlow);
+    const double cut = low_first ? diff2 * diff2 : diff1 * diff1;
     search(result, q, nearer, mindist2, dists, eps_error);
     const double saved = dists[n.divfeat];
     mindist2 = mindist2 + cut - saved;
@@ -261,6 +286,30 @@ template <std::size_t Dim>
 ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
                                                 std::vector<double> log_residuals,
                                                 std::size_t neighbours) {
+  std::vector<std::uint32_t> ids(points.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint32_t>(i);
+  build(points, log_residuals, &ids, neighbours);
+}
+
+template <std::size_t Dim>
+ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
+                                                const std::vector<std::uint32_t>& ids) {
+  build(points, {}, &ids, 1);
+}
+
+template <std::size_t Dim>
+ResidualInterpolator<Dim> ResidualInterpolator<Dim>::residuals_only(
+    std::vector<Point> points, std::vector<double> log_residuals, std::size_t neighbours) {
+  ResidualInterpolator index;
+  index.build(points, log_residuals, nullptr, neighbours);
+  return index;
+}
+
+template <std::size_t Dim>
+void ResidualInterpolator<Dim>::build(const std::vector<Point>& points,
+                                      const std::vector<double>& log_residuals,
+                                      const std::vector<std::uint32_t>* ids,
+                                      std::size_t neighbours) {
   if (points.empty()) return;
   using Cloud = PointCloud<Dim>;
   using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud>,
@@ -276,20 +325,21 @@ ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
   const bool any_residual =
       std::any_of(log_residuals.begin(), log_residuals.end(), [](double r) { return r != 0; });
   x.store_points(points, tree.vAcc);
-  const bool narrow = n <= std::size_t{std::numeric_limits<std::uint16_t>::max()} + 1;
-  if (narrow) {
-    x.original16.reserve(n);
-  } else {
-    x.original32.reserve(n);
+  const bool narrow = ids != nullptr && std::all_of(ids->begin(), ids->end(), [](std::uint32_t id) {
+                        return id <= std::numeric_limits<std::uint16_t>::max();
+                      });
+  if (ids != nullptr) {
+    if (narrow) {
+      x.ids16.reserve(n);
+    } else {
+      x.ids32.reserve(n);
+    }
   }
   if (any_residual) x.residuals.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t from = tree.vAcc[i];
-    if (narrow) {
-      x.original16.push_back(static_cast<std::uint16_t>(from));
-    } else {
-      x.original32.push_back(static_cast<std::uint32_t>(from));
-    }
+    if (ids != nullptr && narrow) x.ids16.push_back(static_cast<std::uint16_t>((*ids)[from]));
+    if (ids != nullptr && !narrow) x.ids32.push_back((*ids)[from]);
     if (any_residual) x.residuals.push_back(from < log_residuals.size() ? log_residuals[from] : 0);
   }
   for (std::size_t d = 0; d < Dim; ++d) {
@@ -298,6 +348,7 @@ ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
   }
   x.flatten(tree.root_node);
   x.nodes.shrink_to_fit();
+  x.values.shrink_to_fit();
 }
 
 template <std::size_t Dim>
@@ -338,20 +389,20 @@ double ResidualInterpolator<Dim>::correction(const Point& x) const noexcept {
 
 template <std::size_t Dim>
 std::size_t ResidualInterpolator<Dim>::nearest(const Point& x) const noexcept {
-  if (empty()) return size();
+  if (empty() || !index_->has_ids()) return size();
   std::size_t pos = 0;
   double dist2 = 0;
-  return index_->nearest(x, 1, &pos, &dist2) == 1 ? index_->original(pos) : size();
+  return index_->nearest(x, 1, &pos, &dist2) == 1 ? index_->id(pos) : size();
 }
 
 template <std::size_t Dim>
 std::size_t ResidualInterpolator<Dim>::nearest_k(const Point& x, std::size_t k,
                                                  std::size_t* indices,
                                                  double* squared_distances) const noexcept {
-  if (empty() || k == 0) return 0;
+  if (empty() || k == 0 || !index_->has_ids()) return 0;
   k = std::min({k, kMaxNeighbours, index_->point_count});
   const std::size_t found = index_->nearest(x, k, indices, squared_distances);
-  for (std::size_t i = 0; i < found; ++i) indices[i] = index_->original(indices[i]);
+  for (std::size_t i = 0; i < found; ++i) indices[i] = index_->id(indices[i]);
   return found;
 }
 
@@ -369,6 +420,7 @@ std::size_t ResidualInterpolator<Dim>::nearest_k_residuals(
 }
 
 template class ResidualInterpolator<2>;
+template class ResidualInterpolator<3>;
 template class ResidualInterpolator<4>;
 template class ResidualInterpolator<5>;
 template class ResidualInterpolator<6>;
