@@ -71,6 +71,11 @@ void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed,
   Tree tree(static_cast<int>(Dim), cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
   tree.buildIndex();
   const ResidualInterpolator<Dim> interp(cloud.pts, residuals, 8);
+  // The same points with each node's box kept: the walk skips more, the answers are the same.
+  std::vector<std::uint32_t> ids(n);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i);
+  const ResidualInterpolator<Dim> boxed(cloud.pts, ids,
+                                        ResidualInterpolator<Dim>::NodeBoxes::kKept);
   std::uniform_real_distribution<double> where(-3, 15);
   for (int q = 0; q < 2000; ++q) {
     std::array<double, Dim> x{};
@@ -89,6 +94,11 @@ void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed,
       for (std::size_t i = 0; i < result.size(); ++i) {
         ASSERT_EQ(got_i[i], want_i[i]) << "query " << q << " k " << k << " rank " << i;
         ASSERT_EQ(got_d[i], want_d[i]) << "query " << q << " k " << k << " rank " << i;
+      }
+      ASSERT_EQ(boxed.nearest_k(x, k, got_i.data(), got_d.data()), result.size());
+      for (std::size_t i = 0; i < result.size(); ++i) {
+        ASSERT_EQ(got_i[i], want_i[i]) << "boxes, query " << q << " k " << k << " rank " << i;
+        ASSERT_EQ(got_d[i], want_d[i]) << "boxes, query " << q << " k " << k << " rank " << i;
       }
       // The neighbours' residuals instead of their indices: the same neighbours, in order.
       std::array<double, 16> got_r{}, got_rd{};

@@ -219,7 +219,8 @@ void build_indexes(GemmCalibration& d) {
   for (auto& [dtype, keys_points] : sel) {
     GemmCalibration::Selector s;
     s.dtype = dtype;
-    s.index = ResidualInterpolator<6>(std::move(keys_points.first), keys_points.second);
+    s.index = ResidualInterpolator<6>(std::move(keys_points.first), keys_points.second,
+                                      ResidualInterpolator<6>::NodeBoxes::kKept);
     d.selectors.push_back(std::move(s));
   }
   for (std::size_t c = 0; c < nc; ++c)

@@ -13,6 +13,14 @@
 // every neighbour set are unchanged. A point is then 2 bytes per dimension instead of 8 (the
 // calibration indexes are most of what a run keeps resident). A dimension with more distinct
 // values than a code can name keeps the points as doubles.
+//
+// An index may also keep each node's bounding box (in floats rounded outward): the search
+// then does not enter a farther child whose box lies at or beyond the current k-th distance.
+// Nothing under such a child could have been added, so the k-th distance after it, and so
+// every later decision and the neighbour set, are what the full walk gives; the walk only
+// skips work. It pays where queries often fall far from every point of their own kind (the
+// GEMM selector: a shape's nearest calibrated shapes of the same layout and alignment may be
+// several octaves away, and nanoflann's bound alone then visits most of the leaves around).
 #include "pm2lat/models/residual_interpolator.h"
 
 #include <algorithm>
@@ -77,6 +85,17 @@ class Neighbours {
   double worst_ = std::numeric_limits<double>::max();
 };
 
+// The float at or below `v`, and at or above: box bounds that keep `v` inside.
+float float_at_or_below(double v) {
+  const auto f = static_cast<float>(v);
+  return static_cast<double>(f) > v ? std::nextafter(f, -std::numeric_limits<float>::infinity())
+                                    : f;
+}
+float float_at_or_above(double v) {
+  const auto f = static_cast<float>(v);
+  return static_cast<double>(f) < v ? std::nextafter(f, std::numeric_limits<float>::infinity()) : f;
+}
+
 // The points as nanoflann reads them while it builds the tree.
 template <std::size_t Dim>
 struct PointCloud {
@@ -119,6 +138,9 @@ struct ResidualInterpolator<Dim>::Index {
   std::vector<std::uint32_t> ids32;
   Point low{}, high{};  // bounding box of all points
   std::size_t k = 8;
+  // Per node, when kept: its points' bounding box, rounded outward to float (Dim lowest
+  // coordinates, then Dim highest).
+  std::vector<float> boxes;
 
   bool has_ids() const noexcept { return !ids16.empty() || !ids32.empty(); }
   std::size_t id(std::size_t position) const noexcept {
@@ -232,8 +254,54 @@ struct ResidualInterpolator<Dim>::Index {
     return id;
   }
 
+  // The bounding box of every node's points. Children come after their parent.
+  void build_boxes(const std::vector<Point>& points, const auto& order) {
+    boxes.resize(nodes.size() * 2 * Dim);
+    for (std::size_t id = nodes.size(); id-- > 0;) {
+      const Node& n = nodes[id];
+      float* box = boxes.data() + id * 2 * Dim;
+      std::fill(box, box + Dim, std::numeric_limits<float>::max());
+      std::fill(box + Dim, box + 2 * Dim, std::numeric_limits<float>::lowest());
+      auto widen = [&](float lo, float hi, std::size_t j) {
+        box[j] = std::min(box[j], lo);
+        box[Dim + j] = std::max(box[Dim + j], hi);
+      };
+      if (n.child2 == kNoChild) {
+        for (std::uint32_t i = n.low; i < n.high; ++i) {
+          for (std::size_t j = 0; j < Dim; ++j) {
+            const double v = points[order[i]][j];
+            widen(float_at_or_below(v), float_at_or_above(v), j);
+          }
+        }
+        continue;
+      }
+      for (const std::size_t child : {id + 1, std::size_t{n.child2}}) {
+        const float* c = boxes.data() + child * 2 * Dim;
+        for (std::size_t j = 0; j < Dim; ++j) widen(c[j], c[Dim + j], j);
+      }
+    }
+  }
+
+  // Whether node `id`'s box lies at or beyond `worst` from `q`, so that no point under it can
+  // be added. In each dimension the rounded gap to the box is at most the rounded gap to any
+  // of its points (rounding is monotone, and the bounds are at or outside them), and the
+  // squares are summed in the order a point's are: the box's distance never exceeds a point's.
+  bool box_beyond(std::uint32_t id, const double* q, double worst) const noexcept {
+    if (boxes.empty()) return false;
+    const float* box = boxes.data() + std::size_t{id} * 2 * Dim;
+    double d = 0;
+    for (std::size_t j = 0; j < Dim; ++j) {
+      const double below = static_cast<double>(box[j]) - q[j];
+      const double above = q[j] - static_cast<double>(box[Dim + j]);
+      const double gap = std::max(std::max(below, above), 0.0);
+      d += gap * gap;
+    }
+    return d >= worst;
+  }
+
   // nanoflann's searchLevel: the nearer child first, the farther one unless the cell's
-  // distance (times 1 + eps) exceeds the current k-th distance.
+  // distance (times 1 + eps) exceeds the current k-th distance, or (boxes kept) the child's
+  // box lies at or beyond it.
   void search(Neighbours& result, const double* q, std::uint32_t id, double mindist2, double* dists,
               double eps_error) const noexcept {
     const Node& n = nodes[id];
@@ -253,7 +321,7 @@ struct ResidualInterpolator<Dim>::Index {
     const double saved = dists[n.divfeat];
     mindist2 = mindist2 + cut - saved;
     dists[n.divfeat] = cut;
-    if (mindist2 * eps_error <= result.worst())
+    if (mindist2 * eps_error <= result.worst() && !box_beyond(farther, q, result.worst()))
       search(result, q, farther, mindist2, dists, eps_error);
     dists[n.divfeat] = saved;
   }
@@ -288,28 +356,29 @@ ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
                                                 std::size_t neighbours) {
   std::vector<std::uint32_t> ids(points.size());
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::uint32_t>(i);
-  build(points, log_residuals, &ids, neighbours);
+  build(points, log_residuals, &ids, neighbours, NodeBoxes::kNone);
 }
 
 template <std::size_t Dim>
 ResidualInterpolator<Dim>::ResidualInterpolator(std::vector<Point> points,
-                                                const std::vector<std::uint32_t>& ids) {
-  build(points, {}, &ids, 1);
+                                                const std::vector<std::uint32_t>& ids,
+                                                NodeBoxes boxes) {
+  build(points, {}, &ids, 1, boxes);
 }
 
 template <std::size_t Dim>
 ResidualInterpolator<Dim> ResidualInterpolator<Dim>::residuals_only(
     std::vector<Point> points, std::vector<double> log_residuals, std::size_t neighbours) {
   ResidualInterpolator index;
-  index.build(points, log_residuals, nullptr, neighbours);
+  index.build(points, log_residuals, nullptr, neighbours, NodeBoxes::kNone);
   return index;
 }
 
 template <std::size_t Dim>
 void ResidualInterpolator<Dim>::build(const std::vector<Point>& points,
                                       const std::vector<double>& log_residuals,
-                                      const std::vector<std::uint32_t>* ids,
-                                      std::size_t neighbours) {
+                                      const std::vector<std::uint32_t>* ids, std::size_t neighbours,
+                                      NodeBoxes boxes) {
   if (points.empty()) return;
   using Cloud = PointCloud<Dim>;
   using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, Cloud>,
@@ -348,6 +417,7 @@ void ResidualInterpolator<Dim>::build(const std::vector<Point>& points,
   }
   x.flatten(tree.root_node);
   x.nodes.shrink_to_fit();
+  if (boxes == NodeBoxes::kKept) x.build_boxes(points, tree.vAcc);
   x.values.shrink_to_fit();
 }
 

@@ -18,6 +18,10 @@ template <std::size_t Dim>
 class ResidualInterpolator {
  public:
   using Point = std::array<double, Dim>;
+  // Whether the index also keeps each node's bounding box (2 Dim floats a node): the search
+  // then skips a farther subtree whose box lies at or beyond the k-th distance. The answers
+  // are the same; it pays where queries often fall far from the points.
+  enum class NodeBoxes : bool { kNone, kKept };
 
   ResidualInterpolator();
   // `points` with their log residuals (missing ones are 0); nearest and nearest_k answer
@@ -26,7 +30,8 @@ class ResidualInterpolator {
                        std::size_t neighbours);
   // `points` without residuals, nearest and nearest_k answering ids[i] for points[i] (what
   // a point stands for: a calibration point, a configuration). `ids` is parallel to `points`.
-  ResidualInterpolator(std::vector<Point> points, const std::vector<std::uint32_t>& ids);
+  ResidualInterpolator(std::vector<Point> points, const std::vector<std::uint32_t>& ids,
+                       NodeBoxes boxes = NodeBoxes::kNone);
   // An index for corrections and neighbours' residuals only: it keeps no index per point, so
   // nearest and nearest_k find nothing.
   static ResidualInterpolator residuals_only(std::vector<Point> points,
@@ -60,7 +65,7 @@ class ResidualInterpolator {
 
  private:
   void build(const std::vector<Point>& points, const std::vector<double>& log_residuals,
-             const std::vector<std::uint32_t>* ids, std::size_t neighbours);
+             const std::vector<std::uint32_t>* ids, std::size_t neighbours, NodeBoxes boxes);
 
   struct Index;
   std::unique_ptr<Index> index_;
