@@ -56,37 +56,36 @@ constexpr std::uint32_t kNoChild = std::numeric_limits<std::uint32_t>::max();
 constexpr std::size_t kMaxCodedValues = std::size_t{std::numeric_limits<std::uint16_t>::max()} + 1;
 
 // The k nearest so far, nearest first: nanoflann's KNNResultSet (ties keep arrival order).
-// The k-th distance is "infinite" until k points are in.
+// The k-th distance is "infinite" until k points are in. Held here, not in the caller's
+// arrays, so that the insertion loop keeps them in registers (no aliasing to reload for).
 class Neighbours {
  public:
-  Neighbours(std::size_t capacity, std::size_t* positions, double* dist2) noexcept
-      : capacity_(capacity), positions_(positions), dist2_(dist2) {}
+  explicit Neighbours(std::size_t capacity) noexcept : capacity_(capacity) {}
 
   std::size_t count() const noexcept { return count_; }
   double worst() const noexcept { return worst_; }
+  std::uint32_t position(std::size_t i) const noexcept { return positions_[i]; }
+  double dist2(std::size_t i) const noexcept { return dist2_[i]; }
 
-  void add(double d, std::size_t position) noexcept {
-    std::size_t i = count_;
+  // Inserts a point nearer than worst() (only such a point may be offered) after the points
+  // at its distance or nearer; the k-th one drops out when k are in.
+  void add(double d, std::uint32_t position) noexcept {
+    std::size_t i = count_ < capacity_ ? count_++ : capacity_ - 1;
     for (; i > 0 && dist2_[i - 1] > d; --i) {
-      if (i < capacity_) {
-        dist2_[i] = dist2_[i - 1];
-        positions_[i] = positions_[i - 1];
-      }
+      dist2_[i] = dist2_[i - 1];
+      positions_[i] = positions_[i - 1];
     }
-    if (i < capacity_) {
-      dist2_[i] = d;
-      positions_[i] = position;
-    }
-    if (count_ < capacity_) ++count_;
-    if (capacity_ > 0 && count_ == capacity_) worst_ = dist2_[capacity_ - 1];
+    dist2_[i] = d;
+    positions_[i] = position;
+    if (count_ == capacity_) worst_ = dist2_[capacity_ - 1];
   }
 
  private:
   std::size_t capacity_;
   std::size_t count_ = 0;
-  std::size_t* positions_;
-  double* dist2_;
   double worst_ = std::numeric_limits<double>::max();
+  std::array<double, kMaxNeighbours> dist2_{};
+  std::array<std::uint32_t, kMaxNeighbours> positions_{};
 };
 
 // The float at or below `v`, and at or above: box bounds that keep `v` inside.
@@ -215,11 +214,10 @@ struct ResidualInterpolator<Dim>::Index {
   }
 
   // Squared distances of the leaf's points [begin, end) to `q`, offered to `result` if
-  // nearer than its k-th distance (as nanoflann, which compares with the k-th distance the
-  // leaf began with: a point at or beyond the current one changes nothing either way).
+  // nearer than its current k-th distance (nanoflann compares with the k-th distance the leaf
+  // began with, and its insertion ignores a point at or beyond the current one: the same).
   void scan_leaf(Neighbours& result, const double* q, std::uint32_t begin,
                  std::uint32_t end) const noexcept {
-    const double worst = result.worst();
     if (codes.empty()) {
       for (std::uint32_t i = begin; i < end; ++i) {
         double d = 0;
@@ -227,7 +225,7 @@ struct ResidualInterpolator<Dim>::Index {
           const double diff = q[j] - raw[i][j];
           d += diff * diff;
         }
-        if (d < worst) result.add(d, i);
+        if (d < result.worst()) result.add(d, i);
       }
       return;
     }
@@ -257,7 +255,7 @@ struct ResidualInterpolator<Dim>::Index {
         const double diff = q[j] - table[j][c[j]];
         d += diff * diff;
       }
-      if (d < worst) result.add(d, i);
+      if (d < result.worst()) result.add(d, i);
     }
   }
 
@@ -375,7 +373,7 @@ struct ResidualInterpolator<Dim>::Index {
   // Up to `count` nearest points (leaf positions and squared distances), nearest first.
   std::size_t nearest(const Point& q, std::size_t count, std::size_t* positions,
                       double* dist2) const noexcept {
-    Neighbours result(count, positions, dist2);
+    Neighbours result(count);
     std::array<double, Dim> dists{};
     double mindist2 = 0;
     for (std::size_t i = 0; i < Dim; ++i) {
@@ -392,6 +390,10 @@ struct ResidualInterpolator<Dim>::Index {
       search<false>(result, q.data(), 0, mindist2, dists.data(), 1 + kSearchEps);
     } else {
       search<true>(result, q.data(), 0, mindist2, dists.data(), 1 + kSearchEps);
+    }
+    for (std::size_t i = 0; i < result.count(); ++i) {
+      positions[i] = result.position(i);
+      dist2[i] = result.dist2(i);
     }
     return result.count();
   }
