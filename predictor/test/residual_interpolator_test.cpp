@@ -33,6 +33,8 @@ enum class Layout {
   kLattice,             // only lattice values (log2 shapes of a grid): codes
   kJittered,            // every coordinate distinct: doubles (codes would be larger)
   kWideFirstDimension,  // more distinct values in one dimension than a code names: doubles
+  kPenaltyDimensions,   // the last two dimensions two values each (the GEMM selector's layout
+                        // and alignment penalties), the others a lattice, every third jittered
 };
 
 // Points on a coarse lattice (many equal coordinates and equal distances, as log2 shapes
@@ -47,9 +49,15 @@ void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed,
   std::vector<double> residuals;
   for (std::size_t i = 0; i < n; ++i) {
     const bool jittered =
-        layout == Layout::kJittered || (layout == Layout::kLatticeAndJittered && i % 3 == 0);
+        layout == Layout::kJittered ||
+        ((layout == Layout::kLatticeAndJittered || layout == Layout::kPenaltyDimensions) &&
+         i % 3 == 0);
     std::array<double, Dim> p{};
     for (auto& v : p) v = lattice(rng) + (jittered ? jitter(rng) : 0.0);
+    if (layout == Layout::kPenaltyDimensions) {
+      p[Dim - 2] = lattice(rng) % 2 == 0 ? 0.0 : 3.0;
+      p[Dim - 1] = lattice(rng) % 3 == 0 ? 0.0 : 2.0;
+    }
     // Two points per value: 2^16 + 1 values and more, and a lattice elsewhere.
     if (layout == Layout::kWideFirstDimension) {
       const std::size_t value = i / 2;
@@ -63,10 +71,19 @@ void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed,
   Tree tree(static_cast<int>(Dim), cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
   tree.buildIndex();
   const ResidualInterpolator<Dim> interp(cloud.pts, residuals, 8);
+  // The same points with each node's box kept: the walk skips more, the answers are the same.
+  std::vector<std::uint32_t> ids(n);
+  for (std::size_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i);
+  const ResidualInterpolator<Dim> boxed(cloud.pts, ids,
+                                        ResidualInterpolator<Dim>::NodeBoxes::kKept);
   std::uniform_real_distribution<double> where(-3, 15);
   for (int q = 0; q < 2000; ++q) {
     std::array<double, Dim> x{};
     for (auto& v : x) v = q % 2 == 0 ? std::round(where(rng)) : where(rng);
+    if (layout == Layout::kPenaltyDimensions) {
+      x[Dim - 2] = q % 3 == 0 ? 3.0 : 0.0;
+      x[Dim - 1] = q % 5 < 2 ? 2.0 : 0.0;
+    }
     for (std::size_t k : {std::size_t{1}, std::size_t{8}, std::size_t{16}}) {
       std::array<std::size_t, 16> want_i{}, got_i{};
       std::array<double, 16> want_d{}, got_d{};
@@ -77,6 +94,11 @@ void expect_same_neighbours_as_nanoflann(std::size_t n, unsigned seed,
       for (std::size_t i = 0; i < result.size(); ++i) {
         ASSERT_EQ(got_i[i], want_i[i]) << "query " << q << " k " << k << " rank " << i;
         ASSERT_EQ(got_d[i], want_d[i]) << "query " << q << " k " << k << " rank " << i;
+      }
+      ASSERT_EQ(boxed.nearest_k(x, k, got_i.data(), got_d.data()), result.size());
+      for (std::size_t i = 0; i < result.size(); ++i) {
+        ASSERT_EQ(got_i[i], want_i[i]) << "boxes, query " << q << " k " << k << " rank " << i;
+        ASSERT_EQ(got_d[i], want_d[i]) << "boxes, query " << q << " k " << k << " rank " << i;
       }
       // The neighbours' residuals instead of their indices: the same neighbours, in order.
       std::array<double, 16> got_r{}, got_rd{};
@@ -108,6 +130,13 @@ TEST(ResidualInterpolator, FindsExactlyWhatNanoflannFinds) {
   expect_same_neighbours_as_nanoflann<5>(40, 3);  // fewer points than a few leaves
 }
 
+TEST(ResidualInterpolator, FindsWhatNanoflannFindsWithPenaltyDimensions) {
+  // The GEMM selector's keys: four log2 dimensions, then layout and alignment penalties.
+  expect_same_neighbours_as_nanoflann<6>(20000, 7, Layout::kPenaltyDimensions);
+  // The low-precision selector's keys: log2 m, n, k.
+  expect_same_neighbours_as_nanoflann<3>(20000, 8);
+}
+
 TEST(ResidualInterpolator, FindsWhatNanoflannFindsWhateverHoldsTheCoordinates) {
   expect_same_neighbours_as_nanoflann<5>(20000, 4, Layout::kLattice);
   expect_same_neighbours_as_nanoflann<4>(5000, 5, Layout::kJittered);
@@ -127,6 +156,44 @@ TEST(ResidualInterpolator, WithoutResidualsOrPointsCorrectsNothing) {
   EXPECT_EQ(r[0], 0.0);
   EXPECT_EQ(r[1], 0.0);
   EXPECT_EQ(none.nearest_k_residuals({0.9, 0.8}, 2, r.data(), d2.data()), 0u);
+}
+
+// An index built with ids answers them; one built for residuals only corrects as the full
+// index does and names no point.
+TEST(ResidualInterpolator, AnswersIdsOrResidualsOnly) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> where(0, 10);
+  std::vector<std::array<double, 3>> points(500);
+  std::vector<double> residuals(points.size());
+  std::vector<std::uint32_t> ids(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    for (auto& v : points[i]) v = std::round(where(rng));
+    residuals[i] = where(rng) / 10 - 0.5;
+    ids[i] = static_cast<std::uint32_t>(70000 + 3 * i);  // wider than 16 bits
+  }
+  const ResidualInterpolator<3> full(points, residuals, 8);
+  const ResidualInterpolator<3> with_ids(points, ids);
+  const auto only = ResidualInterpolator<3>::residuals_only(points, residuals, 8);
+  EXPECT_EQ(only.size(), points.size());
+  for (int q = 0; q < 200; ++q) {
+    const std::array<double, 3> x{where(rng), where(rng), where(rng)};
+    std::array<std::size_t, 8> want{}, got{};
+    std::array<double, 8> want_d{}, got_d{}, want_r{}, got_r{};
+    const std::size_t found = full.nearest_k(x, 8, want.data(), want_d.data());
+    ASSERT_EQ(with_ids.nearest_k(x, 8, got.data(), got_d.data()), found);
+    for (std::size_t i = 0; i < found; ++i) {
+      EXPECT_EQ(got[i], ids[want[i]]);
+      EXPECT_EQ(got_d[i], want_d[i]);
+    }
+    EXPECT_EQ(with_ids.nearest(x), ids[full.nearest(x)]);
+    EXPECT_EQ(with_ids.correction(x), 1.0);
+    EXPECT_EQ(only.correction(x), full.correction(x));
+    ASSERT_EQ(only.nearest_k_residuals(x, 8, got_r.data(), got_d.data()),
+              full.nearest_k_residuals(x, 8, want_r.data(), want_d.data()));
+    for (std::size_t i = 0; i < found; ++i) EXPECT_EQ(got_r[i], want_r[i]);
+    EXPECT_EQ(only.nearest_k(x, 8, got.data(), got_d.data()), 0u);
+    EXPECT_EQ(only.nearest(x), only.size());
+  }
 }
 
 }  // namespace

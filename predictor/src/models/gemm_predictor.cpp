@@ -105,18 +105,20 @@ std::int32_t launch_point_dimension(const Profile& p, std::int64_t v, const char
 struct GemmCalibration {
   const Profile* profile = nullptr;
   const DeviceSpec* spec = nullptr;
-  std::vector<GemmLaunchPoint> points;                   // parallel to the profile's gemm_points
+  // The calibration points grouped by configuration (in profile order within one): config
+  // c's are points[config_begin[c], config_begin[c + 1]).
+  std::vector<GemmLaunchPoint> points;
+  std::vector<std::uint32_t> config_begin;
   std::vector<ResidualInterpolator<5>> kernel_residual;  // per config
   std::vector<ResidualInterpolator<5>> call_residual;
   std::vector<std::int32_t> points_per_config;
   std::vector<GemmFitRange> fit_range;  // per config: the K loops its calibration covered
-  std::vector<std::vector<std::uint32_t>> points_of_config;  // config -> point indices
   // Nearest calibrated shapes per operand type (a profile may calibrate several types; a
-  // shape must only ever choose among configurations of its own type).
+  // shape must only ever choose among configurations of its own type), answering the index
+  // of the point in `points`.
   struct Selector {
     DType dtype = DType::kUnknown;
-    ResidualInterpolator<6> index;      // nearest calibrated shape -> point
-    std::vector<std::uint32_t> points;  // selector index -> gemm point
+    ResidualInterpolator<6> index;
   };
   std::vector<Selector> selectors;
   std::unordered_map<std::string_view, std::int32_t> config_index;  // config name -> index
@@ -161,15 +163,25 @@ void build_indexes(GemmCalibration& d) {
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.points_per_config.assign(nc, 0);
   d.fit_range.assign(nc, GemmFitRange{});
-  d.points_of_config.assign(nc, {});
+  for (const GemmPoint& pt : p.gemm_points)
+    ++d.points_per_config[static_cast<std::size_t>(pt.config)];
+  // Where each configuration's points start in d.points.
+  d.config_begin.assign(nc + 1, 0);
+  for (std::size_t c = 0; c < nc; ++c)
+    d.config_begin[c + 1] = d.config_begin[c] + static_cast<std::uint32_t>(d.points_per_config[c]);
+  std::vector<std::uint32_t> next(d.config_begin.begin(), d.config_begin.end() - 1);
+  d.points.resize(p.gemm_points.size());
   std::map<DType, std::pair<std::vector<GemmSelectorKey>, std::vector<std::uint32_t>>> sel;
-  d.points.reserve(p.gemm_points.size());
-  for (std::size_t i = 0; i < p.gemm_points.size(); ++i) {
-    const GemmPoint& pt = p.gemm_points[i];
-    d.points.push_back({launch_point_dimension(p, pt.batch, "batch"),
-                        launch_point_dimension(p, pt.m, "m"), launch_point_dimension(p, pt.n, "n"),
-                        launch_point_dimension(p, pt.k, "k"), pt.grid, pt.config});
-    const GemmConfigFit& c = p.gemm_configs[static_cast<std::size_t>(pt.config)];
+  for (const GemmPoint& pt : p.gemm_points) {
+    const auto ci = static_cast<std::size_t>(pt.config);
+    const std::uint32_t at = next[ci]++;
+    d.points[at] = {launch_point_dimension(p, pt.batch, "batch"),
+                    launch_point_dimension(p, pt.m, "m"),
+                    launch_point_dimension(p, pt.n, "n"),
+                    launch_point_dimension(p, pt.k, "k"),
+                    pt.grid,
+                    pt.config};
+    const GemmConfigFit& c = p.gemm_configs[ci];
     GemmShape s;
     s.batch = pt.batch;
     s.m = pt.m;
@@ -181,10 +193,7 @@ void build_indexes(GemmCalibration& d) {
     const double kern = gemm_wave_kernel_us(c, *d.spec, w);
     const GemmShapeKey shape = gemm_shape_key(pt.batch, pt.m, pt.n, pt.k);
     const GemmResidualKey key = gemm_residual_key(shape, c, *d.spec, w.blocks);
-    const auto ci = static_cast<std::size_t>(pt.config);
-    ++d.points_per_config[ci];
     extend_fit_range(d.fit_range[ci], w);
-    d.points_of_config[ci].push_back(static_cast<std::uint32_t>(i));
     if (p.basis == TimeBasis::kCall) {
       const CallOverhead& o = p.overhead_for(pt.op);
       cpts[ci].push_back(key);
@@ -200,23 +209,23 @@ void build_indexes(GemmCalibration& d) {
     auto& [sel_keys, sel_points] = sel[c.dtype];
     sel_keys.push_back(
         gemm_selector_key(shape, pt.m, pt.n, pt.k, false, pt.transposed_weight, c.dtype));
-    sel_points.push_back(static_cast<std::uint32_t>(i));
+    sel_points.push_back(at);
   }
   for (std::size_t c = 0; c < nc; ++c) {
-    d.kernel_residual.emplace_back(std::move(kpts[c]), std::move(kres[c]), kNeighbours);
-    d.call_residual.emplace_back(std::move(cpts[c]), std::move(cres[c]), kNeighbours);
+    d.kernel_residual.push_back(ResidualInterpolator<5>::residuals_only(
+        std::move(kpts[c]), std::move(kres[c]), kNeighbours));
+    d.call_residual.push_back(ResidualInterpolator<5>::residuals_only(
+        std::move(cpts[c]), std::move(cres[c]), kNeighbours));
   }
   for (auto& [dtype, keys_points] : sel) {
     GemmCalibration::Selector s;
     s.dtype = dtype;
-    s.index = ResidualInterpolator<6>(std::move(keys_points.first), {}, 1);
-    s.points = std::move(keys_points.second);
+    s.index = ResidualInterpolator<6>(std::move(keys_points.first), keys_points.second,
+                                      ResidualInterpolator<6>::NodeBoxes::kKept);
     d.selectors.push_back(std::move(s));
   }
-  for (std::size_t c = 0; c < nc; ++c) {
+  for (std::size_t c = 0; c < nc; ++c)
     d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
-    d.points_of_config[c].shrink_to_fit();
-  }
 }
 
 }  // namespace
@@ -398,7 +407,8 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
   const double blocks = static_cast<double>(r.launch.grid.volume());
   const GemmLaunchPoint* near = nullptr;
   double best = 0;
-  for (std::uint32_t i : d->points_of_config[static_cast<std::size_t>(cfg)]) {
+  const auto ci = static_cast<std::size_t>(cfg);
+  for (std::uint32_t i = d->config_begin[ci]; i < d->config_begin[ci + 1]; ++i) {
     const GemmLaunchPoint& pt = d->points[i];
     const double dist =
         std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
@@ -509,9 +519,9 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     std::array<double, kSelectorVotes> votes{};
     for (std::size_t i = 0; i < found; ++i) {
       const double dist = std::sqrt(dist2[i]) + kVoteDistanceOffset;
-      const std::int32_t c = d->points[selector->points[idx[i]]].config;
+      const std::int32_t c = d->points[idx[i]].config;
       for (std::size_t j = 0; j <= i; ++j) {
-        if (d->points[selector->points[idx[j]]].config == c) {
+        if (d->points[idx[j]].config == c) {
           votes[j] += 1.0 / (dist * dist);
           break;
         }
@@ -520,7 +530,7 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     const std::size_t winner = static_cast<std::size_t>(
         std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) -
         votes.begin());
-    const GemmLaunchPoint& pt = d->points[selector->points[idx[winner]]];
+    const GemmLaunchPoint& pt = d->points[idx[winner]];
     cfg = pt.config;
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own

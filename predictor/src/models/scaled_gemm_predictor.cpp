@@ -41,9 +41,9 @@ TypeKey fit_key(const ScaledGemmFit& f) { return {math_type(f.dtype), f.scaling}
 
 double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
 
-std::array<double, 4> selector_key(std::int64_t m, std::int64_t n, std::int64_t k) {
+std::array<double, 3> selector_key(std::int64_t m, std::int64_t n, std::int64_t k) {
   return {log2_pos(static_cast<double>(m)), log2_pos(static_cast<double>(n)),
-          log2_pos(static_cast<double>(k)), 0.0};
+          log2_pos(static_cast<double>(k))};
 }
 
 // Corrections beyond a factor of 3 either way mean the model is wrong, not the shape.
@@ -91,9 +91,8 @@ struct Calibrated {
   std::vector<ResidualInterpolator<5>> residual;  // per fit
   struct Selector {
     TypeKey key;
-    ResidualInterpolator<4> index;
-    std::vector<std::int32_t> fits;  // selector index -> the point's backend (fit index)
-    std::int32_t only_fit = -1;      // the one backend of the type, if it has one only
+    ResidualInterpolator<3> index;  // answers the point's backend (fit index)
+    std::int32_t only_fit = -1;     // the one backend of the type, if it has one only
   };
   std::vector<Selector> selectors;
 
@@ -115,7 +114,7 @@ Calibrated build_calibrated(const Profile& p, const DeviceSpec& spec) {
   std::vector<std::vector<std::array<double, 5>>> keys(nf);
   std::vector<std::vector<double>> res(nf);
   std::vector<
-      std::pair<TypeKey, std::pair<std::vector<std::array<double, 4>>, std::vector<std::int32_t>>>>
+      std::pair<TypeKey, std::pair<std::vector<std::array<double, 3>>, std::vector<std::uint32_t>>>>
       sel;
   for (std::size_t i = 0; i < p.scaled_gemm_points.size(); ++i) {
     const ScaledGemmPoint& pt = p.scaled_gemm_points[i];
@@ -128,20 +127,21 @@ Calibrated build_calibrated(const Profile& p, const DeviceSpec& spec) {
     auto it = std::find_if(sel.begin(), sel.end(), [&](const auto& s) { return s.first == key; });
     if (it == sel.end()) it = sel.insert(sel.end(), {key, {}});
     it->second.first.push_back(selector_key(pt.m, pt.n, pt.k));
-    it->second.second.push_back(pt.config);
+    it->second.second.push_back(static_cast<std::uint32_t>(pt.config));
   }
-  for (std::size_t f = 0; f < nf; ++f)
-    c.residual.emplace_back(std::move(keys[f]), std::move(res[f]), kNeighbours);
+  for (std::size_t f = 0; f < nf; ++f) {
+    c.residual.push_back(ResidualInterpolator<5>::residuals_only(std::move(keys[f]),
+                                                                 std::move(res[f]), kNeighbours));
+  }
   for (auto& [key, kp] : sel) {
     Calibrated::Selector s;
     s.key = key;
-    s.index = ResidualInterpolator<4>(std::move(kp.first), {}, 1);
-    s.fits = std::move(kp.second);
-    s.fits.shrink_to_fit();
-    for (const std::int32_t f : s.fits) {
-      if (s.only_fit == -1) s.only_fit = f;
-      if (s.only_fit != f) s.only_fit = -2;  // several
+    for (const std::uint32_t f : kp.second) {
+      const auto fi = static_cast<std::int32_t>(f);
+      if (s.only_fit == -1) s.only_fit = fi;
+      if (s.only_fit != fi) s.only_fit = -2;  // several
     }
+    s.index = ResidualInterpolator<3>(std::move(kp.first), kp.second);
     c.selectors.push_back(std::move(s));
   }
   return c;
@@ -209,9 +209,9 @@ struct ScaledGemmPredictor::Impl {
     std::array<double, kSelectorVotes> votes{};
     for (std::size_t i = 0; i < found; ++i) {
       const double dist = std::sqrt(dist2[i]) + 0.3;
-      const std::int32_t c = sel->fits[idx[i]];
+      const std::size_t c = idx[i];
       for (std::size_t j = 0; j <= i; ++j) {
-        if (sel->fits[idx[j]] == c) {
+        if (idx[j] == c) {
           votes[j] += 1.0 / (dist * dist);
           break;
         }
@@ -220,7 +220,7 @@ struct ScaledGemmPredictor::Impl {
     const auto winner = static_cast<std::size_t>(
         std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) -
         votes.begin());
-    return sel->fits[idx[winner]];
+    return static_cast<std::int32_t>(idx[winner]);
   }
 
   std::optional<Prediction> quantize(const KernelRecord& r, const KernelClass& cls,

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -17,10 +18,25 @@ template <std::size_t Dim>
 class ResidualInterpolator {
  public:
   using Point = std::array<double, Dim>;
+  // Whether the index also keeps each node's bounding box (2 Dim floats a node): the search
+  // then skips a farther subtree whose box lies at or beyond the k-th distance. The answers
+  // are the same; it pays where queries often fall far from the points.
+  enum class NodeBoxes : bool { kNone, kKept };
 
   ResidualInterpolator();
+  // `points` with their log residuals (missing ones are 0); nearest and nearest_k answer
+  // indices into `points`.
   ResidualInterpolator(std::vector<Point> points, std::vector<double> log_residuals,
                        std::size_t neighbours);
+  // `points` without residuals, nearest and nearest_k answering ids[i] for points[i] (what
+  // a point stands for: a calibration point, a configuration). `ids` is parallel to `points`.
+  ResidualInterpolator(std::vector<Point> points, const std::vector<std::uint32_t>& ids,
+                       NodeBoxes boxes = NodeBoxes::kNone);
+  // An index for corrections and neighbours' residuals only: it keeps no index per point, so
+  // nearest and nearest_k find nothing.
+  static ResidualInterpolator residuals_only(std::vector<Point> points,
+                                             std::vector<double> log_residuals,
+                                             std::size_t neighbours);
   ResidualInterpolator(ResidualInterpolator&&) noexcept;
   ResidualInterpolator& operator=(ResidualInterpolator&&) noexcept;
   ~ResidualInterpolator();
@@ -32,11 +48,12 @@ class ResidualInterpolator {
   // Allocation-free.
   double correction(const Point& x) const noexcept;
 
-  // Index (into the points given at construction) of the nearest point, or size() if empty.
+  // Id (by default the index into the points given at construction) of the nearest point, or
+  // size() if empty or built residuals only.
   std::size_t nearest(const Point& x) const noexcept;
 
-  // The up to `k` (<= 16) nearest points: indices and squared distances, nearest first.
-  // Returns how many were found. Allocation-free.
+  // The up to `k` (<= 16) nearest points: ids and squared distances, nearest first.
+  // Returns how many were found (none for an index built residuals only). Allocation-free.
   std::size_t nearest_k(const Point& x, std::size_t k, std::size_t* indices,
                         double* squared_distances) const noexcept;
 
@@ -47,11 +64,15 @@ class ResidualInterpolator {
                                   double* squared_distances) const noexcept;
 
  private:
+  void build(const std::vector<Point>& points, const std::vector<double>& log_residuals,
+             const std::vector<std::uint32_t>* ids, std::size_t neighbours, NodeBoxes boxes);
+
   struct Index;
   std::unique_ptr<Index> index_;
 };
 
 extern template class ResidualInterpolator<2>;
+extern template class ResidualInterpolator<3>;
 extern template class ResidualInterpolator<4>;
 extern template class ResidualInterpolator<5>;
 extern template class ResidualInterpolator<6>;
