@@ -171,11 +171,11 @@ TEST(RecordJoiner, ALaunchWhoseRecordNeverComesIsWrittenUnmeasuredAfterTheTimeou
 TEST(RecordJoiner, KernelsCarryTheirLibraryCallsContext) {
   Fixture f(MetadataSource::kCuptiCallbacks);
   LaunchSlot call = event_slot(SlotKind::kLibraryCall);
-  call.op = OpPod{};
-  call.op.call_id = 3;
-  call.op.kind = OpKind::kGemm;
-  call.op.gemm.m = 512;
-  call.call_id = 3;
+  OpPod op;
+  op.call_id = 3;
+  op.kind = OpKind::kGemm;
+  op.gemm().m = 512;
+  set_library_call(call, op);
   f.joiner.on_slot(call, 0);
   LaunchSlot k = kernel_slot(1, 8, slot_flags::kFromCallback);
   k.call_id = 3;
@@ -183,7 +183,8 @@ TEST(RecordJoiner, KernelsCarryTheirLibraryCallsContext) {
   f.joiner.on_timing(timing(8), 0, 2);
   ASSERT_EQ(f.sink.out.size(), 1u);
   ASSERT_TRUE(f.sink.out[0].op);
-  EXPECT_EQ(f.sink.out[0].op->gemm.m, 512);
+  EXPECT_EQ(f.sink.out[0].op->gemm_or_default().m, 512);
+  EXPECT_EQ(f.sink.out[0].op->conv_or_default().batch, 0);
 }
 
 TEST(RecordJoiner, GraphReplaysAreTheCapturedTemplateWithTheReplaysTiming) {

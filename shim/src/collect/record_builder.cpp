@@ -170,8 +170,8 @@ void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
   op.kind = k.op ? k.op->kind : OpKind::kUnknown;
   op.source.assign(k.op ? to_string(k.op->source) : "");
   op.name.assign(k.op ? to_string(k.op->api) : "");
-  op.gemm = k.op ? k.op->gemm : GemmShape{};
-  op.conv = k.op ? k.op->conv : ConvShape{};
+  op.gemm = k.op ? k.op->gemm_or_default() : GemmShape{};
+  op.conv = k.op ? k.op->conv_or_default() : ConvShape{};
   op.attention = AttentionShape{};
   op.vec = VectorShape{};
   op.collective = CollectiveShape{};

@@ -69,8 +69,9 @@ void RecordJoiner::on_slot(const LaunchSlot& s, std::uint64_t now_ns) {
 }
 
 void RecordJoiner::on_library_call(const LaunchSlot& s) {
-  if (calls_.insert_or_assign(s.call_id, s.op).second) {
-    call_order_.push_back(s.call_id);
+  const OpPod op = library_call(s);
+  if (calls_.insert_or_assign(op.call_id, op).second) {
+    call_order_.push_back(op.call_id);
     if (call_order_.size() > kMaxCalls) {
       calls_.erase(call_order_.front());
       call_order_.pop_front();
