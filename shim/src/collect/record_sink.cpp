@@ -151,8 +151,10 @@ void RecordSink::finish(BuiltRecord& b) {
   // Predict-only: let the launch path label the next launches of this kernel in NVTX.
   if (setup_.predict_only && b.handle != 0 && !preds.empty()) {
     if (KernelInfo* info = HandleCache::instance().find(b.handle)) {
-      info->last_prediction_us.store(preds.front().second.us, std::memory_order_relaxed);
-      info->last_geometry.store(b.geometry, std::memory_order_release);
+      std::atomic_ref<double>(info->last_prediction_us)
+          .store(preds.front().second.us, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(info->last_geometry)
+          .store(b.geometry, std::memory_order_release);
     }
   }
 
