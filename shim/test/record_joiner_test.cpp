@@ -153,6 +153,25 @@ TEST(RecordJoiner, RecordsNoLaunchClaimsAreDropsFirstThenUnhooked) {
   EXPECT_EQ(f.counters.unhooked, 1u);
 }
 
+// Records far ahead of their launches (a worker kept from running while the buffers fill) are
+// held up to the bound, within a pass as well: beyond it the oldest are settled at once.
+TEST(RecordJoiner, RecordsAheadOfTheirLaunchesAreBoundedWithinAPass) {
+  Fixture f(MetadataSource::kCuptiCallbacks);
+  f.joiner.end_pass(RingState{UINT64_MAX, 3}, 0, false);  // three launches dropped so far
+  const std::size_t extra = 5;
+  for (std::uint32_t c = 1; c <= RecordJoiner::kMaxPending + extra; ++c)
+    f.joiner.on_timing(timing(c), 0, 0);
+  EXPECT_EQ(f.joiner.records_waiting(), RecordJoiner::kMaxPending);
+  ASSERT_EQ(f.sink.out.size(), extra);
+  EXPECT_EQ(f.sink.out[0].timing->correlation_id, 1u);  // the oldest first
+  EXPECT_EQ(f.sink.out[2].notes, notes::kLaunchDropped);
+  EXPECT_EQ(f.sink.out[3].notes, notes::kUnhooked);
+  // The launch of a record still held joins it.
+  f.joiner.on_slot(kernel_slot(1, extra + 1, slot_flags::kFromCallback), 0);
+  ASSERT_EQ(f.sink.out.size(), extra + 1);
+  EXPECT_TRUE(f.sink.out.back().launch && f.sink.out.back().timing);
+}
+
 TEST(RecordJoiner, ALaunchWhoseRecordNeverComesIsWrittenUnmeasuredAfterTheTimeout) {
   Fixture f(MetadataSource::kCuptiCallbacks);
   f.joiner.on_slot(kernel_slot(1, 3, slot_flags::kFromCallback), 0);

@@ -1,5 +1,7 @@
 #include "collect/record_sink.h"
 
+#include <malloc.h>
+
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -68,6 +70,9 @@ void RecordSink::start_loading_profiles() {
     sigfillset(&mask);
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
     auto* p = new PredictorAdapter(setup_.targets, setup_.source_device, &load_problems_);
+    // Loading freed about as much as the predictor keeps (each table of points, each profile's
+    // text): give the pages of those holes back rather than keep them resident for the run.
+    malloc_trim(0);
     loaded_.store(p, std::memory_order_release);
   });
 }
