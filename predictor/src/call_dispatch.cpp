@@ -11,9 +11,8 @@ constexpr double kSmallCallUs = 2.0;
 
 }  // namespace
 
-std::map<std::string, double> measured_dispatch(const Profile& p, const DeviceSpec& spec) {
-  if (p.basis != TimeBasis::kCall) return {};
-  std::map<std::string, double> smallest;  // op -> shortest roofline time of its calls
+void note_smallest_calls(const Profile& p, const DeviceSpec& spec, SmallestCalls& smallest) {
+  if (p.basis != TimeBasis::kCall) return;
   auto note = [&](const std::string& op, double roofline_us) {
     auto [it, added] = smallest.emplace(op, roofline_us);
     if (!added) it->second = std::min(it->second, roofline_us);
@@ -28,6 +27,10 @@ std::map<std::string, double> measured_dispatch(const Profile& p, const DeviceSp
     if (v.fit < 0 || static_cast<std::size_t>(v.fit) >= p.vector_fits.size()) continue;
     note(p.vector_fits[static_cast<std::size_t>(v.fit)].op, v.bytes / bytes_per_us);
   }
+}
+
+std::map<std::string, double> measured_dispatch(const Profile& p, const SmallestCalls& smallest) {
+  if (p.basis != TimeBasis::kCall) return {};
   std::map<std::string, double> out;
   for (const auto& [op, o] : p.call_overhead) {
     const auto it = smallest.find(op);

@@ -145,11 +145,16 @@ KernelClass as_family(const KernelClass& cls, KernelFamily family) {
 }
 
 // One kind of calibration point dropped from every profile, once the model reading it has
-// built what it keeps: the points of all kinds are never all held with all indexes at once,
-// which sets the library's peak memory. Swapped out, not cleared: clear() keeps the storage.
+// built what it keeps. Swapped out, not cleared: clear() keeps the storage.
 template <typename Point>
 void release_points(std::vector<Profile>& profiles, std::vector<Point> Profile::*points) {
   for (Profile& p : profiles) std::vector<Point>().swap(p.*points);
+}
+
+// Reads one point table into every profile that left it in its file (a no-op for profiles
+// loaded with their points).
+void load_points(std::vector<Profile>& profiles, PointTable table) {
+  for (Profile& p : profiles) pm2lat::load_points(p, table);
 }
 
 }  // namespace
@@ -232,7 +237,7 @@ std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuer
 
 Predictor Predictor::from_directory(const std::filesystem::path& profile_dir) {
   DeviceCatalogue catalogue = DeviceCatalogue::load(profile_dir / "devices.json");
-  Predictor p(std::move(catalogue), load_profiles(profile_dir));
+  Predictor p(std::move(catalogue), load_profiles_without_points(profile_dir));
   if (const auto bands = profile_dir / kErrorBandsFile; std::filesystem::exists(bands))
     p.set_error_bands(ErrorBandTable::load(bands));
   return p;
@@ -263,28 +268,49 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
     }
     p.device = spec->name;
   }
-  // The dispatch summaries read GEMM and vector points: taken before those go.
-  for (const Profile& p : m.profiles) {
-    if (p.basis != TimeBasis::kCall) continue;
-    const DeviceSpec* spec = m.catalogue.find(p.device);
-    m.dispatch.push_back({spec, pm2lat::measured_dispatch(p, *spec)});
-  }
   // The models hold what predictions read of the calibration points (indexes, residuals,
-  // launch grids): each kind of point goes as soon as its model is built. Each model reads
-  // its own kind only; the largest are built last, when the other kinds are gone, so the
-  // peak (built models plus points still held) stays lowest.
-  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::vector_points);
-  m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::family_points);
-  m.attention = AttentionPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::attention_points);
-  m.conv = ConvPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::conv_points);
-  m.scaled_gemm = ScaledGemmPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::scaled_gemm_points);
+  // launch grids): each table is read when its model is built and goes once it is, so that
+  // the tables of every profile are never all held at once. The largest tables come first:
+  // the peak of each step is the models built before it, its points and its own model.
+  const auto call_timed = [&m](auto&& each) {
+    for (std::size_t i = 0; i < m.profiles.size(); ++i) {
+      if (m.profiles[i].basis == TimeBasis::kCall) each(i, *m.catalogue.find(m.profiles[i].device));
+    }
+  };
+  // The dispatch summaries read GEMM and vector points, noted while each table is held.
+  std::vector<SmallestCalls> smallest_calls(m.profiles.size());
+  const auto note_calls = [&] {
+    call_timed([&](std::size_t i, const DeviceSpec& spec) {
+      note_smallest_calls(m.profiles[i], spec, smallest_calls[i]);
+    });
+  };
+  load_points(m.profiles, PointTable::kGemm);
+  note_calls();
   m.gemm = GemmPredictor(m.catalogue, m.profiles);
   release_points(m.profiles, &Profile::gemm_points);
+  load_points(m.profiles, PointTable::kScaledGemm);
+  m.scaled_gemm = ScaledGemmPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::scaled_gemm_points);
+  // Attention tables one profile at a time: each one's text as parsed is several times its
+  // points, and this step would otherwise be the peak.
+  for (Profile& p : m.profiles) {
+    pm2lat::load_points(p, PointTable::kAttention);
+    m.attention.add_profile(m.catalogue, p);
+    std::vector<AttentionPoint>().swap(p.attention_points);
+  }
+  load_points(m.profiles, PointTable::kVector);
+  note_calls();
+  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::vector_points);
+  load_points(m.profiles, PointTable::kFamily);
+  m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::family_points);
+  load_points(m.profiles, PointTable::kConv);
+  m.conv = ConvPredictor(m.catalogue, m.profiles);
+  release_points(m.profiles, &Profile::conv_points);
+  call_timed([&](std::size_t i, const DeviceSpec& spec) {
+    m.dispatch.push_back({&spec, pm2lat::measured_dispatch(m.profiles[i], smallest_calls[i])});
+  });
 }
 
 Predictor::Predictor(Predictor&&) noexcept = default;

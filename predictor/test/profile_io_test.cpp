@@ -137,6 +137,98 @@ TEST(ProfileIo, CorruptProfilesNameFileAndField) {
   }
 }
 
+// Loaded without points, then one table at a time: the same profile as loaded whole (shipped
+// profiles holding every kind of table; StagedLoad checks the predictions of them all).
+TEST(ProfileIo, PointsReadLaterAreThePointsReadWithTheProfile) {
+  for (const char* name :
+       {"H100-SXM.traces-kernel.json", "L4.neusight-fp32.json", "A100-PCIE-80GB.neusight-conv.json",
+        "A100-SXM.aiconfigurator-attention.json", "H100-SXM.aiconfigurator-lowp.json"}) {
+    const Profile whole = load_profile(std::filesystem::path(PM2LAT_PROFILE_DIR) / name);
+    Profile staged = load_profile_without_points(whole.file);
+    EXPECT_TRUE(staged.gemm_points.empty() && staged.vector_points.empty() &&
+                staged.attention_points.empty() && staged.conv_points.empty() &&
+                staged.scaled_gemm_points.empty() && staged.family_points.empty())
+        << whole.file;
+    EXPECT_NE(staged.points_in_file, 0) << whole.file;
+    for (PointTable t : {PointTable::kGemm, PointTable::kVector, PointTable::kAttention,
+                         PointTable::kConv, PointTable::kScaledGemm, PointTable::kFamily}) {
+      load_points(staged, t);
+    }
+    EXPECT_EQ(staged.points_in_file, 0) << whole.file;
+    EXPECT_EQ(serialize_profile(staged), serialize_profile(whole)) << whole.file;
+  }
+}
+
+// A bad point table is found when it is read, with the same error as a whole load gives.
+TEST(ProfileIo, BadPointsLoadedLaterNameFileAndField) {
+  const auto dir = std::filesystem::temp_directory_path() / "pm2lat_profile_io_points_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string text = serialize_profile(sample_profile());
+  const std::string good_us = "\"us\":[80.0]";
+  text.replace(text.find(good_us), good_us.size(), "\"us\":[0.0]");
+  const auto file = dir / "bad.json";
+  std::ofstream(file) << text;
+  Profile p = load_profile_without_points(file);
+  EXPECT_EQ(p.points_in_file, point_table_bit(PointTable::kGemm) |
+                                  point_table_bit(PointTable::kVector) |
+                                  point_table_bit(PointTable::kFamily));
+  load_points(p, PointTable::kVector);
+  EXPECT_EQ(p.vector_points.size(), 1u);
+  try {
+    load_points(p, PointTable::kGemm);
+    ADD_FAILURE() << "a zero latency was accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_EQ(e.file(), file.string());
+    EXPECT_EQ(e.field(), "gemm.points.us[0]");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The tables are cut from the text by its strings and brackets: brackets, quotes and
+// "points" keys inside strings, or under a section that holds no table, are not tables.
+TEST(ProfileIo, PointsLoadedLaterThroughTrickyText) {
+  Profile tricky = sample_profile();
+  tricky.provenance.notes = "a \"quoted\" {\"points\": [1, 2]} ] } \\";
+  tricky.provenance.environment["points"] = "{\"us\": [";
+  tricky.call_overhead["points"] = CallOverhead{1.0, 0.5};
+  const auto dir = std::filesystem::temp_directory_path() / "pm2lat_profile_io_tricky_test";
+  std::filesystem::remove_all(dir);
+  save_profile(tricky, dir / "T4.tricky.json");
+  const Profile whole = load_profile(dir / "T4.tricky.json");
+  Profile staged = load_profile_without_points(dir / "T4.tricky.json");
+  EXPECT_TRUE(staged.gemm_points.empty());
+  EXPECT_EQ(staged.call_overhead.at("points").pre_us, 0.5);
+  for (PointTable t : {PointTable::kGemm, PointTable::kVector, PointTable::kFamily})
+    load_points(staged, t);
+  EXPECT_EQ(serialize_profile(staged), serialize_profile(whole));
+  // A syntax error inside a table: the profile loads without it, the table is refused with
+  // the error a whole load gives.
+  std::string text = serialize_profile(tricky);
+  const std::string good_m = "\"m\":[256]";
+  text.replace(text.find(good_m), good_m.size(), "\"m\":[256,,]");
+  std::ofstream(dir / "T4.broken.json") << text;
+  std::string whole_error;
+  try {
+    load_profile(dir / "T4.broken.json");
+  } catch (const ProfileError& e) {
+    whole_error = e.what();
+  }
+  ASSERT_FALSE(whole_error.empty());
+  Profile broken = load_profile_without_points(dir / "T4.broken.json");
+  EXPECT_THROW(
+      {
+        try {
+          load_points(broken, PointTable::kGemm);
+        } catch (const ProfileError& e) {
+          EXPECT_EQ(e.what(), whole_error);
+          throw;
+        }
+      },
+      ProfileError);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ProfileIo, TruncatedAndMissingFiles) {
   const std::string good = serialize_profile(sample_profile());
   EXPECT_THROW(parse_profile(good.substr(0, good.size() / 2), "t.json"), ProfileError);

@@ -195,9 +195,9 @@ void BM_LaunchHook(benchmark::State& state) {
 void BM_LaunchHookInLibraryCall(benchmark::State& state) {
   const CUfunction f = cached_handle(0x2000, 0);
   LibraryCallScope scope(LibrarySource::kCublas, LibraryApi::kCublasGemmEx, pm2lat::OpKind::kGemm);
-  scope.op().gemm.m = 4096;
-  scope.op().gemm.n = 4096;
-  scope.op().gemm.k = 4096;
+  scope.op().gemm().m = 4096;
+  scope.op().gemm().n = 4096;
+  scope.op().gemm().k = 4096;
   measure(state, [&] {
     hooks::launch_kernel(&noop_launch, LaunchApi::kCuLaunchKernel, f, 32, 32, 1, 256, 1, 1, 0,
                          nullptr, nullptr, nullptr);

@@ -10,14 +10,14 @@ TEST(LibraryCallScope, OnlyTheOutermostCallDescribesAndCountsTheCall) {
   {
     LibraryCallScope outer(LibrarySource::kCublas, LibraryApi::kCublasGemmEx, OpKind::kGemm);
     ASSERT_TRUE(outer.outermost());
-    outer.op().gemm.m = 128;
+    outer.op().gemm().m = 128;
     const std::uint64_t id = outer.op().call_id;
     {
       LibraryCallScope inner(LibrarySource::kCublasLt, LibraryApi::kCublasLtMatmul, OpKind::kGemm);
       EXPECT_FALSE(inner.outermost());
       EXPECT_EQ(inner.op().call_id, id);  // still the cuBLAS call
       EXPECT_EQ(inner.op().source, LibrarySource::kCublas);
-      EXPECT_EQ(inner.op().gemm.m, 128);
+      EXPECT_EQ(inner.op().gemm().m, 128);
     }
     EXPECT_EQ(thread_state().library.depth, 1u);
   }

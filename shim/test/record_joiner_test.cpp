@@ -153,6 +153,25 @@ TEST(RecordJoiner, RecordsNoLaunchClaimsAreDropsFirstThenUnhooked) {
   EXPECT_EQ(f.counters.unhooked, 1u);
 }
 
+// Records far ahead of their launches (a worker kept from running while the buffers fill) are
+// held up to the bound, within a pass as well: beyond it the oldest are settled at once.
+TEST(RecordJoiner, RecordsAheadOfTheirLaunchesAreBoundedWithinAPass) {
+  Fixture f(MetadataSource::kCuptiCallbacks);
+  f.joiner.end_pass(RingState{UINT64_MAX, 3}, 0, false);  // three launches dropped so far
+  const std::size_t extra = 5;
+  for (std::uint32_t c = 1; c <= RecordJoiner::kMaxPending + extra; ++c)
+    f.joiner.on_timing(timing(c), 0, 0);
+  EXPECT_EQ(f.joiner.records_waiting(), RecordJoiner::kMaxPending);
+  ASSERT_EQ(f.sink.out.size(), extra);
+  EXPECT_EQ(f.sink.out[0].timing->correlation_id, 1u);  // the oldest first
+  EXPECT_EQ(f.sink.out[2].notes, notes::kLaunchDropped);
+  EXPECT_EQ(f.sink.out[3].notes, notes::kUnhooked);
+  // The launch of a record still held joins it.
+  f.joiner.on_slot(kernel_slot(1, extra + 1, slot_flags::kFromCallback), 0);
+  ASSERT_EQ(f.sink.out.size(), extra + 1);
+  EXPECT_TRUE(f.sink.out.back().launch && f.sink.out.back().timing);
+}
+
 TEST(RecordJoiner, ALaunchWhoseRecordNeverComesIsWrittenUnmeasuredAfterTheTimeout) {
   Fixture f(MetadataSource::kCuptiCallbacks);
   f.joiner.on_slot(kernel_slot(1, 3, slot_flags::kFromCallback), 0);
@@ -171,11 +190,11 @@ TEST(RecordJoiner, ALaunchWhoseRecordNeverComesIsWrittenUnmeasuredAfterTheTimeou
 TEST(RecordJoiner, KernelsCarryTheirLibraryCallsContext) {
   Fixture f(MetadataSource::kCuptiCallbacks);
   LaunchSlot call = event_slot(SlotKind::kLibraryCall);
-  call.op = OpPod{};
-  call.op.call_id = 3;
-  call.op.kind = OpKind::kGemm;
-  call.op.gemm.m = 512;
-  call.call_id = 3;
+  OpPod op;
+  op.call_id = 3;
+  op.kind = OpKind::kGemm;
+  op.gemm().m = 512;
+  set_library_call(call, op);
   f.joiner.on_slot(call, 0);
   LaunchSlot k = kernel_slot(1, 8, slot_flags::kFromCallback);
   k.call_id = 3;
@@ -183,7 +202,8 @@ TEST(RecordJoiner, KernelsCarryTheirLibraryCallsContext) {
   f.joiner.on_timing(timing(8), 0, 2);
   ASSERT_EQ(f.sink.out.size(), 1u);
   ASSERT_TRUE(f.sink.out[0].op);
-  EXPECT_EQ(f.sink.out[0].op->gemm.m, 512);
+  EXPECT_EQ(f.sink.out[0].op->gemm_or_default().m, 512);
+  EXPECT_EQ(f.sink.out[0].op->conv_or_default().batch, 0);
 }
 
 TEST(RecordJoiner, GraphReplaysAreTheCapturedTemplateWithTheReplaysTiming) {

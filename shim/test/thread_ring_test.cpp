@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace pm2lat::shim {
@@ -53,8 +54,38 @@ TEST(ThreadRing, AFullRingDropsAndCountsInsteadOfBlocking) {
   EXPECT_EQ(ring->try_reserve(), nullptr);
   EXPECT_EQ(ring->try_reserve(), nullptr);
   EXPECT_EQ(ring->dropped(), 2u);
+  // Room again once the worker has emptied a segment.
+  for (std::uint32_t i = 0; i + 1 < ring->segment_slots(); ++i) ring->pop();
+  EXPECT_EQ(ring->try_reserve(), nullptr);
   ring->pop();
-  EXPECT_NE(ring->try_reserve(), nullptr);  // room again once the worker consumed one
+  EXPECT_NE(ring->try_reserve(), nullptr);
+}
+
+// A ring the worker keeps up with writes the same few segments over and over: its memory in
+// use is what it holds at once, not its capacity.
+TEST(ThreadRing, ReusesEmptiedSegmentsBeforeUntouchedOnes) {
+  Ring ring(ThreadRing::create(8192, 1));
+  ASSERT_EQ(ring->capacity(), 8192u);
+  const std::uint32_t segment = ring->segment_slots();
+  ASSERT_LT(segment, ring->capacity());
+  std::uint32_t highest = 0;
+  std::uint64_t seq = 0, expected = 0;
+  for (int round = 0; round < 200; ++round) {
+    // Bursts of up to one and a half segments, then the worker drains what is there.
+    for (std::uint32_t i = 0; i < segment + segment / 2 - static_cast<std::uint32_t>(round); ++i) {
+      LaunchSlot* s = ring->try_reserve();
+      ASSERT_NE(s, nullptr);
+      s->seq = seq++;
+      highest = std::max(highest, ring->index_of(s));
+      ring->publish();
+    }
+    for (LaunchSlot* s = ring->peek(); s != nullptr; s = ring->peek()) {
+      ASSERT_EQ(s->seq, expected++);
+      ring->pop();
+    }
+  }
+  EXPECT_EQ(ring->dropped(), 0u);
+  EXPECT_LT(highest, 3 * segment);  // at most three segments ever written
 }
 
 TEST(ThreadRing, CapacityIsAPowerOfTwo) {

@@ -18,8 +18,16 @@ struct MeasuredDispatch {
   std::map<std::string, double> pre_us;  // op key -> measured dispatch (µs)
 };
 
+// The shortest roofline time of a call-timed profile's calibration calls, per operator: noted
+// from the GEMM and vector points the profile holds (again as other tables are read: the
+// predictor never holds both at once).
+using SmallestCalls = std::map<std::string, double>;
+void note_smallest_calls(const Profile& profile, const DeviceSpec& spec, SmallestCalls& smallest);
+
 // The operators whose dispatch `profile` measured, with their `pre_us`: those with a
-// calibration call too small to be kernel-bound. Empty for a kernel-timed profile.
-std::map<std::string, double> measured_dispatch(const Profile& profile, const DeviceSpec& spec);
+// calibration call too small to be kernel-bound (`smallest`, as noted above). Empty for a
+// kernel-timed profile.
+std::map<std::string, double> measured_dispatch(const Profile& profile,
+                                                const SmallestCalls& smallest);
 
 }  // namespace pm2lat

@@ -56,6 +56,7 @@ struct GemmShape {
   std::int32_t algo_split_k = 0;
 
   bool valid() const noexcept { return batch > 0 && m > 0 && n > 0 && k > 0; }
+  bool operator==(const GemmShape&) const = default;
   double flops() const noexcept {
     return 2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
            static_cast<double>(k);
@@ -78,6 +79,7 @@ struct ConvShape {
     return batch > 0 && in_channels > 0 && out_channels > 0 && in_h > 0 && in_w > 0 &&
            kernel_h > 0 && kernel_w > 0 && stride_h > 0 && stride_w > 0;
   }
+  bool operator==(const ConvShape&) const = default;
   std::int64_t out_h() const noexcept;
   std::int64_t out_w() const noexcept;
   double flops() const noexcept;

@@ -203,6 +203,9 @@ struct Profile {
   std::vector<ScaledGemmPoint> scaled_gemm_points;
 
   std::string file;  // where it was loaded from (not serialised)
+  // Point tables left in that file by load_profile_without_points, a bit per PointTable
+  // (profile_io.h); read with load_points (not serialised).
+  std::uint8_t points_in_file = 0;
 
   const CallOverhead& overhead_for(const std::string& op) const;
   int find_gemm_config(const std::string& config) const;  // -1 if absent

@@ -177,31 +177,33 @@ AttentionPredictor::~AttentionPredictor() = default;
 AttentionPredictor::AttentionPredictor(const DeviceCatalogue& catalogue,
                                        const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
-  for (const Profile& p : profiles) {
-    if (p.attention_configs.empty()) continue;
-    Impl::Device d;
-    d.profile = &p;
-    d.spec = catalogue.find(p.device);
-    if (d.spec == nullptr) continue;
-    const std::size_t n = p.attention_configs.size();
-    std::vector<std::vector<std::array<double, 5>>> keys(n);
-    std::vector<std::vector<double>> res(n);
-    for (const AttentionConfigFit& c : p.attention_configs)
-      d.variant.push_back(parse_attention_variant(c.variant));
-    for (const AttentionPoint& pt : p.attention_points) {
-      const auto ci = static_cast<std::size_t>(pt.config);
-      const AttentionConfigFit& c = p.attention_configs[ci];
-      const AttentionShape s = point_shape(pt, c);
-      const AttentionWork w =
-          attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
-      const double model = attention_kernel_us(c, attention_features(w, c.ctas_per_sm, *d.spec));
-      keys[ci].push_back(residual_key(pt.batch, pt.seqlen_q, pt.heads, pt.kv_heads, pt.window));
-      res[ci].push_back(std::log(pt.us / model));
-    }
-    for (std::size_t i = 0; i < n; ++i)
-      d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
-    impl_->devices.push_back(std::move(d));
+  for (const Profile& p : profiles) add_profile(catalogue, p);
+}
+
+void AttentionPredictor::add_profile(const DeviceCatalogue& catalogue, const Profile& p) {
+  if (p.attention_configs.empty()) return;
+  Impl::Device d;
+  d.profile = &p;
+  d.spec = catalogue.find(p.device);
+  if (d.spec == nullptr) return;
+  const std::size_t n = p.attention_configs.size();
+  std::vector<std::vector<std::array<double, 5>>> keys(n);
+  std::vector<std::vector<double>> res(n);
+  for (const AttentionConfigFit& c : p.attention_configs)
+    d.variant.push_back(parse_attention_variant(c.variant));
+  for (const AttentionPoint& pt : p.attention_points) {
+    const auto ci = static_cast<std::size_t>(pt.config);
+    const AttentionConfigFit& c = p.attention_configs[ci];
+    const AttentionShape s = point_shape(pt, c);
+    const AttentionWork w =
+        attention_work(s, c.tile_m, c.tile_n, static_cast<GqaPacking>(c.gqa_packing));
+    const double model = attention_kernel_us(c, attention_features(w, c.ctas_per_sm, *d.spec));
+    keys[ci].push_back(residual_key(pt.batch, pt.seqlen_q, pt.heads, pt.kv_heads, pt.window));
+    res[ci].push_back(std::log(pt.us / model));
   }
+  for (std::size_t i = 0; i < n; ++i)
+    d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
+  impl_->devices.push_back(std::move(d));
 }
 
 bool AttentionPredictor::calibrated() const noexcept { return !impl_->devices.empty(); }

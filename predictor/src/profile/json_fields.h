@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +76,11 @@ class Reader {
     if (!j_.is_number_integer()) fail("expected an integer");
     return j_.get<std::int64_t>();
   }
+  std::int64_t positive_integer() const {
+    const auto v = integer();
+    if (v <= 0) fail("must be positive");
+    return v;
+  }
   std::string string() const {
     if (!j_.is_string()) fail("expected a string");
     return j_.get<std::string>();
@@ -109,10 +115,12 @@ class Reader {
   std::size_t index_ = kNoIndex;             // index in that array, if an element
 };
 
-// Parses text as JSON, turning syntax errors into a ProfileError at the root.
-inline json parse_text(const std::string& text, const std::string& file) {
+// Parses text as JSON, turning syntax errors into a ProfileError at the root. `filter`, when
+// given, is nlohmann's parser callback: values it declines are not stored.
+inline json parse_text(std::string_view text, const std::string& file,
+                       const json::parser_callback_t& filter = nullptr) {
   try {
-    return json::parse(text);
+    return json::parse(text.begin(), text.end(), filter);
   } catch (const json::exception& e) {
     // parse_error, and out_of_range for a number no double holds ("9E999999").
     throw ProfileError(file, "", std::string("not valid JSON: ") + e.what());

@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "pm2lat/error_band_table.h"
 #include "profile/json_fields.h"
+#include "profile/json_scan.h"
+#include "profile/point_tables.h"
 #include "profile/scaled_gemm_json.h"
 
 namespace pm2lat {
@@ -73,97 +77,17 @@ VectorFit read_vector_fit(const Reader& r) {
   return v;
 }
 
-std::vector<GemmPoint> read_gemm_points(const Reader& r, std::size_t n_configs) {
-  const std::size_t n = r.child("us").size();
-  std::vector<GemmPoint> pts(n);
-  std::vector<std::string> ops;
-  for (std::size_t i = 0; i < r.child("ops").size(); ++i)
-    ops.push_back(r.child("ops").at(i).string());
-  read_column(r, "op", n, [&](std::size_t i, const Reader& v) {
-    const auto idx = v.integer();
-    if (idx < 0 || static_cast<std::size_t>(idx) >= ops.size()) v.fail("op index out of range");
-    pts[i].op = ops[static_cast<std::size_t>(idx)];
-  });
-  if (r.has("trans_b")) {
-    read_column(r, "trans_b", n, [&](std::size_t i, const Reader& v) {
-      pts[i].transposed_weight = v.integer() != 0;
-    });
-  } else {
-    for (auto& p : pts)
-      p.transposed_weight = p.op == "linear";  // profiles written before the column
-  }
-  read_column(r, "config", n, [&](std::size_t i, const Reader& v) {
-    const auto idx = v.integer();
-    if (idx < 0 || static_cast<std::size_t>(idx) >= n_configs) v.fail("config index out of range");
-    pts[i].config = static_cast<std::int32_t>(idx);
-  });
-  auto positive = [](const Reader& v) {
-    const auto x = v.integer();
-    if (x <= 0) v.fail("must be positive");
-    return x;
-  };
-  read_column(r, "batch", n, [&](std::size_t i, const Reader& v) { pts[i].batch = positive(v); });
-  read_column(r, "m", n, [&](std::size_t i, const Reader& v) { pts[i].m = positive(v); });
-  read_column(r, "n", n, [&](std::size_t i, const Reader& v) { pts[i].n = positive(v); });
-  read_column(r, "k", n, [&](std::size_t i, const Reader& v) { pts[i].k = positive(v); });
-  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.x = static_cast<std::uint32_t>(positive(v));
-  });
-  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.y = static_cast<std::uint32_t>(positive(v));
-  });
-  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.z = static_cast<std::uint32_t>(positive(v));
-  });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
-  return pts;
-}
-
-std::vector<VectorPoint> read_vector_points(const Reader& r, std::size_t n_fits) {
-  const std::size_t n = r.child("us").size();
-  std::vector<VectorPoint> pts(n);
-  read_column(r, "fit", n, [&](std::size_t i, const Reader& v) {
-    const auto idx = v.integer();
-    if (idx < 0 || static_cast<std::size_t>(idx) >= n_fits) v.fail("fit index out of range");
-    pts[i].fit = static_cast<std::int32_t>(idx);
-  });
-  read_column(r, "rows", n, [&](std::size_t i, const Reader& v) { pts[i].rows = v.integer(); });
-  read_column(r, "cols", n, [&](std::size_t i, const Reader& v) { pts[i].cols = v.integer(); });
-  read_column(r, "bytes", n,
-              [&](std::size_t i, const Reader& v) { pts[i].bytes = v.non_negative(); });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
-  return pts;
-}
-
-std::int64_t positive_integer(const Reader& v) {
-  const auto x = v.integer();
-  if (x <= 0) v.fail("must be positive");
-  return x;
-}
-
-std::int32_t config_index(const Reader& v, std::size_t n_configs) {
-  const auto idx = v.integer();
-  if (idx < 0 || static_cast<std::size_t>(idx) >= n_configs) v.fail("config index out of range");
-  return static_cast<std::int32_t>(idx);
-}
-
 AttentionConfigFit read_attention_config(const Reader& r) {
   AttentionConfigFit c;
   c.variant = r.child("variant").string();
   if (c.variant.empty()) r.child("variant").fail("must not be empty");
-  c.head_dim = static_cast<std::int32_t>(positive_integer(r.child("head_dim")));
+  c.head_dim = static_cast<std::int32_t>(r.child("head_dim").positive_integer());
   const std::string kv = r.string("kv_dtype", "bf16");
   c.kv_dtype = parse_dtype(kv);
   if (c.kv_dtype == DType::kUnknown) r.child("kv_dtype").fail("unknown element type '" + kv + "'");
   c.local = r.boolean("local", false);
-  c.tile_m = static_cast<std::int32_t>(positive_integer(r.child("tile_m")));
-  c.tile_n = static_cast<std::int32_t>(positive_integer(r.child("tile_n")));
+  c.tile_m = static_cast<std::int32_t>(r.child("tile_m").positive_integer());
+  c.tile_n = static_cast<std::int32_t>(r.child("tile_n").positive_integer());
   c.ctas_per_sm = static_cast<std::int32_t>(r.child("ctas_per_sm").integer());
   if (c.ctas_per_sm < 1 || c.ctas_per_sm > 32) r.child("ctas_per_sm").fail("out of range 1..32");
   c.gqa_packing = static_cast<std::int32_t>(r.integer("gqa_packing", 0));
@@ -178,78 +102,8 @@ AttentionConfigFit read_attention_config(const Reader& r) {
   return c;
 }
 
-std::vector<AttentionPoint> read_attention_points(const Reader& r, std::size_t n_configs) {
-  const std::size_t n = r.child("us").size();
-  std::vector<AttentionPoint> pts(n);
-  read_column(r, "config", n,
-              [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
-  read_column(r, "batch", n,
-              [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
-  read_column(r, "seqlen_q", n,
-              [&](std::size_t i, const Reader& v) { pts[i].seqlen_q = positive_integer(v); });
-  read_column(r, "seqlen_kv", n,
-              [&](std::size_t i, const Reader& v) { pts[i].seqlen_kv = positive_integer(v); });
-  read_column(r, "heads", n,
-              [&](std::size_t i, const Reader& v) { pts[i].heads = positive_integer(v); });
-  read_column(r, "kv_heads", n,
-              [&](std::size_t i, const Reader& v) { pts[i].kv_heads = positive_integer(v); });
-  read_column(r, "window", n, [&](std::size_t i, const Reader& v) {
-    pts[i].window = v.integer();
-    if (pts[i].window < 0) v.fail("must not be negative");
-  });
-  read_column(r, "causal", n, [&](std::size_t i, const Reader& v) { pts[i].causal = v.boolean(); });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
-  return pts;
-}
-
-std::vector<ConvPoint> read_conv_points(const Reader& r, std::size_t n_configs) {
-  const std::size_t n = r.child("us").size();
-  std::vector<ConvPoint> pts(n);
-  read_column(r, "config", n,
-              [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
-  read_column(r, "batch", n,
-              [&](std::size_t i, const Reader& v) { pts[i].batch = positive_integer(v); });
-  read_column(r, "in_channels", n,
-              [&](std::size_t i, const Reader& v) { pts[i].in_channels = positive_integer(v); });
-  read_column(r, "out_channels", n,
-              [&](std::size_t i, const Reader& v) { pts[i].out_channels = positive_integer(v); });
-  read_column(r, "in_h", n,
-              [&](std::size_t i, const Reader& v) { pts[i].in_h = positive_integer(v); });
-  read_column(r, "in_w", n,
-              [&](std::size_t i, const Reader& v) { pts[i].in_w = positive_integer(v); });
-  read_column(r, "kernel_h", n,
-              [&](std::size_t i, const Reader& v) { pts[i].kernel_h = positive_integer(v); });
-  read_column(r, "kernel_w", n,
-              [&](std::size_t i, const Reader& v) { pts[i].kernel_w = positive_integer(v); });
-  read_column(r, "stride", n,
-              [&](std::size_t i, const Reader& v) { pts[i].stride = positive_integer(v); });
-  read_column(r, "pad", n, [&](std::size_t i, const Reader& v) {
-    pts[i].pad = v.integer();
-    if (pts[i].pad < 0) v.fail("must not be negative");
-  });
-  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.x = static_cast<std::uint32_t>(positive_integer(v));
-  });
-  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.y = static_cast<std::uint32_t>(positive_integer(v));
-  });
-  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.z = static_cast<std::uint32_t>(positive_integer(v));
-  });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
-  return pts;
-}
-
-}  // namespace
-
-Profile parse_profile(const std::string& text, const std::string& file) {
-  const json root_json = json_fields::parse_text(text, file);
+// The profile in `root_json`, with the point tables it holds (none, when parsed without).
+Profile read_profile(const json& root_json, const std::string& file) {
   const Reader root(root_json, file, "");
   json_fields::check_schema(root, kProfileSchemaName, kProfileSchemaVersion);
   Profile p;
@@ -289,30 +143,28 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     const Reader configs = g.child("configs");
     for (std::size_t i = 0; i < configs.size(); ++i)
       p.gemm_configs.push_back(read_gemm_config(configs.at(i)));
-    if (g.has("points")) p.gemm_points = read_gemm_points(g.child("points"), p.gemm_configs.size());
+    if (g.has("points")) point_tables::read(g, PointTable::kGemm, p);
   }
   if (root.has("vector")) {
     const Reader v = root.child("vector");
     const Reader fits = v.child("fits");
     for (std::size_t i = 0; i < fits.size(); ++i)
       p.vector_fits.push_back(read_vector_fit(fits.at(i)));
-    if (v.has("points"))
-      p.vector_points = read_vector_points(v.child("points"), p.vector_fits.size());
+    if (v.has("points")) point_tables::read(v, PointTable::kVector, p);
   }
   if (root.has("attention")) {
     const Reader a = root.child("attention");
     const Reader configs = a.child("configs");
     for (std::size_t i = 0; i < configs.size(); ++i)
       p.attention_configs.push_back(read_attention_config(configs.at(i)));
-    if (a.has("points"))
-      p.attention_points = read_attention_points(a.child("points"), p.attention_configs.size());
+    if (a.has("points")) point_tables::read(a, PointTable::kAttention, p);
   }
   if (root.has("conv")) {
     const Reader c = root.child("conv");
     const Reader configs = c.child("configs");
     for (std::size_t i = 0; i < configs.size(); ++i)
       p.conv_configs.push_back(read_gemm_config(configs.at(i)));
-    if (c.has("points")) p.conv_points = read_conv_points(c.child("points"), p.conv_configs.size());
+    if (c.has("points")) point_tables::read(c, PointTable::kConv, p);
   }
   if (root.has("scaled_gemm")) scaled_gemm_json::read_section(root.child("scaled_gemm"), p);
   if (root.has("families")) {
@@ -320,21 +172,49 @@ Profile parse_profile(const std::string& text, const std::string& file) {
     const Reader fits = f.child("fits");
     for (std::size_t i = 0; i < fits.size(); ++i)
       p.family_fits.push_back(read_vector_fit(fits.at(i)));
-    if (f.has("points"))
-      p.family_points = read_vector_points(f.child("points"), p.family_fits.size());
+    if (f.has("points")) point_tables::read(f, PointTable::kFamily, p);
   }
   return p;
 }
 
-Profile load_profile(const std::filesystem::path& file) {
+constexpr PointTable kPointTables[] = {PointTable::kGemm,       PointTable::kVector,
+                                       PointTable::kAttention,  PointTable::kConv,
+                                       PointTable::kScaledGemm, PointTable::kFamily};
+
+// The point table a top-level section holds, if any.
+std::optional<PointTable> table_in_section(const std::string& section) {
+  for (PointTable t : kPointTables) {
+    if (section == point_tables::section_of(t)) return t;
+  }
+  return std::nullopt;
+}
+
+// JSON text parsed without what `keep` declines: `keep(section, points)` is asked for each
+// top-level key (points false) and for the "points" key inside each (points true). Declined
+// values are read past without being stored.
+template <typename Keep>
+json parse_keeping(const std::string& text, const std::string& file, Keep&& keep) {
+  std::string section;  // the top-level key being read
+  return json_fields::parse_text(text, file,
+                                 [&](int depth, json::parse_event_t event, json& parsed) {
+                                   if (event != json::parse_event_t::key) return true;
+                                   if (depth == 1) {
+                                     section = parsed.get<std::string>();
+                                     return keep(section, false);
+                                   }
+                                   return depth != 2 || parsed != "points" || keep(section, true);
+                                 });
+}
+
+std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ProfileError(file.string(), "", "cannot be opened");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_profile(text.str(), file.string());
+  return std::move(text).str();
 }
 
-std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
+std::vector<std::filesystem::path> profile_files(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
@@ -346,9 +226,96 @@ std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
   }
   if (ec) throw ProfileError(dir.string(), "", "cannot list profile directory: " + ec.message());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+Profile parse_profile(const std::string& text, const std::string& file) {
+  return read_profile(json_fields::parse_text(text, file), file);
+}
+
+Profile parse_profile_without_points(const std::string& text, const std::string& file) {
+  // The point tables are cut from the text before it is parsed; text the cut leaves
+  // unparsable is parsed whole, declining the tables as they are read, for its error.
+  std::vector<json_scan::Member> tables_text;
+  std::uint8_t tables = 0;
+  for (const json_scan::Member& section : json_scan::top_level_members(text)) {
+    const std::optional<PointTable> t = table_in_section(std::string(section.key));
+    if (!t) continue;
+    for (const json_scan::Member& m : json_scan::object_members(text, section.value_begin)) {
+      if (m.key != "points") continue;
+      tables_text.push_back(m);
+      tables |= point_table_bit(*t);
+    }
+  }
+  json root;
+  try {
+    root = json_fields::parse_text(json_scan::without_members(text, tables_text), file);
+  } catch (const ProfileError&) {
+    tables = 0;
+    root = parse_keeping(text, file, [&](const std::string& section, bool points) {
+      if (!points) return true;
+      const std::optional<PointTable> t = table_in_section(section);
+      if (!t) return true;
+      tables |= point_table_bit(*t);
+      return false;
+    });
+  }
+  Profile p = read_profile(root, file);
+  p.points_in_file = tables;
+  return p;
+}
+
+Profile load_profile(const std::filesystem::path& file) {
+  return parse_profile(read_text(file), file.string());
+}
+
+Profile load_profile_without_points(const std::filesystem::path& file) {
+  return parse_profile_without_points(read_text(file), file.string());
+}
+
+void load_points(Profile& p, PointTable table) {
+  if ((p.points_in_file & point_table_bit(table)) == 0) return;
+  const std::string text = read_text(p.file);
+  const char* section = point_tables::section_of(table);
+  // Only the section's text is parsed (the last one, as a whole parse keeps the last of a
+  // repeated key); if it does not parse, the whole text is, for its error.
+  std::optional<json> section_json;
+  for (const json_scan::Member& m : json_scan::top_level_members(text)) {
+    if (m.key != section) continue;
+    try {
+      section_json = json_fields::parse_text(
+          std::string_view(text).substr(m.value_begin, m.value_end - m.value_begin), p.file);
+    } catch (const ProfileError&) {
+      section_json.reset();
+    }
+  }
+  if (!section_json) {
+    json root = parse_keeping(text, p.file, [&](const std::string& key, bool points) {
+      return points || key == section;
+    });
+    (void)Reader(root, p.file, "").child(section);  // "missing" when it is not there
+    section_json = std::move(root[section]);
+  }
+  point_tables::read(Reader(*section_json, p.file, section), table, p);
+  p.points_in_file &= static_cast<std::uint8_t>(~point_table_bit(table));
+}
+
+std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
+  const std::vector<std::filesystem::path> files = profile_files(dir);
   std::vector<Profile> out;
   out.reserve(files.size());
   for (const auto& f : files) out.push_back(load_profile(f));
   return out;
 }
+
+std::vector<Profile> load_profiles_without_points(const std::filesystem::path& dir) {
+  const std::vector<std::filesystem::path> files = profile_files(dir);
+  std::vector<Profile> out;
+  out.reserve(files.size());
+  for (const auto& f : files) out.push_back(load_profile_without_points(f));
+  return out;
+}
+
 }  // namespace pm2lat

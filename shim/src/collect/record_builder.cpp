@@ -46,8 +46,8 @@ RecordBuilder::RecordBuilder(std::int32_t rank, RecordSink& sink) : rank_(rank),
 
 void RecordBuilder::on_kernel(const JoinedKernel& kernel) {
   if (sink_.waiting_for_profiles()) {
-    if (held_.size() < kMaxHeld) {
-      hold(kernel);
+    if (!held_.full()) {
+      held_.add(kernel);
       return;
     }
   } else if (!held_.empty()) {
@@ -57,35 +57,12 @@ void RecordBuilder::on_kernel(const JoinedKernel& kernel) {
   sink_.add(scratch_);
 }
 
-void RecordBuilder::hold(const JoinedKernel& k) {
-  HeldKernel& h = held_.emplace_back();
-  h.has_launch = k.launch != nullptr;
-  if (h.has_launch) h.launch = *k.launch;
-  h.has_timing = k.timing != nullptr;
-  if (h.has_timing) h.timing = *k.timing;
-  h.has_op = k.op != nullptr;
-  if (h.has_op) h.op = *k.op;
-  h.has_events = k.events_us.has_value();
-  h.events_us = k.events_us.value_or(0);
-  h.notes = k.notes;
-  h.replay = k.replay;
-}
-
 void RecordBuilder::release_held() {
   if (held_.empty() || sink_.waiting_for_profiles()) return;
-  for (const HeldKernel& h : held_) {
-    JoinedKernel k;
-    k.launch = h.has_launch ? &h.launch : nullptr;
-    k.timing = h.has_timing ? &h.timing : nullptr;
-    k.op = h.has_op ? &h.op : nullptr;
-    if (h.has_events) k.events_us = h.events_us;
-    k.notes = h.notes;
-    k.replay = h.replay;
+  held_.release([this](const JoinedKernel& k) {
     build(k, scratch_);
     sink_.add(scratch_);
-  }
-  held_.clear();
-  held_.shrink_to_fit();  // the start-up burst is over: give the memory back
+  });
 }
 
 const KernelClass& RecordBuilder::classify(std::uint32_t name_id) {
@@ -170,8 +147,8 @@ void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
   op.kind = k.op ? k.op->kind : OpKind::kUnknown;
   op.source.assign(k.op ? to_string(k.op->source) : "");
   op.name.assign(k.op ? to_string(k.op->api) : "");
-  op.gemm = k.op ? k.op->gemm : GemmShape{};
-  op.conv = k.op ? k.op->conv : ConvShape{};
+  op.gemm = k.op ? k.op->gemm_or_default() : GemmShape{};
+  op.conv = k.op ? k.op->conv_or_default() : ConvShape{};
   op.attention = AttentionShape{};
   op.vec = VectorShape{};
   op.collective = CollectiveShape{};

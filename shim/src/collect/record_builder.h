@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collect/held_kernels.h"
 #include "collect/record_joiner.h"
 #include "collect/record_notes.h"
 #include "pm2lat/kernel_class.h"
@@ -30,10 +31,6 @@ struct BuiltRecord {
 
 class RecordBuilder final : public JoinedKernelSink {
  public:
-  // Kernels held back while the profiles load (about 40 MiB at most); later ones are written
-  // without predictions rather than held.
-  static constexpr std::size_t kMaxHeld = std::size_t(1) << 16;
-
   RecordBuilder(std::int32_t rank, RecordSink& sink);
 
   void on_kernel(const JoinedKernel& kernel) override;
@@ -49,23 +46,12 @@ class RecordBuilder final : public JoinedKernelSink {
   const KernelClass& classify(std::uint32_t name_id);
   std::uint32_t name_id_of(const JoinedKernel& kernel);
 
-  // A joined kernel's parts, copied: holding one allocates nothing.
-  struct HeldKernel {
-    LaunchSlot launch;
-    KernelTiming timing;
-    OpPod op;
-    double events_us;
-    std::uint32_t notes;
-    bool has_launch, has_timing, has_op, has_events, replay;
-  };
-  void hold(const JoinedKernel& kernel);
-
   std::int32_t rank_;
   RecordSink& sink_;
   std::unordered_map<std::uint32_t, KernelClass> classes_;      // by name id
   std::unordered_map<const char*, std::uint32_t> cupti_names_;  // CUPTI's strings are stable
   BuiltRecord scratch_;  // one record at a time: its strings and vectors are reused
-  std::vector<HeldKernel> held_;
+  HeldKernels held_;     // while the profiles load
 };
 
 }  // namespace pm2lat::shim

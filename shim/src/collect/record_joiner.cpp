@@ -69,8 +69,9 @@ void RecordJoiner::on_slot(const LaunchSlot& s, std::uint64_t now_ns) {
 }
 
 void RecordJoiner::on_library_call(const LaunchSlot& s) {
-  if (calls_.insert_or_assign(s.call_id, s.op).second) {
-    call_order_.push_back(s.call_id);
+  const OpPod op = library_call(s);
+  if (calls_.insert_or_assign(op.call_id, op).second) {
+    call_order_.push_back(op.call_id);
     if (call_order_.size() > kMaxCalls) {
       calls_.erase(call_order_.front());
       call_order_.pop_front();
@@ -161,6 +162,16 @@ void RecordJoiner::on_timing(const KernelTiming& t, std::uint64_t now_ns, std::u
   }
   orphans_.push_back(Orphan{t, now_ns, passes_, seq_bound, false});
   ++orphans_waiting_;
+  // Records far ahead of their launches (a worker kept from running while CUPTI's buffers
+  // fill): beyond the bound the oldest is settled now, not at the end of the pass.
+  if (orphans_waiting_ > kMaxPending) {
+    while (orphans_[orphans_head_].joined) ++orphans_head_;
+    Orphan& oldest = orphans_[orphans_head_];
+    const KernelTiming settled = oldest.timing;
+    forget_orphan(oldest);
+    settle_unclaimed(settled, last_rings_);
+    compact_orphans();
+  }
 }
 
 bool RecordJoiner::join_waiting_record(const LaunchSlot& s) {
@@ -241,6 +252,7 @@ bool RecordJoiner::join(const KernelTiming& t) {
 }
 
 void RecordJoiner::end_pass(const RingState& rings, std::uint64_t now_ns, bool final) {
+  last_rings_ = rings;
   settle_orphans(rings, now_ns, final);
   expire(now_ns, final);
   graphs_.sweep(now_ns, kGraphLaunchKeepNs);
@@ -272,10 +284,19 @@ void RecordJoiner::settle_orphans(const RingState& rings, std::uint64_t now_ns, 
     forget_orphan(o);
     settle_unclaimed(t, rings);
   }
-  // The queue is a vector read from orphans_head_: its front is given back in large steps.
+  compact_orphans();
+}
+
+void RecordJoiner::compact_orphans() {
+  // The queue is a vector read from orphans_head_: its front is given back in large steps,
+  // and its storage once a burst is over.
   if (orphans_head_ == orphans_.size()) {
     orphans_erased_ += orphans_.size();
-    orphans_.clear();
+    if (orphans_.capacity() > kOrphanCompactAt) {
+      std::vector<Orphan>().swap(orphans_);
+    } else {
+      orphans_.clear();
+    }
     orphans_head_ = 0;
   } else if (orphans_head_ > kOrphanCompactAt && orphans_head_ * 2 > orphans_.size()) {
     orphans_.erase(orphans_.begin(), orphans_.begin() + static_cast<std::ptrdiff_t>(orphans_head_));

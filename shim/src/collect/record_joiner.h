@@ -62,8 +62,15 @@ class RecordJoiner {
   static constexpr std::uint64_t kOrphanGraceNs = 2'000'000'000;
   // How long a graph launch is remembered for its kernels' records.
   static constexpr std::uint64_t kGraphLaunchKeepNs = 30'000'000'000;
-  static constexpr std::size_t kMaxPending = std::size_t(1) << 19;
-  static constexpr std::size_t kMaxExternal = std::size_t(1) << 20;
+  // Launches waiting for their record, and records waiting for their launch. A launch waits
+  // until CUPTI completes the buffer its record is in (a few thousand records, cupti/
+  // cupti_activity_collector.h) or its periodic flush hands over a partial one: this is many
+  // times that, reached only when records stop coming (then the oldest are written
+  // unmeasured). 2^16 waiting launches take 14 MB.
+  static constexpr std::size_t kMaxPending = std::size_t(1) << 16;
+  // Launch sequence numbers by CUPTI correlation id (hook mode), one per launch whose record
+  // has not come: as many as launches may wait, with room.
+  static constexpr std::size_t kMaxExternal = std::size_t(1) << 17;
   static constexpr std::size_t kMaxCalls = std::size_t(1) << 16;  // recent library calls kept
 
   RecordJoiner(JoinerSetup setup, ShimCounters& counters, JoinedKernelSink& sink);
@@ -108,6 +115,7 @@ class RecordJoiner {
   void settle_orphans(const RingState& rings, std::uint64_t now_ns, bool final);
   // Takes the orphan at orphans_head_ out of the queue.
   void forget_orphan(Orphan& o);
+  void compact_orphans();
   // A record no launch claimed: a runtime-only launch's, a dropped launch's, or unhooked.
   void settle_unclaimed(const KernelTiming& t, const RingState& rings);
   void expire(std::uint64_t now_ns, bool final);
@@ -139,6 +147,7 @@ class RecordJoiner {
   std::size_t orphans_erased_ = 0;
   std::size_t orphans_waiting_ = 0;
   std::unordered_map<std::uint32_t, std::size_t> orphan_by_correlation_;
+  RingState last_rings_;                            // as the last pass left them
   std::unordered_map<std::uint64_t, OpPod> calls_;  // library call id -> context
   std::deque<std::uint64_t> call_order_;
 };

@@ -1,5 +1,7 @@
 #include "collect/record_sink.h"
 
+#include <malloc.h>
+
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -68,6 +70,9 @@ void RecordSink::start_loading_profiles() {
     sigfillset(&mask);
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
     auto* p = new PredictorAdapter(setup_.targets, setup_.source_device, &load_problems_);
+    // Loading freed about as much as the predictor keeps (each table of points, each profile's
+    // text): give the pages of those holes back rather than keep them resident for the run.
+    malloc_trim(0);
     loaded_.store(p, std::memory_order_release);
   });
 }
@@ -151,8 +156,10 @@ void RecordSink::finish(BuiltRecord& b) {
   // Predict-only: let the launch path label the next launches of this kernel in NVTX.
   if (setup_.predict_only && b.handle != 0 && !preds.empty()) {
     if (KernelInfo* info = HandleCache::instance().find(b.handle)) {
-      info->last_prediction_us.store(preds.front().second.us, std::memory_order_relaxed);
-      info->last_geometry.store(b.geometry, std::memory_order_release);
+      std::atomic_ref<double>(info->last_prediction_us)
+          .store(preds.front().second.us, std::memory_order_relaxed);
+      std::atomic_ref<std::uint64_t>(info->last_geometry)
+          .store(b.geometry, std::memory_order_release);
     }
   }
 

@@ -47,8 +47,13 @@ struct ExternalCorrelation {
 
 class CuptiActivity {
  public:
-  static constexpr std::size_t kBufferBytes = std::size_t(2) << 20;
-  static constexpr std::size_t kMaxBuffers = 64;  // 128 MiB at most in flight
+  // A buffer holds about 4,800 kernel records (CUpti_ActivityKernel10, 216 bytes). Launches
+  // wait for their record until the buffer holding it completes, so the size bounds how many
+  // wait (each a launch slot's copy) as much as it bounds the buffers' own memory. A worker
+  // that keeps up has two to six in flight; the pool's limit is reached only when it is kept
+  // from running (CUPTI then drops records, and counts them).
+  static constexpr std::size_t kBufferBytes = std::size_t(1) << 20;
+  static constexpr std::size_t kMaxBuffers = 32;  // 32 MiB at most in flight
 
   static CuptiActivity& instance();
 

@@ -27,22 +27,25 @@ bool NvtxEmitter::started() noexcept { return g_domain.load(std::memory_order_ac
 void NvtxEmitter::push(KernelInfo* info, std::uint64_t geometry) noexcept {
   nvtxDomainHandle_t domain = g_domain.load(std::memory_order_acquire);
   if (domain == nullptr || info == nullptr) return;
-  void* message = info->nvtx_message.load(std::memory_order_acquire);
+  std::atomic_ref<void*> stored_message(info->nvtx_message);
+  void* message = stored_message.load(std::memory_order_acquire);
   if (message == nullptr) {
     // First launch of this kernel: register its label once.
     std::string label = *g_prefix;
     label += StringTable::instance().get(info->name_id);
     message = nvtxDomainRegisterStringA(domain, label.c_str());
-    info->nvtx_message.store(message, std::memory_order_release);
+    stored_message.store(message, std::memory_order_release);
   }
   nvtxEventAttributes_t attr{};
   attr.version = NVTX_VERSION;
   attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
   attr.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
   attr.message.registered = static_cast<nvtxStringHandle_t>(message);
-  if (info->last_geometry.load(std::memory_order_acquire) == geometry) {
+  if (std::atomic_ref<std::uint64_t>(info->last_geometry).load(std::memory_order_acquire) ==
+      geometry) {
     attr.payloadType = NVTX_PAYLOAD_TYPE_DOUBLE;
-    attr.payload.dValue = info->last_prediction_us.load(std::memory_order_relaxed);
+    attr.payload.dValue =
+        std::atomic_ref<double>(info->last_prediction_us).load(std::memory_order_relaxed);
   }
   nvtxDomainRangePushEx(domain, &attr);
 }

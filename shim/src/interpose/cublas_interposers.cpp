@@ -30,8 +30,8 @@ void describe_ex(LibraryCallScope& scope, const void* real, cublasHandle_t h, cu
   if (!scope.outermost()) return;
   const DType a = from_cuda_data_type(at);
   const DType cmp = from_cublas_compute(compute, a, a == DType::kFp32 && tf32_allowed(h, real));
-  scope.op().gemm = blas_gemm_shape(ta, tb, m, n, k, batch, a, from_cuda_data_type(bt),
-                                    from_cuda_data_type(ct), cmp);
+  scope.op().gemm() = blas_gemm_shape(ta, tb, m, n, k, batch, a, from_cuda_data_type(bt),
+                                      from_cuda_data_type(ct), cmp);
   scope.publish();
 }
 
@@ -40,7 +40,7 @@ void describe_fixed(LibraryCallScope& scope, const void* real, cublasHandle_t h,
                     std::int64_t k, std::int64_t batch, DType t) noexcept {
   if (!scope.outermost()) return;
   const DType cmp = (t == DType::kFp32 && tf32_allowed(h, real)) ? DType::kTf32 : t;
-  scope.op().gemm = blas_gemm_shape(ta, tb, m, n, k, batch, t, t, t, cmp);
+  scope.op().gemm() = blas_gemm_shape(ta, tb, m, n, k, batch, t, t, t, cmp);
   scope.publish();
 }
 

@@ -117,12 +117,12 @@ extern "C" PM2LAT_EXPORT cublasStatus_t cublasLtMatmul(
   t_lt = reinterpret_cast<const void*>(real);
   LibraryCallScope scope(LibrarySource::kCublasLt, LibraryApi::kCublasLtMatmul, OpKind::kGemm);
   if (scope.outermost()) {
-    scope.op().gemm = describe(computeDesc, Adesc, Bdesc, Ddesc);
-    describe_algo(algo, scope.op().gemm);
+    scope.op().gemm() = describe(computeDesc, Adesc, Bdesc, Ddesc);
+    describe_algo(algo, scope.op().gemm());
     scope.publish();
-  } else if (scope.op().kind == OpKind::kGemm && scope.op().gemm.algo_tile_m == 0) {
+  } else if (scope.op().kind == OpKind::kGemm && scope.op().gemm().algo_tile_m == 0) {
     // Inside a cuBLAS call: that call is the GEMM; cuBLASLt only says how it runs.
-    if (describe_algo(algo, scope.op().gemm)) scope.publish();
+    if (describe_algo(algo, scope.op().gemm())) scope.publish();
   }
   return real(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
               workspace, workspaceSizeInBytes, stream);

@@ -165,7 +165,7 @@ OpPod describe_plan(const void* real, cudnnBackendDescriptor_t plan) {
     const auto xd = walk.ints(x, CUDNN_ATTR_TENSOR_DIMENSIONS);
     const auto wd = walk.ints(w, CUDNN_ATTR_TENSOR_DIMENSIONS);
     if (xd.size() != 4 || wd.size() != 4) continue;
-    ConvShape& s = op.conv;
+    ConvShape& s = op.conv();
     s.batch = xd[0];
     s.in_channels = xd[1];
     s.in_h = xd[2];
@@ -222,7 +222,7 @@ PM2LAT_EXPORT cudnnStatus_t cudnnConvolutionForward(
   LibraryCallScope scope(LibrarySource::kCudnn, LibraryApi::kCudnnConvolutionForward,
                          OpKind::kConv);
   if (scope.outermost()) {
-    scope.op().conv = legacy_shape(reinterpret_cast<const void*>(real), xDesc, wDesc, convDesc);
+    scope.op().conv() = legacy_shape(reinterpret_cast<const void*>(real), xDesc, wDesc, convDesc);
     scope.publish();
   }
   return real(handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceSizeInBytes,
@@ -255,7 +255,7 @@ PM2LAT_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle,
       cache.plans[executionPlan] = op;
     }
     scope.op().kind = op.kind;
-    scope.op().conv = op.conv;
+    scope.op().conv() = op.conv_or_default();
     scope.publish();
   }
   return real(handle, executionPlan, variantPack);

@@ -27,8 +27,7 @@ void LibraryCallScope::publish() noexcept {
   if (!launch_path_state().ready() || thread_state().internal) return;
   LaunchSlot* s = begin_event_slot(SlotKind::kLibraryCall);
   if (s == nullptr) return;
-  s->op = thread_state().library.op;
-  s->call_id = s->op.call_id;
+  set_library_call(*s, thread_state().library.op);
   commit_slot(s, 0);
 }
 

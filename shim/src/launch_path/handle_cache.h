@@ -24,10 +24,11 @@ struct KernelFacts {
 
 struct KernelInfo : KernelFacts {
   // Published by the worker for NVTX emission in predict-only mode: the last prediction for
-  // the first target and the launch geometry it was made for.
-  std::atomic<std::uint64_t> last_geometry{0};
-  std::atomic<double> last_prediction_us{0.0};
-  std::atomic<void*> nvtx_message{nullptr};
+  // the first target and the launch geometry it was made for. Plain values read and written
+  // through std::atomic_ref: the cache's table is zeroed memory (see HandleCache).
+  std::uint64_t last_geometry;
+  double last_prediction_us;
+  void* nvtx_message;
 };
 
 class HandleCache {
@@ -55,11 +56,20 @@ class HandleCache {
   void reset_lock_after_fork() noexcept;
 
  private:
+  // Zero is an empty entry. The table is calloc'd: its pages are only resident once an entry
+  // on them is used (a run launches dozens to thousands of distinct kernels, not kCapacity),
+  // so its fields are plain values, accessed through std::atomic_ref.
   struct Entry {
-    std::atomic<std::uint64_t> key{0};
-    std::atomic<std::uint32_t> generation{0};
+    std::uint64_t key;
+    std::uint32_t generation;
     KernelInfo info;
   };
+  static std::atomic_ref<std::uint64_t> key_of(Entry& e) noexcept {
+    return std::atomic_ref<std::uint64_t>(e.key);
+  }
+  static std::atomic_ref<std::uint32_t> generation_of(Entry& e) noexcept {
+    return std::atomic_ref<std::uint32_t>(e.generation);
+  }
 
   static std::uint32_t hash(std::uint64_t k) noexcept {
     k ^= k >> 33;

@@ -1,9 +1,11 @@
 #include "launch_path/thread_ring.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bit>
 #include <new>
 
 #include "launch_path/thread_state.h"
@@ -18,6 +20,16 @@ std::uint32_t round_up_pow2(std::uint32_t v) {
   std::uint32_t p = 64;
   while (p < v && p < (1u << 24)) p <<= 1;
   return p;
+}
+
+// Slots per segment: 256 (47 KB), a few times what a ring holds between two visits of a
+// worker that keeps up, so that one segment's worth is rarely the most a ring holds; at
+// least 4 segments a ring and at most kMaxSegments.
+std::uint32_t segment_bits_for(std::uint32_t capacity, std::uint32_t max_segments) {
+  std::uint32_t bits = 8;
+  while ((capacity >> bits) < 4 && bits > 4) --bits;
+  while ((capacity >> bits) > max_segments) ++bits;
+  return bits;
 }
 
 pthread_key_t g_retire_key;
@@ -37,12 +49,18 @@ ThreadRing* ThreadRing::create(std::uint32_t capacity, std::uint32_t epoch) {
   const std::uint32_t n = round_up_pow2(capacity);
   auto* ring = new (std::nothrow) ThreadRing();
   if (ring == nullptr) return nullptr;
-  ring->slots_ = static_cast<LaunchSlot*>(::operator new(sizeof(LaunchSlot) * n, std::nothrow));
-  if (ring->slots_ == nullptr) {
+  // Mapped, not taken from the heap: pages no slot was written to are never resident.
+  ring->bytes_ = sizeof(LaunchSlot) * n;
+  void* slots = ::mmap(nullptr, ring->bytes_, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (slots == MAP_FAILED) {
     delete ring;
     return nullptr;
   }
-  ring->mask_ = n - 1;
+  ring->slots_ = static_cast<LaunchSlot*>(slots);
+  ring->segment_bits_ = segment_bits_for(n, kMaxSegments);
+  ring->slot_mask_ = (std::uint64_t{1} << ring->segment_bits_) - 1;
+  ring->segment_mask_ = (n >> ring->segment_bits_) - 1;
   ring->epoch = epoch;
   ring->tid = static_cast<pid_t>(::syscall(SYS_gettid));
   return ring;
@@ -50,19 +68,30 @@ ThreadRing* ThreadRing::create(std::uint32_t capacity, std::uint32_t epoch) {
 
 void ThreadRing::destroy(ThreadRing* ring) {
   if (ring == nullptr) return;
-  ::operator delete(ring->slots_);
+  ::munmap(ring->slots_, ring->bytes_);
   delete ring;
 }
 
-LaunchSlot* ThreadRing::try_reserve() noexcept {
-  if (next_ - cached_tail_ > mask_) {
-    cached_tail_ = tail_.load(std::memory_order_acquire);
-    if (next_ - cached_tail_ > mask_) {
-      dropped_.fetch_add(1, std::memory_order_relaxed);
-      return nullptr;
-    }
+bool ThreadRing::enter_segment() noexcept {
+  const std::uint64_t entering = next_ >> segment_bits_;
+  const std::uint64_t consuming = tail_.load(std::memory_order_acquire) >> segment_bits_;
+  if (entering - consuming > segment_mask_) return false;  // every segment holds slots
+  std::uint64_t used = 0;
+  for (std::uint64_t s = consuming; s < entering; ++s) {
+    used |= std::uint64_t{1} << segment_of_[s & segment_mask_];
   }
-  LaunchSlot* s = &slots_[next_ & mask_];
+  const auto segment = static_cast<std::uint8_t>(std::countr_one(used));
+  segment_of_[entering & segment_mask_] = segment;
+  writing_ = slots_ + (std::uint64_t{segment} << segment_bits_);
+  return true;
+}
+
+LaunchSlot* ThreadRing::try_reserve() noexcept {
+  if ((next_ & slot_mask_) == 0 && !enter_segment()) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  LaunchSlot* s = writing_ + (next_ & slot_mask_);
   ++next_;
   ++open_;
   return s;
@@ -79,7 +108,7 @@ LaunchSlot* ThreadRing::peek() noexcept {
     cached_head_ = head_.load(std::memory_order_acquire);
     if (tail == cached_head_) return nullptr;
   }
-  return &slots_[tail & mask_];
+  return slot_at(tail);
 }
 
 void ThreadRing::pop() noexcept {

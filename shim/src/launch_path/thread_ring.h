@@ -1,6 +1,11 @@
 // Per-thread single-producer/single-consumer rings of launch slots, and the registry the
 // worker walks. The producer side (the launch path) never allocates, locks or blocks: when a
 // ring is full the launch is counted as dropped and the program carries on.
+//
+// A ring is sized for bursts (thousands of slots) but usually holds a few hundred: its
+// memory is mapped once and used by need. Slots are written in segments; a segment the worker
+// has emptied is reused before one never touched (the lowest free one), so a ring's resident
+// memory is the most it ever held at once rounded up to segments, not its capacity.
 #pragma once
 
 #include <sys/types.h>
@@ -17,12 +22,13 @@ struct EventPairs;  // CUDA events bound to ring slots (event_timer.h)
 
 class ThreadRing {
  public:
-  // `capacity` is rounded up to a power of two.
+  // `capacity` is rounded up to a power of two (at least 64).
   static ThreadRing* create(std::uint32_t capacity, std::uint32_t epoch);
   static void destroy(ThreadRing* ring);
 
   // Producer. Reservations nest (a slot may be reserved while another is open); slots
-  // become visible to the consumer, in order, when the outermost one is published.
+  // become visible to the consumer, in order, when the outermost one is published. A
+  // reservation fails (counted as dropped) when every segment holds slots not yet consumed.
   LaunchSlot* try_reserve() noexcept;
   void publish() noexcept;
 
@@ -39,7 +45,9 @@ class ThreadRing {
   std::uint64_t occupancy() const noexcept {
     return head_.load(std::memory_order_acquire) - tail_.load(std::memory_order_acquire);
   }
-  std::uint32_t capacity() const noexcept { return mask_ + 1; }
+  std::uint32_t capacity() const noexcept { return (segment_mask_ + 1) << segment_bits_; }
+  std::uint32_t segment_slots() const noexcept { return 1u << segment_bits_; }
+  // Where `s` lies in the ring's memory (0 .. capacity - 1).
   std::uint32_t index_of(const LaunchSlot* s) const noexcept {
     return static_cast<std::uint32_t>(s - slots_);
   }
@@ -51,19 +59,37 @@ class ThreadRing {
   EventPairs* events = nullptr;  // owned by the event timer
 
  private:
+  // At most this many segments a ring (a bit each in a word while choosing a free one).
+  static constexpr std::uint32_t kMaxSegments = 64;
+
   ThreadRing() = default;
+  // Producer, at a segment's first slot: takes the lowest segment holding nothing unconsumed
+  // for it; false when there is none.
+  bool enter_segment() noexcept;
+  // The slot of sequence index `i` (the segment it was written in, and its place there).
+  LaunchSlot* slot_at(std::uint64_t i) const noexcept {
+    const std::uint32_t segment = segment_of_[(i >> segment_bits_) & segment_mask_];
+    return slots_ + (std::uint64_t{segment} << segment_bits_) + (i & slot_mask_);
+  }
 
   alignas(64) std::atomic<std::uint64_t> head_{0};  // published by the producer
   std::uint64_t next_ = 0;                          // producer: next index to reserve
-  std::uint64_t cached_tail_ = 0;                   // producer's view of tail_
+  LaunchSlot* writing_ = nullptr;                   // producer: the segment being written
   std::uint32_t open_ = 0;                          // producer: reserved, not yet published
   alignas(64) std::atomic<std::uint64_t> tail_{0};  // consumed by the worker
   // The consumer's view of head_: re-read only when it has consumed everything it saw, so the
   // line the producer writes on every publish is not pulled over on every slot.
   std::uint64_t cached_head_ = 0;
   std::atomic<std::uint64_t> dropped_{0};
-  std::uint32_t mask_ = 0;
+  std::uint32_t segment_bits_ = 0;  // slots per segment = 2^segment_bits_
+  std::uint64_t slot_mask_ = 0;     // place in a segment
+  std::uint32_t segment_mask_ = 0;  // segments - 1
+  std::size_t bytes_ = 0;           // mapped for the slots
   LaunchSlot* slots_ = nullptr;
+  // Sequence segment (modulo the segment count) -> the segment of memory it was written in.
+  // Written by the producer before it publishes the segment's first slot; read by the
+  // consumer only for slots published since, and rewritten only once those are consumed.
+  std::uint8_t segment_of_[kMaxSegments] = {};
 };
 
 // All rings of the process, newest first. Pushed by any thread, pruned by the worker only.

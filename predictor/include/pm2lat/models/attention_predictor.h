@@ -25,6 +25,9 @@ class AttentionPredictor {
   AttentionPredictor();
   // `profiles` must outlive the predictor; their device names are canonical catalogue names.
   AttentionPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  // The same, one profile at a time (before any target is added): a profile's attention
+  // points are read only here, so a loader may hold one profile's at a time.
+  void add_profile(const DeviceCatalogue& catalogue, const Profile& profile);
   AttentionPredictor(AttentionPredictor&&) noexcept;
   AttentionPredictor& operator=(AttentionPredictor&&) noexcept;
   ~AttentionPredictor();
