@@ -1,5 +1,6 @@
 // pm2lat-calibrate: builds device profiles from measurement tables (import), splits
-// tables by shape for out-of-sample evaluation (split), and calibrates the local GPU (run).
+// tables by shape for out-of-sample evaluation (split: a hashed share of the shapes, or the
+// shapes some GPUs measured), and calibrates the local GPU (run).
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
@@ -103,16 +104,37 @@ int run_import(const std::string& format, const std::string& data, const std::st
   return 0;
 }
 
+// The shapes the rows of these GPUs measured (names as the table spells them).
+std::set<std::string> shapes_measured_on(const CsvTable& table, const std::string& devices,
+                                         std::string (*shape_key)(const CsvTable&, std::size_t)) {
+  const auto list = split_list(devices);
+  const std::set<std::string> on(list.begin(), list.end());
+  const std::size_t c_device = table.require("device");
+  std::set<std::string> keys;
+  for (std::size_t i = 0; i < table.rows(); ++i)
+    if (on.contains(table.row(i)[c_device])) keys.insert(shape_key(table, i));
+  return keys;
+}
+
+// like = "": a hashed share of the shapes is held out. like = GPUs: the shapes those GPUs
+// measured are kept for training and every other shape is held out, which rebuilds a densely
+// measured GPU's table as sparse as theirs.
 int run_split(const std::string& format, const std::string& data, double fraction, unsigned seed,
-              const std::string& train_out, const std::string& test_out) {
+              const std::string& like, const std::string& train_out, const std::string& test_out) {
   const CsvTable table = CsvTable::read(data);
   const auto shape_key = format == "aiconfigurator" ? aiconfigurator_split_key : neusight_shape_key;
+  const std::set<std::string> kept =
+      like.empty() ? std::set<std::string>{} : shapes_measured_on(table, like, shape_key);
+  if (!like.empty() && kept.empty()) {
+    fmt::print(stderr, "error: {}: no rows of {}\n", data, like);
+    return 1;
+  }
   std::vector<const std::vector<std::string>*> train, test;
   std::set<std::string> train_keys, test_keys;
   for (std::size_t i = 0; i < table.rows(); ++i) {
     // The same shape goes to the same side on every GPU.
     const std::string key = shape_key(table, i);
-    if (in_holdout(key, fraction, seed)) {
+    if (like.empty() ? in_holdout(key, fraction, seed) : !kept.contains(key)) {
       test.push_back(&table.row(i));
       test_keys.insert(key);
     } else {
@@ -163,9 +185,15 @@ int main(int argc, char** argv) {
   spl->add_option("--format", format, "table format")
       ->check(CLI::IsMember({"neusight", "aiconfigurator"}))
       ->capture_default_str();
-  spl->add_option("--fraction", fraction, "share of shapes in the test file")
-      ->check(CLI::Range(0.0, 1.0));
+  auto* fraction_option =
+      spl->add_option("--fraction", fraction, "share of shapes in the test file")
+          ->check(CLI::Range(0.0, 1.0));
   spl->add_option("--seed", seed, "hash seed");
+  std::string like;
+  spl->add_option("--like", like,
+                  "comma-separated GPUs: keep for training only the shapes they measured "
+                  "(instead of --fraction)")
+      ->excludes(fraction_option);
   spl->add_option("--train", train_out, "train output (.csv or .csv.gz)")->required();
   spl->add_option("--test", test_out, "test output (.csv or .csv.gz)")->required();
 
@@ -176,7 +204,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (imp->parsed()) return run_import(format, data, out_dir, catalogue, devices, source, tag);
-    if (spl->parsed()) return run_split(format, data, fraction, seed, train_out, test_out);
+    if (spl->parsed()) return run_split(format, data, fraction, seed, like, train_out, test_out);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;
