@@ -2,6 +2,7 @@
 // tables by shape for out-of-sample evaluation (split: a hashed share of the shapes, or the
 // shapes some GPUs measured), and calibrates the local GPU (run).
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "command_support.h"
 #include "family_commands.h"
 #include "pm2lat/calibrate/aiconfigurator_table.h"
+#include "pm2lat/calibrate/borrowed_dispatch.h"
 #include "pm2lat/calibrate/csv_table.h"
 #include "pm2lat/calibrate/neusight_table.h"
 #include "pm2lat/calibrate/profile_builder.h"
@@ -50,7 +52,10 @@ int run_import(const std::string& format, const std::string& data, const std::st
   }
   const auto device_list = split_list(devices);
   const std::set<std::string> wanted(device_list.begin(), device_list.end());
+  // Every GPU's rows: a table lends the dispatch it times to the GPUs whose tables cannot
+  // time it (borrowed_dispatch.h), whether or not its own profile is written.
   std::map<std::string, std::vector<const MeasuredCall*>> by_device;
+  std::set<std::string> to_write;
   for (const auto& c : calls) {
     const DeviceSpec* spec = catalogue.find(c.device);
     if (spec == nullptr) {
@@ -58,14 +63,24 @@ int run_import(const std::string& format, const std::string& data, const std::st
                  data, c.device);
       continue;
     }
-    if (!wanted.empty() && !wanted.contains(spec->name) && !wanted.contains(c.device)) continue;
     by_device[spec->name].push_back(&c);
+    if (wanted.empty() || wanted.contains(spec->name) || wanted.contains(c.device))
+      to_write.insert(spec->name);
   }
-  if (by_device.empty()) {
+  if (to_write.empty()) {
     fmt::print(stderr, "error: {}: no rows for the requested GPUs\n", data);
     return 1;
   }
+  std::vector<TableOverheads> overheads;
+  std::map<std::string, std::size_t> overheads_of;
+  if (!aic) {
+    for (const auto& [device, rows] : by_device) {
+      overheads_of[device] = overheads.size();
+      overheads.push_back(estimate_table_overheads(rows, catalogue.resolve(device)));
+    }
+  }
   for (const auto& [device, rows] : by_device) {
+    if (!to_write.contains(device)) continue;
     BuildOptions opt;
     opt.basis = aic ? TimeBasis::kKernel : TimeBasis::kCall;
     opt.provenance.source = source;
@@ -87,6 +102,17 @@ int run_import(const std::string& format, const std::string& data, const std::st
           " Low-precision GEMM backends (section scaled_gemm) are fitted per backend as whole "
           "calls: activation quantisation plus GEMM, and the host's time per call for backends "
           "run without a CUDA graph.";
+    }
+    if (!aic) {
+      opt.borrowed_dispatch_us = borrowed_dispatch_us(overheads, overheads_of.at(device));
+      if (!opt.borrowed_dispatch_us.empty()) {
+        std::vector<std::string> ops;
+        for (const auto& [op, us] : opt.borrowed_dispatch_us) ops.push_back(op);
+        opt.provenance.notes += fmt::format(
+            " No call of {} is small enough to time its host dispatch: it is the median of the "
+            "other GPUs' tables that time it, scaled by this host's dispatch.",
+            fmt::join(ops, ", "));
+      }
     }
     BuildReport rep;
     const DeviceSpec& spec = catalogue.resolve(device);

@@ -11,7 +11,7 @@ constexpr double kSmallCallUs = 2.0;
 
 }  // namespace
 
-std::map<std::string, double> measured_dispatch(const Profile& p, const DeviceSpec& spec) {
+std::set<std::string> ops_with_small_calls(const Profile& p, const DeviceSpec& spec) {
   if (p.basis != TimeBasis::kCall) return {};
   std::map<std::string, double> smallest;  // op -> shortest roofline time of its calls
   auto note = [&](const std::string& op, double roofline_us) {
@@ -28,10 +28,18 @@ std::map<std::string, double> measured_dispatch(const Profile& p, const DeviceSp
     if (v.fit < 0 || static_cast<std::size_t>(v.fit) >= p.vector_fits.size()) continue;
     note(p.vector_fits[static_cast<std::size_t>(v.fit)].op, v.bytes / bytes_per_us);
   }
+  std::set<std::string> out;
+  for (const auto& [op, roofline_us] : smallest) {
+    if (roofline_us < kSmallCallUs) out.insert(op);
+  }
+  return out;
+}
+
+std::map<std::string, double> measured_dispatch(const Profile& p, const DeviceSpec& spec) {
   std::map<std::string, double> out;
-  for (const auto& [op, o] : p.call_overhead) {
-    const auto it = smallest.find(op);
-    if (it != smallest.end() && it->second < kSmallCallUs && o.pre_us > 0) out[op] = o.pre_us;
+  for (const std::string& op : ops_with_small_calls(p, spec)) {
+    const auto it = p.call_overhead.find(op);
+    if (it != p.call_overhead.end() && it->second.pre_us > 0) out[op] = it->second.pre_us;
   }
   return out;
 }

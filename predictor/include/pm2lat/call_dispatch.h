@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "pm2lat/device_spec.h"
@@ -17,6 +18,11 @@ struct MeasuredDispatch {
   const DeviceSpec* spec = nullptr;      // the GPU the profile measured
   std::map<std::string, double> pre_us;  // op key -> measured dispatch (µs)
 };
+
+// The operators of a call-timed profile with a calibration call too small to be kernel-bound:
+// the only ones whose call floor and dispatch its table pins down. Empty for a kernel-timed
+// profile.
+std::set<std::string> ops_with_small_calls(const Profile& profile, const DeviceSpec& spec);
 
 // The operators whose dispatch `profile` measured, with their `pre_us`: those with a
 // calibration call too small to be kernel-bound. Empty for a kernel-timed profile.
