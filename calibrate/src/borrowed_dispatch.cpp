@@ -34,7 +34,7 @@ std::map<std::string, double> borrowed_dispatch_us(const std::vector<TableOverhe
   const double host_scale = ratios.empty() ? 1.0 : median(ratios);
   std::map<std::string, double> out;
   for (const auto& [op, o] : own.overheads) {
-    if (own.timed.contains(op)) continue;
+    if (own.timed.contains(op) && o.pre_us > 0) continue;  // its own measurement
     const auto others = timed_elsewhere(tables, target, op);
     if (!others.empty()) out[op] = median(others) * host_scale;
   }

@@ -109,8 +109,9 @@ int run_import(const std::string& format, const std::string& data, const std::st
         std::vector<std::string> ops;
         for (const auto& [op, us] : opt.borrowed_dispatch_us) ops.push_back(op);
         opt.provenance.notes += fmt::format(
-            " No call of {} is small enough to time its host dispatch: it is the median of the "
-            "other GPUs' tables that time it, scaled by this host's dispatch.",
+            " This table does not time the host dispatch of {} (no call small enough, or an "
+            "intercept at 0): it is the median of the other GPUs' tables that time it, scaled "
+            "by this host's dispatch.",
             fmt::join(ops, ", "));
       }
     }

@@ -46,6 +46,8 @@ TEST(BorrowedDispatch, NothingToCompareTheHostWithLeavesTheMedianAsItIs) {
   const auto borrowed = borrowed_dispatch_us(tables, 2);
   ASSERT_EQ(borrowed.size(), 1u);  // no table times `ln`: the own estimate stays
   EXPECT_NEAR(borrowed.at("bmm"), 20, 1e-9);
+  // A table that times an operator but whose dispatch fitted to 0 borrows it too.
+  EXPECT_NEAR(borrowed_dispatch_us(tables, 1).at("bmm"), 20, 1e-9);
 }
 
 // The public tables: each dense table cut down to the shapes the sparsely measured GPUs

@@ -13,7 +13,9 @@
 //
 // Dispatch is the host's and the framework's, not the GPU's (reports' host_dispatch.h replays
 // runs that way): an operator a table does not time gets the median of the tables that time
-// it, scaled by how this table's host compares with theirs on the operators both time.
+// it, scaled by how this table's host compares with theirs on the operators both time. So
+// does one whose intercept came out at 0 although the table times it (the T4's and P4's
+// `linear`: 0 where the other tables measure 25-43 µs), which is no measurement either.
 #pragma once
 
 #include <map>
@@ -31,8 +33,8 @@ struct TableOverheads {
   std::set<std::string> timed;  // operators with a call small enough to time the dispatch
 };
 
-// For `tables[target]`: the dispatch (µs) of the operators it does not time but another table
-// does (the others' median, scaled by the target's host), by operator.
+// For `tables[target]`: the dispatch (µs) of the operators it does not time, or times at 0,
+// but another table times (the others' median, scaled by the target's host), by operator.
 std::map<std::string, double> borrowed_dispatch_us(const std::vector<TableOverheads>& tables,
                                                    std::size_t target);
 
