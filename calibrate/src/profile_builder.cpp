@@ -399,9 +399,11 @@ TableOverheads estimate_table_overheads(const std::vector<const MeasuredCall*>& 
   estimate_overheads(calls, spec, p, classes);
   // The calls' shapes as calibration points, so that call_dispatch.h judges which are small.
   std::map<std::string, std::int32_t> fit_of_op;
+  std::set<std::string> gemm_ops;
   for (const auto* c : calls) {
     const KernelRecord& rec = c->record;
     if (rec.op.kind == OpKind::kGemm) {
+      gemm_ops.insert(c->op);
       GemmPoint pt;
       pt.op = c->op;
       pt.batch = rec.op.gemm.batch;
@@ -422,7 +424,7 @@ TableOverheads estimate_table_overheads(const std::vector<const MeasuredCall*>& 
       p.vector_points.push_back(pt);
     }
   }
-  return {p.call_overhead, ops_with_small_calls(p, spec)};
+  return {p.call_overhead, ops_with_small_calls(p, spec), gemm_ops};
 }
 
 Profile build_profile(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec,

@@ -12,10 +12,16 @@
 // a whole run, replayed in kernel time, does.
 //
 // Dispatch is the host's and the framework's, not the GPU's (reports' host_dispatch.h replays
-// runs that way): an operator a table does not time gets the median of the tables that time
-// it, scaled by how this table's host compares with theirs on the operators both time. So
-// does one whose intercept came out at 0 although the table times it (the T4's and P4's
+// runs that way): a GEMM operator a table does not time gets the median of the tables that
+// time it, scaled by how this table's host compares with theirs on the operators both time.
+// So does one whose intercept came out at 0 although the table times it (the T4's and P4's
 // `linear`: 0 where the other tables measure 25-43 µs), which is no measurement either.
+//
+// Memory-bound operators keep their own: what the other tables lend for them is not measured
+// where it matters (NeuSight's layer-norm intercepts sit at the call floor on the A100-40GB, T4
+// and P4 tables), and lent to the A100-PCIE-80GB's fits, which price the H100's memory-bound
+// kernels, it took the H100 traces' layer-norm kernels from 0.67x to 0.51x of their measured
+// time and BERT-small's elementwise ones from 1.12x to 0.86x (predictor/ACCURACY.md).
 #pragma once
 
 #include <map>
@@ -31,10 +37,11 @@ namespace pm2lat::calibrate {
 struct TableOverheads {
   std::map<std::string, CallOverhead> overheads;  // every operator of the table
   std::set<std::string> timed;  // operators with a call small enough to time the dispatch
+  std::set<std::string> gemm;   // operators whose calls run GEMMs
 };
 
-// For `tables[target]`: the dispatch (µs) of the operators it does not time, or times at 0,
-// but another table times (the others' median, scaled by the target's host), by operator.
+// For `tables[target]`: the dispatch (µs) of the GEMM operators it does not time, or times at
+// 0, but another table times (the others' median, scaled by the target's host), by operator.
 std::map<std::string, double> borrowed_dispatch_us(const std::vector<TableOverheads>& tables,
                                                    std::size_t target);
 
