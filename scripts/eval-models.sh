@@ -10,14 +10,19 @@
 #   own-only  each GPU's runs judged with that GPU's held-out NeuSight profile alone: no
 #             other GPU's table lends it fits, kernel choices or dispatch times
 #   sparse    each GPU's runs judged with its NeuSight profile rebuilt from only the rows whose
-#             shape a sparsely measured GPU (A100-PCIE-80GB, L4, H100) also measured, every
-#             other profile as shipped: the tables of the GPUs whose runs are judged unseen are
+#             shape a sparsely measured GPU (A100-PCIE-80GB, L4, H100) also measured (imported
+#             beside the other GPUs' whole tables), every other profile as shipped: the
+#             tables of the GPUs whose runs are judged unseen are
 #             NeuSight's model-like shapes alone (826 `linear` rows, all tn; bmm rows all nn;
 #             ~50-70 per vector op or none), the dense GPUs' add ~5000 random linear shapes,
 #             ~14000 bmm shapes and ~1400 per vector op. This cuts a dense GPU down to that
 #             (the V100: 826 linear, 26 bmm, ~50 per vector op), so its training runs stress
 #             what a sparse table leaves to other points and other GPUs
 #   sparse own-only  the same sparse profile alone
+#
+# SPARSE_LIKE=GPUS (names as the kernel table spells them) cuts to other GPUs' shapes instead:
+# SPARSE_LIKE=H100-SXM-80GB keeps GEMM rows only (the H100's table has no vector rows), so every
+# memory-bound operator is priced from another GPU's fits.
 #
 # and, under held-out and sparse: the V100 training runs by operator group and pass
 # (--by-class), and the live-run pairs (--source all --target all --matrix).
@@ -83,15 +88,20 @@ run_summary "$out/own-only.txt" own-only
   --modes train --by-class >"$out/v100-train-heldout.txt"
 echo "V100 training, held-out: $(summary "$out/v100-train-heldout.txt")"
 
-# Sparse: every GPU's NeuSight table cut to the shapes the sparsely measured GPUs measured
-# (a no-op for the H100, whose table is one of them), each GPU's runs judged with its own
-# sparse profile among the shipped ones, then alone.
-sparse_like=A100-PCIE-80GB,L4,H100-SXM-80GB
-"$calib" split --data "$data/neusight/kernels.csv.gz" --like "$sparse_like" \
-  --train "$work/sparse.csv.gz" --test "$work/dense-only.csv.gz" >/dev/null
+# Sparse: each GPU with runs gets its NeuSight table cut to the shapes the sparsely measured
+# GPUs measured (by default a no-op for the H100, whose table is one of them), imported with
+# every other GPU's table whole, as the shipped profiles of the sparse GPUs were (the others
+# lend what a cut table cannot tell, e.g. its host dispatch); its runs are judged with that
+# profile among the shipped ones, then alone.
+sparse_like=${SPARSE_LIKE:-A100-PCIE-80GB,L4,H100-SXM-80GB}
 mkdir -p "$work/sparse"
-"$calib" import --data "$work/sparse.csv.gz" --out "$work/sparse" \
-  --catalogue "$root/calibrate/profiles/devices.json" --tag neusight-fp32 >/dev/null
+for dir in "$models"/*/; do
+  table_gpu=$(basename "$dir")  # the run folders spell GPUs as the kernel table does
+  "$calib" split --data "$data/neusight/kernels.csv.gz" --like "$sparse_like" \
+    --cut "$table_gpu" --train "$work/cut.csv.gz" --test "$work/cut-out.csv.gz" >/dev/null
+  "$calib" import --data "$work/cut.csv.gz" --out "$work/sparse" --devices "$table_gpu" \
+    --catalogue "$root/calibrate/profiles/devices.json" --tag neusight-fp32 >/dev/null
+done
 : >"$out/sparse.txt"
 : >"$out/sparse-own-only.txt"
 for profile in "$work"/sparse/*.neusight-fp32.json; do
@@ -101,11 +111,9 @@ for profile in "$work"/sparse/*.neusight-fp32.json; do
   cp "$root"/calibrate/profiles/*.json "$among/"
   cp "$profile" "$among/"
   cp "$root/calibrate/profiles/devices.json" "$profile" "$alone/"
-  "$pm2lat" eval models --data "$models" --profiles "$among" --devices "$gpu" \
-    >"$among/eval.txt" 2>/dev/null || true
+  "$pm2lat" eval models --data "$models" --profiles "$among" --devices "$gpu" >"$among/eval.txt"
   run_lines "$among/eval.txt" >>"$out/sparse.txt"
-  "$pm2lat" eval models --data "$models" --profiles "$alone" --devices "$gpu" \
-    >"$alone/eval.txt" 2>/dev/null || true
+  "$pm2lat" eval models --data "$models" --profiles "$alone" --devices "$gpu" >"$alone/eval.txt"
   run_lines "$alone/eval.txt" >>"$out/sparse-own-only.txt"
 done
 run_summary "$out/sparse.txt" sparse

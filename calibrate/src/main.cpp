@@ -145,23 +145,37 @@ std::set<std::string> shapes_measured_on(const CsvTable& table, const std::strin
 
 // like = "": a hashed share of the shapes is held out. like = GPUs: the shapes those GPUs
 // measured are kept for training and every other shape is held out, which rebuilds a densely
-// measured GPU's table as sparse as theirs.
-int run_split(const std::string& format, const std::string& data, double fraction, unsigned seed,
-              const std::string& like, const std::string& train_out, const std::string& test_out) {
+// measured GPU's table as sparse as theirs; with `cut` GPUs, only their rows are cut so, and
+// every other GPU's stay whole for training (what lends to them when they are imported).
+struct SplitRule {
+  double fraction = 0.2;
+  unsigned seed = 0;
+  std::string like, cut;
+};
+
+int run_split(const std::string& format, const std::string& data, const SplitRule& rule,
+              const std::string& train_out, const std::string& test_out) {
   const CsvTable table = CsvTable::read(data);
   const auto shape_key = format == "aiconfigurator" ? aiconfigurator_split_key : neusight_shape_key;
+  const bool by_gpus = !rule.like.empty();
   const std::set<std::string> kept =
-      like.empty() ? std::set<std::string>{} : shapes_measured_on(table, like, shape_key);
-  if (!like.empty() && kept.empty()) {
-    fmt::print(stderr, "error: {}: no rows of {}\n", data, like);
+      by_gpus ? shapes_measured_on(table, rule.like, shape_key) : std::set<std::string>{};
+  if (by_gpus && kept.empty()) {
+    fmt::print(stderr, "error: {}: no rows of {}\n", data, rule.like);
     return 1;
   }
+  const auto cut_list = split_list(rule.cut);
+  const std::set<std::string> cut(cut_list.begin(), cut_list.end());
+  const std::size_t c_device = by_gpus ? table.require("device") : 0;
   std::vector<const std::vector<std::string>*> train, test;
   std::set<std::string> train_keys, test_keys;
   for (std::size_t i = 0; i < table.rows(); ++i) {
-    // The same shape goes to the same side on every GPU.
+    // The same shape goes to the same side on every GPU (every GPU cut).
     const std::string key = shape_key(table, i);
-    if (like.empty() ? in_holdout(key, fraction, seed) : !kept.contains(key)) {
+    const bool held_out =
+        by_gpus ? (cut.empty() || cut.contains(table.row(i)[c_device])) && !kept.contains(key)
+                : in_holdout(key, rule.fraction, rule.seed);
+    if (held_out) {
       test.push_back(&table.row(i));
       test_keys.insert(key);
     } else {
@@ -201,8 +215,7 @@ int main(int argc, char** argv) {
   imp->add_option("--source", source, "provenance text recorded in the profiles");
   imp->add_option("--tag", tag, "profile file tag: <device>.<tag>.json (default: by format)");
 
-  double fraction = 0.2;
-  unsigned seed = 0;
+  SplitRule rule;
   std::string train_out, test_out;
   auto* spl =
       app.add_subcommand("split", "Split a kernel table by shape into train and test files");
@@ -213,14 +226,18 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"neusight", "aiconfigurator"}))
       ->capture_default_str();
   auto* fraction_option =
-      spl->add_option("--fraction", fraction, "share of shapes in the test file")
+      spl->add_option("--fraction", rule.fraction, "share of shapes in the test file")
           ->check(CLI::Range(0.0, 1.0));
-  spl->add_option("--seed", seed, "hash seed");
-  std::string like;
-  spl->add_option("--like", like,
-                  "comma-separated GPUs: keep for training only the shapes they measured "
-                  "(instead of --fraction)")
-      ->excludes(fraction_option);
+  spl->add_option("--seed", rule.seed, "hash seed");
+  auto* like_option =
+      spl->add_option("--like", rule.like,
+                      "comma-separated GPUs: keep for training only the shapes they measured "
+                      "(instead of --fraction)")
+          ->excludes(fraction_option);
+  spl->add_option("--cut", rule.cut,
+                  "with --like: cut only these GPUs' rows (as the table names them); the other "
+                  "GPUs' rows all go to the training file")
+      ->needs(like_option);
   spl->add_option("--train", train_out, "train output (.csv or .csv.gz)")->required();
   spl->add_option("--test", test_out, "test output (.csv or .csv.gz)")->required();
 
@@ -231,7 +248,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (imp->parsed()) return run_import(format, data, out_dir, catalogue, devices, source, tag);
-    if (spl->parsed()) return run_split(format, data, fraction, seed, like, train_out, test_out);
+    if (spl->parsed()) return run_split(format, data, rule, train_out, test_out);
   } catch (const std::exception& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 1;
