@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "pm2lat/calibrate/nnls.h"
+#include "pm2lat/call_dispatch.h"
 #include "pm2lat/classifier.h"
 #include "pm2lat/median.h"
 #include "pm2lat/models/gemm_wave_model.h"
@@ -383,6 +384,49 @@ double latency_floor(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(pos)];
 }
 
+TableOverheads estimate_table_overheads(const std::vector<const MeasuredCall*>& calls,
+                                        const DeviceSpec& spec) {
+  Profile p;
+  p.device = spec.name;
+  p.basis = TimeBasis::kCall;
+  std::unordered_map<std::string, KernelClass> classes;
+  for (const auto* c : calls) {
+    if (classes.find(c->record.launch.name) == classes.end()) {
+      classes.emplace(c->record.launch.name,
+                      c->kernel_class ? *c->kernel_class : classify_kernel(c->record.launch.name));
+    }
+  }
+  estimate_overheads(calls, spec, p, classes);
+  // The calls' shapes as calibration points, so that call_dispatch.h judges which are small.
+  std::map<std::string, std::int32_t> fit_of_op;
+  std::set<std::string> gemm_ops;
+  for (const auto* c : calls) {
+    const KernelRecord& rec = c->record;
+    if (rec.op.kind == OpKind::kGemm) {
+      gemm_ops.insert(c->op);
+      GemmPoint pt;
+      pt.op = c->op;
+      pt.batch = rec.op.gemm.batch;
+      pt.m = rec.op.gemm.m;
+      pt.n = rec.op.gemm.n;
+      pt.k = rec.op.gemm.k;
+      p.gemm_points.push_back(pt);
+    } else if (rec.op.vec.bytes() > 0) {
+      auto [it, added] = fit_of_op.emplace(c->op, static_cast<std::int32_t>(p.vector_fits.size()));
+      if (added) {
+        VectorFit f;
+        f.op = c->op;
+        p.vector_fits.push_back(f);
+      }
+      VectorPoint pt;
+      pt.fit = it->second;
+      pt.bytes = rec.op.vec.bytes();
+      p.vector_points.push_back(pt);
+    }
+  }
+  return {p.call_overhead, ops_with_small_calls(p, spec), gemm_ops};
+}
+
 Profile build_profile(const std::vector<const MeasuredCall*>& calls, const DeviceSpec& spec,
                       const BuildOptions& options, BuildReport* report) {
   BuildReport local;
@@ -399,7 +443,13 @@ Profile build_profile(const std::vector<const MeasuredCall*>& calls, const Devic
                       c->kernel_class ? *c->kernel_class : classify_kernel(c->record.launch.name));
     }
   }
-  if (options.basis == TimeBasis::kCall) estimate_overheads(calls, spec, p, classes);
+  if (options.basis == TimeBasis::kCall) {
+    estimate_overheads(calls, spec, p, classes);
+    for (const auto& [op, pre_us] : options.borrowed_dispatch_us) {
+      if (const auto it = p.call_overhead.find(op); it != p.call_overhead.end())
+        it->second.pre_us = pre_us;
+    }
+  }
   build_gemm(calls, spec, classes, p, rep);
   build_vector(calls, spec, classes, p, rep);
   return p;

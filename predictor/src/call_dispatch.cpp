@@ -29,12 +29,26 @@ void note_smallest_calls(const Profile& p, const DeviceSpec& spec, SmallestCalls
   }
 }
 
+std::set<std::string> ops_with_small_calls(const SmallestCalls& smallest) {
+  std::set<std::string> out;
+  for (const auto& [op, roofline_us] : smallest) {
+    if (roofline_us < kSmallCallUs) out.insert(op);
+  }
+  return out;
+}
+
+std::set<std::string> ops_with_small_calls(const Profile& p, const DeviceSpec& spec) {
+  SmallestCalls smallest;
+  note_smallest_calls(p, spec, smallest);
+  return ops_with_small_calls(smallest);
+}
+
 std::map<std::string, double> measured_dispatch(const Profile& p, const SmallestCalls& smallest) {
   if (p.basis != TimeBasis::kCall) return {};
   std::map<std::string, double> out;
-  for (const auto& [op, o] : p.call_overhead) {
-    const auto it = smallest.find(op);
-    if (it != smallest.end() && it->second < kSmallCallUs && o.pre_us > 0) out[op] = o.pre_us;
+  for (const std::string& op : ops_with_small_calls(smallest)) {
+    const auto it = p.call_overhead.find(op);
+    if (it != p.call_overhead.end() && it->second.pre_us > 0) out[op] = it->second.pre_us;
   }
   return out;
 }

@@ -300,7 +300,7 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   }
   load_points(m.profiles, PointTable::kVector);
   note_calls();
-  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles);
+  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles, smallest_calls);
   release_points(m.profiles, &Profile::vector_points);
   load_points(m.profiles, PointTable::kFamily);
   m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "pm2lat/device_spec.h"
@@ -23,6 +24,12 @@ struct MeasuredDispatch {
 // predictor never holds both at once).
 using SmallestCalls = std::map<std::string, double>;
 void note_smallest_calls(const Profile& profile, const DeviceSpec& spec, SmallestCalls& smallest);
+
+// The operators with a calibration call too small to be kernel-bound (`smallest`, as noted
+// above): the only ones whose call floor and dispatch a table pins down.
+std::set<std::string> ops_with_small_calls(const SmallestCalls& smallest);
+// The same for a profile that holds all its points. Empty for a kernel-timed profile.
+std::set<std::string> ops_with_small_calls(const Profile& profile, const DeviceSpec& spec);
 
 // The operators whose dispatch `profile` measured, with their `pre_us`: those with a
 // calibration call too small to be kernel-bound (`smallest`, as noted above). Empty for a

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "pm2lat/call_dispatch.h"
@@ -163,16 +164,17 @@ void set_floors(std::vector<OperatorFits>& devices) {
 
 // The operators whose host dispatch a table measured (call_dispatch.h: it timed calls too
 // small to be kernel-bound), whose call floor is therefore a dispatch, not traffic.
-void set_dispatch_identified(OperatorFits& d) {
+void set_dispatch_identified(OperatorFits& d, const SmallestCalls& smallest) {
   if (d.spec == nullptr) return;
-  for (const auto& [op, pre_us] : measured_dispatch(*d.profile, *d.spec))
+  for (const auto& [op, pre_us] : measured_dispatch(*d.profile, smallest))
     d.dispatch_identified.insert(op);
 }
 
 // For every operator a call-basis profile times, the dispatch of the most similar GPU whose
 // table identifies it, where this profile's does not; and a dispatch for any other operator
 // (the most similar GPU's median over the operators its table identifies).
-void set_borrowed_dispatch(std::vector<OperatorFits>& devices) {
+void set_borrowed_dispatch(std::vector<OperatorFits>& devices,
+                           const std::vector<SmallestCalls>& smallest_calls) {
   const std::vector<DonorCandidate> candidates = donor_candidates(devices);
   std::vector<std::string> ops;
   for (const OperatorFits& d : devices) {
@@ -181,7 +183,8 @@ void set_borrowed_dispatch(std::vector<OperatorFits>& devices) {
   }
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-  for (OperatorFits& d : devices) set_dispatch_identified(d);
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    set_dispatch_identified(devices[i], smallest_calls[i]);
   for (OperatorFits& d : devices) {
     if (d.profile->basis != TimeBasis::kCall || d.spec == nullptr) continue;
     const std::vector<std::size_t> donors =
@@ -243,8 +246,11 @@ OperatorFitPredictor& OperatorFitPredictor::operator=(OperatorFitPredictor&&) no
 OperatorFitPredictor::~OperatorFitPredictor() = default;
 
 OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
-                                           const std::vector<Profile>& profiles)
+                                           const std::vector<Profile>& profiles,
+                                           const std::vector<SmallestCalls>& smallest_calls)
     : impl_(std::make_unique<Impl>()) {
+  if (smallest_calls.size() != profiles.size())
+    throw std::invalid_argument("OperatorFitPredictor: one SmallestCalls per profile");
   impl_->profiles = profiles.data();
   impl_->calibrated.resize(profiles.size());
   for (std::size_t i = 0; i < profiles.size(); ++i) {
@@ -254,7 +260,7 @@ OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
     build_indexes(d);
   }
   set_floors(impl_->calibrated);
-  set_borrowed_dispatch(impl_->calibrated);
+  set_borrowed_dispatch(impl_->calibrated, smallest_calls);
 }
 
 void OperatorFitPredictor::add_target(const Target& target) {

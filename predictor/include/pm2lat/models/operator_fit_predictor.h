@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "pm2lat/call_dispatch.h"
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/models/model_query.h"
 #include "pm2lat/prediction.h"
@@ -25,7 +26,10 @@ class OperatorFitPredictor {
  public:
   OperatorFitPredictor();
   // `profiles` must outlive the predictor; their device names are canonical catalogue names.
-  OperatorFitPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  // `smallest_calls[i]`: profile i's shortest calls, noted from every point table it holds
+  // (call_dispatch.h), since its GEMM points are no longer held when this is built.
+  OperatorFitPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles,
+                       const std::vector<SmallestCalls>& smallest_calls);
   OperatorFitPredictor(OperatorFitPredictor&&) noexcept;
   OperatorFitPredictor& operator=(OperatorFitPredictor&&) noexcept;
   ~OperatorFitPredictor();
