@@ -130,7 +130,7 @@ GemmConfigFit fit_gemm_efficiency(GemmConfigFit c, const std::vector<const GemmR
 }
 
 // Fits one configuration for each blocks-per-SM candidate and keeps the best.
-GemmConfigFit fit_gemm_config(GemmConfigFit base, const std::vector<const GemmRow*>& rows,
+GemmConfigFit fit_gemm_config(const GemmConfigFit& base, const std::vector<const GemmRow*>& rows,
                               const DeviceSpec& spec, const Profile& profile) {
   if (distinct_shapes(rows) < kMinShapesForWaveFit)
     return fit_gemm_efficiency(base, rows, spec, profile);
@@ -377,11 +377,11 @@ void append_gemm_section(const std::vector<const MeasuredCall*>& calls, const De
   build_gemm(calls, spec, classes, profile, report ? *report : local);
 }
 
-double latency_floor(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
-  return v[static_cast<std::size_t>(pos)];
+double latency_floor(std::vector<double> latencies, double q) {
+  if (latencies.empty()) return 0;
+  std::sort(latencies.begin(), latencies.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(latencies.size() - 1);
+  return latencies[static_cast<std::size_t>(pos)];
 }
 
 TableOverheads estimate_table_overheads(const std::vector<const MeasuredCall*>& calls,

@@ -18,7 +18,7 @@ namespace {
 
 // A table's overheads: {pre, floor} by operator; `timed` those with calls small enough to time
 // the dispatch. `linear` and `bmm` run GEMMs, the rest are memory-bound.
-TableOverheads table(std::map<std::string, std::pair<double, double>> pre_floor,
+TableOverheads table(const std::map<std::string, std::pair<double, double>>& pre_floor,
                      std::set<std::string> timed) {
   TableOverheads t;
   for (const auto& [op, v] : pre_floor) {

@@ -30,7 +30,10 @@ thread_local bool t_counting = false;
 thread_local std::uint64_t t_allocations = 0;
 }  // namespace
 
+// glibc's own entry points, which the counting allocator below forwards to: their names are
+// glibc's, reserved on purpose.
 extern "C" {
+// NOLINTBEGIN(bugprone-reserved-identifier,readability-inconsistent-declaration-parameter-name)
 void* __libc_malloc(size_t);
 void* __libc_calloc(size_t, size_t);
 void* __libc_realloc(void*, size_t);
@@ -57,6 +60,7 @@ int posix_memalign(void** out, size_t a, size_t n) {
   *out = __libc_memalign(a, n);
   return *out ? 0 : 12;
 }
+// NOLINTEND(bugprone-reserved-identifier,readability-inconsistent-declaration-parameter-name)
 }
 
 namespace {
@@ -124,7 +128,7 @@ CUfunction cached_handle(std::uint64_t value, int params) {
   }
   facts.n_params = static_cast<std::uint8_t>(params);
   HandleCache::instance().insert(value, facts);
-  return reinterpret_cast<CUfunction>(value);
+  return reinterpret_cast<CUfunction>(value);  // NOLINT(performance-no-int-to-ptr): a made-up handle, never dereferenced
 }
 
 void report(benchmark::State& state, std::vector<std::uint64_t>& ticks, std::uint64_t overhead,

@@ -21,10 +21,10 @@ struct Member {
   std::size_t value_end = 0;
 };
 
-// The members of the top-level object of `text`; empty when it does not start as one.
-std::vector<Member> top_level_members(std::string_view text);
-// The members of the object starting at `begin` in `text`; empty when it is not an object.
-std::vector<Member> object_members(std::string_view text, std::size_t begin);
+// The members of the top-level object of `t`; empty when it does not start as one.
+std::vector<Member> top_level_members(std::string_view t);
+// The members of the object starting at `i` in `t`; empty when it is not an object.
+std::vector<Member> object_members(std::string_view t, std::size_t i);
 
 // `text` without the given members (each with the comma that separates it from a neighbour).
 // Members must come from one object, in text order.

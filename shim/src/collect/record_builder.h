@@ -38,9 +38,9 @@ class RecordBuilder final : public JoinedKernelSink {
   void release_held();
   std::size_t held() const noexcept { return held_.size(); }
 
-  // Fills `out` with the record of a joined kernel (what on_kernel hands to the sink). `out`
+  // Fills `b` with the record of joined kernel `k` (what on_kernel hands to the sink). `b`
   // may hold a previous record: its buffers are reused, every field is rewritten.
-  void build(const JoinedKernel& kernel, BuiltRecord& out);
+  void build(const JoinedKernel& k, BuiltRecord& b);
 
  private:
   const KernelClass& classify(std::uint32_t name_id);

@@ -65,7 +65,7 @@ using GemmStridedBatchedExFn = cublasStatus_t (*)(
   static NextDefinition next_##fn;                                   \
   auto real = next_##fn.get<type>(#fn, __builtin_return_address(0)); \
   if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED
-#define PM2LAT_REAL(fn) PM2LAT_REAL_T(fn, decltype(&fn))
+#define PM2LAT_REAL(fn) PM2LAT_REAL_T(fn, decltype(&(fn)))
 
 }  // namespace
 
