@@ -1,5 +1,6 @@
 #include "profile/point_tables.h"
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,45 @@ std::int32_t config_index(const Reader& v, std::size_t n_configs) {
   const auto idx = v.integer();
   if (idx < 0 || static_cast<std::size_t>(idx) >= n_configs) v.fail("config index out of range");
   return static_cast<std::int32_t>(idx);
+}
+
+// Column `key` of positive integers into `field` of every point.
+template <typename Point>
+void read_positive(const Reader& r, const char* key, std::vector<Point>& pts,
+                   std::int64_t Point::*field) {
+  read_column(r, key, pts.size(),
+              [&](std::size_t i, const Reader& v) { pts[i].*field = v.positive_integer(); });
+}
+
+// Column `key` of integers that must not be negative into `field` of every point.
+template <typename Point>
+void read_non_negative(const Reader& r, const char* key, std::vector<Point>& pts,
+                       std::int64_t Point::*field) {
+  read_column(r, key, pts.size(), [&](std::size_t i, const Reader& v) {
+    pts[i].*field = v.integer();
+    if (pts[i].*field < 0) v.fail("must not be negative");
+  });
+}
+
+// The launch grid of every point: columns grid_x, grid_y, grid_z.
+template <typename Point>
+void read_grid(const Reader& r, std::vector<Point>& pts) {
+  for (const auto& column : {std::pair{"grid_x", &Dim3::x}, std::pair{"grid_y", &Dim3::y},
+                             std::pair{"grid_z", &Dim3::z}}) {
+    const auto dim = column.second;
+    read_column(r, column.first, pts.size(), [&](std::size_t i, const Reader& v) {
+      pts[i].grid.*dim = static_cast<std::uint32_t>(v.positive_integer());
+    });
+  }
+}
+
+// The measured latency of every point (µs): positive.
+template <typename Point>
+void read_latency(const Reader& r, std::vector<Point>& pts) {
+  read_column(r, "us", pts.size(), [&](std::size_t i, const Reader& v) {
+    pts[i].us = v.number();
+    if (pts[i].us <= 0) v.fail("latency must be positive");
+  });
 }
 
 std::vector<GemmPoint> read_gemm_points(const Reader& r, std::size_t n_configs) {
@@ -37,29 +77,14 @@ std::vector<GemmPoint> read_gemm_points(const Reader& r, std::size_t n_configs) 
     for (auto& p : pts)
       p.transposed_weight = p.op == "linear";  // profiles written before the column
   }
-  read_column(r, "config", n, [&](std::size_t i, const Reader& v) {
-    const auto idx = v.integer();
-    if (idx < 0 || static_cast<std::size_t>(idx) >= n_configs) v.fail("config index out of range");
-    pts[i].config = static_cast<std::int32_t>(idx);
-  });
-  read_column(r, "batch", n,
-              [&](std::size_t i, const Reader& v) { pts[i].batch = v.positive_integer(); });
-  read_column(r, "m", n, [&](std::size_t i, const Reader& v) { pts[i].m = v.positive_integer(); });
-  read_column(r, "n", n, [&](std::size_t i, const Reader& v) { pts[i].n = v.positive_integer(); });
-  read_column(r, "k", n, [&](std::size_t i, const Reader& v) { pts[i].k = v.positive_integer(); });
-  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.x = static_cast<std::uint32_t>(v.positive_integer());
-  });
-  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.y = static_cast<std::uint32_t>(v.positive_integer());
-  });
-  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.z = static_cast<std::uint32_t>(v.positive_integer());
-  });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
+  read_column(r, "config", n,
+              [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
+  read_positive(r, "batch", pts, &GemmPoint::batch);
+  read_positive(r, "m", pts, &GemmPoint::m);
+  read_positive(r, "n", pts, &GemmPoint::n);
+  read_positive(r, "k", pts, &GemmPoint::k);
+  read_grid(r, pts);
+  read_latency(r, pts);
   return pts;
 }
 
@@ -75,10 +100,7 @@ std::vector<VectorPoint> read_vector_points(const Reader& r, std::size_t n_fits)
   read_column(r, "cols", n, [&](std::size_t i, const Reader& v) { pts[i].cols = v.integer(); });
   read_column(r, "bytes", n,
               [&](std::size_t i, const Reader& v) { pts[i].bytes = v.non_negative(); });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
+  read_latency(r, pts);
   return pts;
 }
 
@@ -87,25 +109,14 @@ std::vector<AttentionPoint> read_attention_points(const Reader& r, std::size_t n
   std::vector<AttentionPoint> pts(n);
   read_column(r, "config", n,
               [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
-  read_column(r, "batch", n,
-              [&](std::size_t i, const Reader& v) { pts[i].batch = v.positive_integer(); });
-  read_column(r, "seqlen_q", n,
-              [&](std::size_t i, const Reader& v) { pts[i].seqlen_q = v.positive_integer(); });
-  read_column(r, "seqlen_kv", n,
-              [&](std::size_t i, const Reader& v) { pts[i].seqlen_kv = v.positive_integer(); });
-  read_column(r, "heads", n,
-              [&](std::size_t i, const Reader& v) { pts[i].heads = v.positive_integer(); });
-  read_column(r, "kv_heads", n,
-              [&](std::size_t i, const Reader& v) { pts[i].kv_heads = v.positive_integer(); });
-  read_column(r, "window", n, [&](std::size_t i, const Reader& v) {
-    pts[i].window = v.integer();
-    if (pts[i].window < 0) v.fail("must not be negative");
-  });
+  read_positive(r, "batch", pts, &AttentionPoint::batch);
+  read_positive(r, "seqlen_q", pts, &AttentionPoint::seqlen_q);
+  read_positive(r, "seqlen_kv", pts, &AttentionPoint::seqlen_kv);
+  read_positive(r, "heads", pts, &AttentionPoint::heads);
+  read_positive(r, "kv_heads", pts, &AttentionPoint::kv_heads);
+  read_non_negative(r, "window", pts, &AttentionPoint::window);
   read_column(r, "causal", n, [&](std::size_t i, const Reader& v) { pts[i].causal = v.boolean(); });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
+  read_latency(r, pts);
   return pts;
 }
 
@@ -114,39 +125,17 @@ std::vector<ConvPoint> read_conv_points(const Reader& r, std::size_t n_configs) 
   std::vector<ConvPoint> pts(n);
   read_column(r, "config", n,
               [&](std::size_t i, const Reader& v) { pts[i].config = config_index(v, n_configs); });
-  read_column(r, "batch", n,
-              [&](std::size_t i, const Reader& v) { pts[i].batch = v.positive_integer(); });
-  read_column(r, "in_channels", n,
-              [&](std::size_t i, const Reader& v) { pts[i].in_channels = v.positive_integer(); });
-  read_column(r, "out_channels", n,
-              [&](std::size_t i, const Reader& v) { pts[i].out_channels = v.positive_integer(); });
-  read_column(r, "in_h", n,
-              [&](std::size_t i, const Reader& v) { pts[i].in_h = v.positive_integer(); });
-  read_column(r, "in_w", n,
-              [&](std::size_t i, const Reader& v) { pts[i].in_w = v.positive_integer(); });
-  read_column(r, "kernel_h", n,
-              [&](std::size_t i, const Reader& v) { pts[i].kernel_h = v.positive_integer(); });
-  read_column(r, "kernel_w", n,
-              [&](std::size_t i, const Reader& v) { pts[i].kernel_w = v.positive_integer(); });
-  read_column(r, "stride", n,
-              [&](std::size_t i, const Reader& v) { pts[i].stride = v.positive_integer(); });
-  read_column(r, "pad", n, [&](std::size_t i, const Reader& v) {
-    pts[i].pad = v.integer();
-    if (pts[i].pad < 0) v.fail("must not be negative");
-  });
-  read_column(r, "grid_x", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.x = static_cast<std::uint32_t>(v.positive_integer());
-  });
-  read_column(r, "grid_y", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.y = static_cast<std::uint32_t>(v.positive_integer());
-  });
-  read_column(r, "grid_z", n, [&](std::size_t i, const Reader& v) {
-    pts[i].grid.z = static_cast<std::uint32_t>(v.positive_integer());
-  });
-  read_column(r, "us", n, [&](std::size_t i, const Reader& v) {
-    pts[i].us = v.number();
-    if (pts[i].us <= 0) v.fail("latency must be positive");
-  });
+  read_positive(r, "batch", pts, &ConvPoint::batch);
+  read_positive(r, "in_channels", pts, &ConvPoint::in_channels);
+  read_positive(r, "out_channels", pts, &ConvPoint::out_channels);
+  read_positive(r, "in_h", pts, &ConvPoint::in_h);
+  read_positive(r, "in_w", pts, &ConvPoint::in_w);
+  read_positive(r, "kernel_h", pts, &ConvPoint::kernel_h);
+  read_positive(r, "kernel_w", pts, &ConvPoint::kernel_w);
+  read_positive(r, "stride", pts, &ConvPoint::stride);
+  read_non_negative(r, "pad", pts, &ConvPoint::pad);
+  read_grid(r, pts);
+  read_latency(r, pts);
   return pts;
 }
 
