@@ -1,33 +1,13 @@
 #include "config.h"
 
-#include <cctype>
 #include <cstdlib>
 #include <string>
+
+#include "pm2lat/text.h"
 
 namespace pm2lat::shim {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::vector<std::string> split_list(std::string_view s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t end = s.find(',', start);
-    if (end == std::string_view::npos) end = s.size();
-    std::string item(s.substr(start, end - start));
-    const auto b = item.find_first_not_of(" \t");
-    const auto e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-    start = end + 1;
-  }
-  return out;
-}
 
 bool parse_uint(std::string_view s, std::uint32_t lo, std::uint32_t hi, std::uint32_t* out) {
   if (s.empty()) return false;
@@ -57,17 +37,17 @@ Config Config::from_environment(const std::function<const char*(const char*)>& g
   if (const char* v = get("PM2LAT_DISABLE"); v && *v && std::string_view(v) != "0") {
     c.disabled = true;
   }
-  if (const char* v = get("PM2LAT_TARGETS")) c.targets = split_list(v);
+  if (const char* v = get("PM2LAT_TARGETS")) c.targets = pm2lat::split_list(v);
   if (const char* v = get("PM2LAT_OUT")) {
-    const std::string s = lower(v);
+    const std::string s = pm2lat::ascii_lower(v);
     c.out = (s.empty() || s == "none") ? std::string() : std::string(v);
   }
   if (const char* v = get("PM2LAT_SUMMARY")) {
-    const std::string s = lower(v);
+    const std::string s = pm2lat::ascii_lower(v);
     c.summary = (s.empty() || s == "none") ? std::string() : (s == "stderr" ? s : std::string(v));
   }
   if (const char* v = get("PM2LAT_CUPTI")) {
-    const std::string s = lower(v);
+    const std::string s = pm2lat::ascii_lower(v);
     if (s == "off" || s == "0") {
       c.cupti = CuptiUse::kOff;
     } else if (s != "auto" && s != "on" && s != "1") {
@@ -76,7 +56,7 @@ Config Config::from_environment(const std::function<const char*(const char*)>& g
   }
   if (const char* v = get("PM2LAT_CUPTI_LIBRARY")) c.cupti_library = v;
   if (const char* v = get("PM2LAT_LAUNCH_SOURCE")) {
-    const std::string s = lower(v);
+    const std::string s = pm2lat::ascii_lower(v);
     if (s == "hooks") {
       c.launch_source = LaunchSource::kHooks;
     } else if (s != "auto") {
@@ -84,7 +64,7 @@ Config Config::from_environment(const std::function<const char*(const char*)>& g
     }
   }
   if (const char* v = get("PM2LAT_TIMING")) {
-    const std::string s = lower(v);
+    const std::string s = pm2lat::ascii_lower(v);
     if (s == "cupti") {
       c.timing = TimingSource::kCupti;
     } else if (s == "events") {
@@ -96,7 +76,7 @@ Config Config::from_environment(const std::function<const char*(const char*)>& g
     }
   }
   if (const char* v = get("PM2LAT_NVTX")) {
-    const std::string s = lower(v);
+    const std::string s = pm2lat::ascii_lower(v);
     if (s == "on" || s == "1") {
       c.nvtx = NvtxUse::kOn;
     } else if (s == "off" || s == "0") {
@@ -106,7 +86,7 @@ Config Config::from_environment(const std::function<const char*(const char*)>& g
     }
   }
   if (const char* v = get("PM2LAT_LOG")) {
-    const std::string s = lower(v);
+    const std::string s = pm2lat::ascii_lower(v);
     if (s == "off") {
       c.log = LogLevel::kOff;
     } else if (s == "info") {

@@ -8,12 +8,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 
 #include "diagnostics.h"
 #include "launch_path/clock.h"
 #include "launch_path/handle_cache.h"
 #include "launch_path/thread_state.h"
+#include "pm2lat/hash.h"
 #include "pm2lat/measured_guard.h"
 
 namespace pm2lat::shim {
@@ -27,17 +29,9 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h;
 }
 
-template <typename T>
-std::uint64_t mix_bytes(std::uint64_t h, const T& v) {
-  unsigned char bytes[sizeof(T)];
-  std::memcpy(bytes, &v, sizeof(T));
-  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  return h;
-}
-
 // What a prediction depends on: the kernel, its geometry, its library call, its arguments.
 std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id) {
-  std::uint64_t h = mix(1469598103934665603ull, name_id);
+  std::uint64_t h = mix(kFnvOffsetBasis, name_id);
   for (auto d : {r.launch.grid, r.launch.block, r.launch.cluster}) {
     h = mix(h, d.x);
     h = mix(h, d.y);
@@ -46,8 +40,13 @@ std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id) {
   h = mix(h, r.launch.shared_mem_bytes);
   h = mix(h, r.launch.registers_per_thread);
   h = mix(h, static_cast<std::uint64_t>(r.op.kind));
-  if (r.op.kind == OpKind::kGemm) h = mix_bytes(h, r.op.gemm);
-  if (r.op.kind == OpKind::kConv) h = mix_bytes(h, r.op.conv);
+  if (r.op.kind == OpKind::kGemm) h = fnv1a_value(r.op.gemm, h);
+  // A convolution's fields, not its trailing padding (whose bytes are unspecified, so equal
+  // shapes could key apart).
+  if (r.op.kind == OpKind::kConv) {
+    h = fnv1a(reinterpret_cast<const unsigned char*>(&r.op.conv),
+              offsetof(ConvShape, dtype) + sizeof(r.op.conv.dtype), h);
+  }
   for (std::int64_t a : r.launch.int_args) h = mix(h, static_cast<std::uint64_t>(a));
   return h;
 }

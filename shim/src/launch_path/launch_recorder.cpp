@@ -9,6 +9,7 @@
 #include "launch_path/string_table.h"
 #include "launch_path/thread_ring.h"
 #include "launch_path/thread_state.h"
+#include "pm2lat/hash.h"
 
 namespace pm2lat::shim {
 
@@ -31,11 +32,13 @@ HandleKind kind_to_query(std::uint64_t handle, const DriverApi* api, bool from_c
   if (from_callback) return HandleKinds::instance().kind_of(handle);
   const char* n = nullptr;
   if (api->func_get_name != nullptr &&
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): handles are kept as integer keys
       api->func_get_name(&n, reinterpret_cast<CUfunction>(handle)) == CUDA_SUCCESS && n) {
     if (*name == nullptr) *name = n;
     return HandleKind::kFunction;
   }
   if (api->kernel_get_name != nullptr &&
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): handles are kept as integer keys
       api->kernel_get_name(&n, reinterpret_cast<CUkernel>(handle)) == CUDA_SUCCESS && n) {
     if (*name == nullptr) *name = n;
     return HandleKind::kKernel;
@@ -48,8 +51,11 @@ KernelFacts resolve(std::uint64_t handle, const char* name_hint, bool host_stub,
   KernelFacts info;
   const DriverApi* api = host_stub ? nullptr : driver_api();
   const char* name = name_hint;
+  // Handles are kept as integer keys; the driver is asked with the type it expects.
+  // NOLINTBEGIN(performance-no-int-to-ptr)
   auto f = reinterpret_cast<CUfunction>(handle);
   auto k = reinterpret_cast<CUkernel>(handle);
+  // NOLINTEND(performance-no-int-to-ptr)
   if (api != nullptr) {
     const HandleKind kind = kind_to_query(handle, api, from_callback, &name);
     const bool is_kernel = kind == HandleKind::kKernel;
@@ -244,10 +250,12 @@ void commit_slot(LaunchSlot* slot, std::int32_t result) noexcept {
 
 std::uint64_t geometry_digest(std::uint32_t name_id, const std::uint32_t grid[3],
                               const std::uint32_t block[3], std::uint32_t smem) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
+  // FNV-1a's step over whole words rather than bytes: eight steps instead of 64 on the
+  // launch path, for a key of fixed size.
+  std::uint64_t h = pm2lat::kFnvOffsetBasis;
   auto mix = [&h](std::uint64_t v) {
     h ^= v;
-    h *= 1099511628211ull;
+    h *= pm2lat::kFnvPrime;
   };
   mix(name_id);
   for (int i = 0; i < 3; ++i) {
