@@ -270,8 +270,11 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   }
   // The models hold what predictions read of the calibration points (indexes, residuals,
   // launch grids): each table is read when its model is built and goes once it is, so that
-  // the tables of every profile are never all held at once. The largest tables come first:
-  // the peak of each step is the models built before it, its points and its own model.
+  // the tables of every profile are never all held at once. The peak of a step is the models
+  // built before it, its points, its own model and the parse of a table's text (several times
+  // the text). Attention, GEMM and low-precision models are built one profile at a time, the
+  // attention ones first (their parse is the largest, so it comes while little is held);
+  // per-operator fits borrow across GPUs and read every profile's vector points at once.
   const auto call_timed = [&m](auto&& each) {
     for (std::size_t i = 0; i < m.profiles.size(); ++i) {
       if (m.profiles[i].basis == TimeBasis::kCall) each(i, *m.catalogue.find(m.profiles[i].device));
@@ -284,19 +287,23 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
       note_smallest_calls(m.profiles[i], spec, smallest_calls[i]);
     });
   };
-  load_points(m.profiles, PointTable::kGemm);
-  note_calls();
-  m.gemm = GemmPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::gemm_points);
-  load_points(m.profiles, PointTable::kScaledGemm);
-  m.scaled_gemm = ScaledGemmPredictor(m.catalogue, m.profiles);
-  release_points(m.profiles, &Profile::scaled_gemm_points);
-  // Attention tables one profile at a time: each one's text as parsed is several times its
-  // points, and this step would otherwise be the peak.
   for (Profile& p : m.profiles) {
     pm2lat::load_points(p, PointTable::kAttention);
     m.attention.add_profile(m.catalogue, p);
     std::vector<AttentionPoint>().swap(p.attention_points);
+  }
+  for (std::size_t i = 0; i < m.profiles.size(); ++i) {
+    Profile& p = m.profiles[i];
+    pm2lat::load_points(p, PointTable::kGemm);
+    if (p.basis == TimeBasis::kCall)
+      note_smallest_calls(p, *m.catalogue.find(p.device), smallest_calls[i]);
+    m.gemm.add_profile(m.catalogue, m.profiles, i);
+    std::vector<GemmPoint>().swap(p.gemm_points);
+  }
+  for (Profile& p : m.profiles) {
+    pm2lat::load_points(p, PointTable::kScaledGemm);
+    m.scaled_gemm.add_profile(m.catalogue, p);
+    std::vector<ScaledGemmPoint>().swap(p.scaled_gemm_points);
   }
   load_points(m.profiles, PointTable::kVector);
   note_calls();

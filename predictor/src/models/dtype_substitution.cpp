@@ -17,4 +17,18 @@ std::uint32_t dtype_substitution_flags(const DeviceSpec& target, DType calibrate
   return prediction_flags::kSpecScaled;
 }
 
+std::array<DType, 4> substitution_order(DType dtype) noexcept {
+  using Order = std::array<DType, 4>;
+  switch (dtype) {
+    case DType::kTf32: return Order{DType::kTf32, DType::kBf16, DType::kFp16, DType::kFp32};
+    case DType::kFp16: return Order{DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32};
+    case DType::kBf16: return Order{DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32};
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2:
+    case DType::kFp4E2M1:
+    case DType::kInt8: return Order{dtype, DType::kBf16, DType::kFp16, DType::kTf32};
+    default: return Order{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
+  }
+}
+
 }  // namespace pm2lat

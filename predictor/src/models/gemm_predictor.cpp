@@ -51,21 +51,6 @@ DType gemm_math_type(const GemmShape& s, const KernelClass& cls) {
   return dtype;
 }
 
-// Calibrations to try, per operand type: the same math path first, then the closest one.
-std::array<DType, 4> substitution_order(DType dtype) {
-  using Order = std::array<DType, 4>;
-  switch (dtype) {
-    case DType::kTf32: return Order{DType::kTf32, DType::kBf16, DType::kFp16, DType::kFp32};
-    case DType::kFp16: return Order{DType::kFp16, DType::kBf16, DType::kTf32, DType::kFp32};
-    case DType::kBf16: return Order{DType::kBf16, DType::kFp16, DType::kTf32, DType::kFp32};
-    case DType::kFp8E4M3:
-    case DType::kFp8E5M2:
-    case DType::kFp4E2M1:
-    case DType::kInt8: return Order{dtype, DType::kBf16, DType::kFp16, DType::kTf32};
-    default: return Order{DType::kFp32, DType::kTf32, DType::kBf16, DType::kFp16};
-  }
-}
-
 // Spec-scaling factors from the profile's GPU to the target's for one compute type.
 struct Scale {
   double wave_k = 1;  // per-wave K-step time: per-SM throughput ratio
@@ -292,14 +277,17 @@ GemmPredictor::~GemmPredictor() = default;
 
 GemmPredictor::GemmPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
+  for (std::size_t i = 0; i < profiles.size(); ++i) add_profile(catalogue, profiles, i);
+}
+
+void GemmPredictor::add_profile(const DeviceCatalogue& catalogue,
+                                const std::vector<Profile>& profiles, std::size_t i) {
   impl_->profiles = profiles.data();
   impl_->calibrated.resize(profiles.size());
-  for (std::size_t i = 0; i < profiles.size(); ++i) {
-    GemmCalibration& d = impl_->calibrated[i];
-    d.profile = &profiles[i];
-    d.spec = catalogue.find(profiles[i].device);
-    build_indexes(d);
-  }
+  GemmCalibration& d = impl_->calibrated[i];
+  d.profile = &profiles[i];
+  d.spec = catalogue.find(profiles[i].device);
+  build_indexes(d);
 }
 
 void GemmPredictor::add_target(const Target& target) {

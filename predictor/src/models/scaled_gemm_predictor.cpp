@@ -232,21 +232,19 @@ ScaledGemmPredictor::ScaledGemmPredictor() : impl_(std::make_unique<Impl>()) {}
 ScaledGemmPredictor::ScaledGemmPredictor(const DeviceCatalogue& catalogue,
                                          const std::vector<Profile>& profiles)
     : impl_(std::make_unique<Impl>()) {
-  for (const Profile& p : profiles) {
-    if (p.scaled_gemm_fits.empty()) continue;
-    const DeviceSpec* spec = catalogue.find(p.device);
-    if (spec == nullptr) continue;
-    impl_->calibrated.push_back(build_calibrated(p, *spec));
-  }
-  for (const Profile& p : profiles) {
-    const DeviceSpec* spec = catalogue.find(p.device);
-    if (spec == nullptr || p.graph_kernel_offset_us <= 0) continue;
-    auto& offsets = impl_->graph_offsets;
-    auto it = std::find_if(offsets.begin(), offsets.end(),
-                           [&](const auto& o) { return o.first == spec; });
-    if (it == offsets.end()) it = offsets.insert(offsets.end(), {spec, 0.0});
-    it->second = std::max(it->second, p.graph_kernel_offset_us);
-  }
+  for (const Profile& p : profiles) add_profile(catalogue, p);
+}
+
+void ScaledGemmPredictor::add_profile(const DeviceCatalogue& catalogue, const Profile& p) {
+  const DeviceSpec* spec = catalogue.find(p.device);
+  if (spec == nullptr) return;
+  if (!p.scaled_gemm_fits.empty()) impl_->calibrated.push_back(build_calibrated(p, *spec));
+  if (p.graph_kernel_offset_us <= 0) return;
+  auto& offsets = impl_->graph_offsets;
+  auto it =
+      std::find_if(offsets.begin(), offsets.end(), [&](const auto& o) { return o.first == spec; });
+  if (it == offsets.end()) it = offsets.insert(offsets.end(), {spec, 0.0});
+  it->second = std::max(it->second, p.graph_kernel_offset_us);
 }
 
 ScaledGemmPredictor::ScaledGemmPredictor(ScaledGemmPredictor&&) noexcept = default;

@@ -2,6 +2,7 @@
 // the target and another type's stood in.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "pm2lat/device_spec.h"
@@ -16,5 +17,9 @@ namespace pm2lat {
 // a BF16 calibration, TF32 on FP32).
 std::uint32_t dtype_substitution_flags(const DeviceSpec& target, DType calibrated,
                                        DType requested) noexcept;
+
+// The operand types whose GEMM calibration stands in for `dtype`'s, in the order tried: the
+// same math path first, then the closest one.
+std::array<DType, 4> substitution_order(DType dtype) noexcept;
 
 }  // namespace pm2lat

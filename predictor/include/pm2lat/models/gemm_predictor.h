@@ -28,6 +28,10 @@ class GemmPredictor {
   GemmPredictor();
   // `profiles` must outlive the predictor; their device names are canonical catalogue names.
   GemmPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  // The same, profile `i` at a time (each once, before any target is added): a profile's GEMM
+  // points are read only here, so a loader may hold one profile's at a time.
+  void add_profile(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles,
+                   std::size_t i);
   GemmPredictor(GemmPredictor&&) noexcept;
   GemmPredictor& operator=(GemmPredictor&&) noexcept;
   ~GemmPredictor();

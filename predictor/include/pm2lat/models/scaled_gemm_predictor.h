@@ -31,6 +31,9 @@ class ScaledGemmPredictor {
   ScaledGemmPredictor();
   // `catalogue` and `profiles` must outlive the predictor.
   ScaledGemmPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles);
+  // The same, one profile at a time (before any target is added): a profile's low-precision
+  // points are read only here, so a loader may hold one profile's at a time.
+  void add_profile(const DeviceCatalogue& catalogue, const Profile& profile);
   ScaledGemmPredictor(ScaledGemmPredictor&&) noexcept;
   ScaledGemmPredictor& operator=(ScaledGemmPredictor&&) noexcept;
   ~ScaledGemmPredictor();
