@@ -282,10 +282,10 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   };
   // The dispatch summaries read GEMM and vector points, noted while each table is held.
   std::vector<SmallestCalls> smallest_calls(m.profiles.size());
-  const auto note_calls = [&] {
-    call_timed([&](std::size_t i, const DeviceSpec& spec) {
-      note_smallest_calls(m.profiles[i], spec, smallest_calls[i]);
-    });
+  const auto note_calls_of = [&](std::size_t i) {
+    const Profile& p = m.profiles[i];
+    if (p.basis == TimeBasis::kCall)
+      note_smallest_calls(p, *m.catalogue.find(p.device), smallest_calls[i]);
   };
   for (Profile& p : m.profiles) {
     pm2lat::load_points(p, PointTable::kAttention);
@@ -295,8 +295,7 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   for (std::size_t i = 0; i < m.profiles.size(); ++i) {
     Profile& p = m.profiles[i];
     pm2lat::load_points(p, PointTable::kGemm);
-    if (p.basis == TimeBasis::kCall)
-      note_smallest_calls(p, *m.catalogue.find(p.device), smallest_calls[i]);
+    note_calls_of(i);
     m.gemm.add_profile(m.catalogue, m.profiles, i);
     std::vector<GemmPoint>().swap(p.gemm_points);
   }
@@ -306,7 +305,7 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
     std::vector<ScaledGemmPoint>().swap(p.scaled_gemm_points);
   }
   load_points(m.profiles, PointTable::kVector);
-  note_calls();
+  for (std::size_t i = 0; i < m.profiles.size(); ++i) note_calls_of(i);
   m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles, smallest_calls);
   release_points(m.profiles, &Profile::vector_points);
   load_points(m.profiles, PointTable::kFamily);

@@ -302,20 +302,26 @@ void load_points(Profile& p, PointTable table) {
   p.points_in_file &= static_cast<std::uint8_t>(~point_table_bit(table));
 }
 
-std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
+namespace {
+
+// Every profile file of `dir`, in profile_files' order, each read by `load`.
+std::vector<Profile> load_each(const std::filesystem::path& dir,
+                               Profile (*load)(const std::filesystem::path&)) {
   const std::vector<std::filesystem::path> files = profile_files(dir);
   std::vector<Profile> out;
   out.reserve(files.size());
-  for (const auto& f : files) out.push_back(load_profile(f));
+  for (const auto& f : files) out.push_back(load(f));
   return out;
 }
 
+}  // namespace
+
+std::vector<Profile> load_profiles(const std::filesystem::path& dir) {
+  return load_each(dir, &load_profile);
+}
+
 std::vector<Profile> load_profiles_without_points(const std::filesystem::path& dir) {
-  const std::vector<std::filesystem::path> files = profile_files(dir);
-  std::vector<Profile> out;
-  out.reserve(files.size());
-  for (const auto& f : files) out.push_back(load_profile_without_points(f));
-  return out;
+  return load_each(dir, &load_profile_without_points);
 }
 
 }  // namespace pm2lat
