@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "pm2lat/calibrate/neusight_models.h"
@@ -138,28 +137,8 @@ TEST(HostDispatch, TakesWhatATableMeasuredAndTheTypicalHostElse) {
   EXPECT_GT(v100.launch_us("softmax"), 0);  // an operator no table measured: the typical one
 }
 
-std::filesystem::path write_runs(const char* name) {
-  const auto dir = test::scratch_dir(name);
-  std::filesystem::create_directories(dir / "V100-PCIE-32GB");
-  std::ofstream(dir / "index.csv")
-      << "device,model,mode,seqlen,batch,option,num_layer,measured_e2e_ms,measured_fw_ms,"
-         "measured_bw_ms,ops_file,neusight_pred_ms,neusight_err_pct\n"
-         "V100-PCIE-32GB,toy,train,512,8,,2,20.0,7.0,13.0,V100-PCIE-32GB/toy-train-512-8.csv,,\n"
-         "T4,toy,train,512,8,,2,60.0,20.0,40.0,,,\n"
-         "T4,toy,train,512,16,,2,120.0,40.0,80.0,,,\n";
-  std::ofstream(dir / "V100-PCIE-32GB" / "toy-train-512-8.csv")
-      << "op_index,name,op_kind,op_class,repeat,input_shapes,output_shape,dtype,B,M,N,K,H,fw_"
-         "latency_us,bw_latency_us,acc_latency_us\n"
-         "0,x,input,io,1,,8x512x1024,fp32,,,,,,0,0,0\n"
-         "1,fc,linear,gemm,2,8x512x1024,8x512x4096,fp32,1,4096,1024,4096,,900,1800,70\n"
-         "2,act,gelu,elementwise,2,8x512x4096,8x512x4096,fp32,4096,,,,4096,200,300,0\n"
-         "3,v,view,view,2,8x512x4096;1,8x512x64x64,fp32,,,,,,15,0,0\n"
-         "4,output,output,io,1,8x512x4096,8x512x4096,fp32,,,,,,0,0,0\n";
-  return dir;
-}
-
 TEST(ModelEval, ComparesEachOperatorGroupWithTheFilesLabels) {
-  const auto dir = write_runs("model_truth");
+  const auto dir = test::write_toy_model_runs("model_truth");
   Predictor p = shipped();
   const auto runs = calibrate::load_model_runs(dir);
   const auto r = eval_models(p, runs);

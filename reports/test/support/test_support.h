@@ -66,4 +66,10 @@ class TraceJson {
 std::string transformer_layer_trace();
 inline constexpr int kTransformerLayerTraceKernels = 9;
 
+// NeuSight's model-run layout (index.csv and <device>/<run>.csv) written in a fresh scratch
+// directory named `name`: a two-layer toy training run measured on a V100 with its operator
+// file (a linear layer, a GELU, a view), the same run measured on a T4 end to end only, and a
+// T4 batch the V100 did not run. Invented round numbers, not measurements.
+std::filesystem::path write_toy_model_runs(const std::string& name);
+
 }  // namespace pm2lat::test
