@@ -293,7 +293,7 @@ std::string transformer_layer_trace() {
 }
 
 std::filesystem::path write_toy_model_runs(const std::string& name) {
-  const auto dir = scratch_dir(name);
+  std::filesystem::path dir = scratch_dir(name);
   std::filesystem::create_directories(dir / "V100-PCIE-32GB");
   write_text(dir / "index.csv",
              "device,model,mode,seqlen,batch,option,num_layer,measured_e2e_ms,measured_fw_ms,"
