@@ -14,13 +14,11 @@
 
 #include "pm2lat/device_catalogue.h"
 
-extern char** environ;
-
 namespace pm2lat::test {
 
 std::filesystem::path scratch_dir(const std::string& name) {
   static std::atomic<int> counter{0};
-  const auto dir =
+  std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
       ("pm2lat-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + name);
   std::filesystem::remove_all(dir);
