@@ -190,9 +190,10 @@ KernelClass family_class(const KernelRecord& r) {
   return c;
 }
 
-std::vector<double> conv_regressors(const GemmConfigFit& fit, ConvPass pass, const KernelRecord& r,
-                                    const DeviceSpec& spec, double step) {
-  const GemmWork w = conv_work(fit, r.op.conv, pass, r.launch.grid, dtype_bytes(fit.dtype));
+// `run` is the convolution as the kernel runs it (kernel_channels).
+std::vector<double> conv_regressors(const GemmConfigFit& fit, ConvPass pass, const ConvShape& run,
+                                    const KernelRecord& r, const DeviceSpec& spec, double step) {
+  const GemmWork w = conv_work(fit, run, pass, r.launch.grid, dtype_bytes(fit.dtype));
   const GemmWaveFeatures f = gemm_wave_features(fit, spec, w);
   return {1.0, f.wave_k * step, f.block_k * step, f.wave, f.mem};
 }
@@ -219,7 +220,8 @@ std::optional<GemmConfigFit> fit_conv(const GemmConfigFit& base,
       GemmConfigFit k = c->kernel;
       k.blocks_per_sm = bps;
       const double step = normalised ? conv_tile_step_us(k, c->math, spec) : 1.0;
-      x.push_back(conv_regressors(k, c->pass, *c->record, spec, step));
+      x.push_back(conv_regressors(k, c->pass, kernel_channels(c->record->op.conv, c->cls),
+                                  *c->record, spec, step));
       y.push_back(c->y);
     }
     auto fit = nnls_relative(x, y);

@@ -117,6 +117,76 @@ TEST(ConvModel, ImplicitGemmOfEachPass) {
                    std::ceil(64.0 * 56 * 56 / 128) * 2);
 }
 
+// A ViT patch embedding: 3-channel image, 16x16 patches, 768 output channels, bf16.
+ConvShape patch_embedding() {
+  ConvShape c;
+  c.batch = 128;
+  c.in_channels = 3;
+  c.out_channels = 768;
+  c.in_h = c.in_w = 224;
+  c.kernel_h = c.kernel_w = 16;
+  c.stride_h = c.stride_w = 16;
+  c.dtype = DType::kBf16;
+  return c;
+}
+
+TEST(ConvModel, AKernelStatingAnAlignmentRunsOverChannelsPaddedToIt) {
+  const KernelClass align8 = classify_kernel(
+      "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_"
+      "32x4_nhwc_align8>(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_"
+      "align8::Params)");
+  ASSERT_TRUE(align8.gemm.tensor_core);
+  ASSERT_EQ(align8.gemm.align, 8);
+  const ConvShape stated = patch_embedding();
+  const ConvShape run = kernel_channels(stated, align8);
+  EXPECT_EQ(run.in_channels, 8);     // 3 channels padded to the 8 one access loads
+  EXPECT_EQ(run.out_channels, 768);  // already a multiple
+  EXPECT_EQ(conv_implicit_gemm(run, ConvPass::kForward).k, 8 * 16 * 16);
+  // A grouped convolution pads each group's channels.
+  ConvShape grouped = stated;
+  grouped.in_channels = 6;
+  grouped.groups = 2;
+  grouped.out_channels = 20;
+  EXPECT_EQ(kernel_channels(grouped, align8).in_channels, 16);
+  EXPECT_EQ(kernel_channels(grouped, align8).out_channels, 32);
+  // SIMT kernels and names that state no alignment see the convolution as stated.
+  for (const char* name : {"cutlass_80_simt_sgemm_128x32_8x5_nn_align1",
+                           "cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1",
+                           "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_"
+                           "tilesize128x128x64_warpgroupsize1x1x1_g1_execute_segment_k_off_"
+                           "kernel_cudnn_infer"}) {
+    const ConvShape same = kernel_channels(stated, classify_kernel(name));
+    EXPECT_EQ(same.in_channels, 3) << name;
+    EXPECT_EQ(same.out_channels, 768) << name;
+  }
+}
+
+TEST(LongTailModels, AnUncalibratedAlignedKernelPricesThePaddedMath) {
+  // No profile: the uncalibrated tile model prices the K loop the kernel runs, over the 8
+  // channels it loads, not the 3 the image has.
+  Predictor predictor(DeviceCatalogue({gpu("G", 100, 2000, 9)}), {});
+  const TargetId t = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name =
+      "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_"
+      "32x4_nhwc_align8>(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_"
+      "align8::Params)";
+  r.launch.grid = Dim3{392, 3, 1};
+  r.launch.block = Dim3{128, 1, 1};
+  r.op.kind = OpKind::kConv;
+  r.op.name = "aten::cudnn_convolution";
+  r.op.conv = patch_embedding();
+  const KernelClass cls = classify_kernel(r.launch.name);
+  const Prediction eight = predictor.predict(r, cls, t);
+  KernelClass unaligned = cls;
+  unaligned.gemm.align = 1;
+  const Prediction three = predictor.predict(r, unaligned, t);
+  ASSERT_EQ(eight.model, ModelKind::kConv);
+  // 8/3 of the K loop; the fixed cost and the bytes do not grow with it.
+  EXPECT_GT(eight.us, 1.8 * three.us);
+  EXPECT_LT(eight.us, 8.0 / 3.0 * three.us);
+}
+
 TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {
   DeviceCatalogue cat({gpu("G", 100, 2000, 9)});
   Profile p;

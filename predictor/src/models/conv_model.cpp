@@ -47,6 +47,20 @@ GemmShape conv_implicit_gemm(const ConvShape& conv, ConvPass pass) noexcept {
   return s;
 }
 
+ConvShape kernel_channels(const ConvShape& conv, const KernelClass& cls) noexcept {
+  const std::int64_t align = cls.gemm.align;
+  if (!cls.gemm.tensor_core || align <= 1) return conv;
+  const std::int64_t groups = std::max<std::int64_t>(1, conv.groups);
+  auto padded = [&](std::int64_t channels) {
+    const std::int64_t per_group = (channels / groups + align - 1) / align * align;
+    return per_group * groups;
+  };
+  ConvShape c = conv;
+  c.in_channels = padded(conv.in_channels);
+  c.out_channels = padded(conv.out_channels);
+  return c;
+}
+
 ConvPass conv_pass(const KernelClass& cls, const OpContext& op, const Dim3& grid) noexcept {
   try {
     const std::string l = ascii_lower(cls.config);

@@ -104,6 +104,10 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
     std::vector<std::vector<std::array<double, 5>>> keys(p.conv_configs.size());
     std::vector<std::vector<double>> res(p.conv_configs.size());
     std::vector<std::array<double, 5>> chooser_keys;
+    for (const GemmConfigFit& c : p.conv_configs) {
+      d.config_classes.push_back(classify_kernel(c.config));
+      d.config_classes.back().config = c.config;  // the fit's key, whatever the name decodes to
+    }
     for (const ConvPoint& pt : p.conv_points) {
       const GemmConfigFit& c = p.conv_configs[static_cast<std::size_t>(pt.config)];
       ConvShape s;
@@ -121,13 +125,14 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       s.dtype = c.dtype;
       const ConvPass pass = conv_pass(cls, OpContext{}, pt.grid);
       const auto ci = static_cast<std::size_t>(pt.config);
-      k_iters[ci].push_back(conv_work(c, s, pass, pt.grid, 4).k_iters);
+      const ConvShape run = kernel_channels(s, d.config_classes[ci]);
+      k_iters[ci].push_back(conv_work(c, run, pass, pt.grid, 4).k_iters);
       keys[ci].push_back(conv_key(s));
       if (c.config.rfind("conv:", 0) != 0 && c.config.find("#geometry") == std::string::npos) {
         chooser_keys.push_back(conv_key(s));
         d.chooser_points.push_back({pt.config, pass, c.dtype});
       }
-      res[ci].push_back(std::log(pt.us / config_us(c, p, *d.spec, s, pass, pt.grid)));
+      res[ci].push_back(std::log(pt.us / config_us(c, p, *d.spec, run, pass, pt.grid)));
     }
     const std::string suffix = conv_geometry_fit_name("");
     for (std::size_t i = 0; i < p.conv_configs.size(); ++i) {
@@ -143,10 +148,6 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
     }
     d.chooser = ResidualInterpolator<5>(
         std::move(chooser_keys), std::vector<double>(d.chooser_points.size(), 0.0), kChooserVotes);
-    for (const GemmConfigFit& c : p.conv_configs) {
-      d.config_classes.push_back(classify_kernel(c.config));
-      d.config_classes.back().config = c.config;  // the fit's key, whatever the name decodes to
-    }
     impl_->devices.push_back(std::move(d));
   }
 }
@@ -314,8 +315,8 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   GemmWork w;
   const double grid_blocks = static_cast<double>(r.launch.grid.volume());
   if (has_shape) {
-    w = conv_work(fit, r.op.conv, conv_pass(cls, r.op, r.launch.grid), r.launch.grid,
-                  dtype_bytes(dtype));
+    w = conv_work(fit, kernel_channels(r.op.conv, cls), conv_pass(cls, r.op, r.launch.grid),
+                  r.launch.grid, dtype_bytes(dtype));
   } else {
     w.blocks = std::max(1.0, grid_blocks);
     w.k_iters = k_iters_guess;

@@ -37,6 +37,13 @@ ConvPass conv_pass(const KernelClass& cls, const OpContext& op, const Dim3& grid
 
 GemmShape conv_implicit_gemm(const ConvShape& conv, ConvPass pass) noexcept;
 
+// The convolution as a kernel that states an operand alignment runs it: a tensor-op kernel
+// "alignN" loads N channels per access (NHWC activations and KRSC filters keep channels
+// contiguous), so it can only run over channel counts that are multiples of N, and cuDNN
+// hands it copies padded to them (a 3-channel image runs an align8 kernel over 8 channels:
+// 2.7x the math of the convolution as stated). Other kernels see the convolution as it is.
+ConvShape kernel_channels(const ConvShape& conv, const KernelClass& cls) noexcept;
+
 // The kernel's configuration as the wave model uses it: tile from the name (defaults for
 // names that do not say), operand type, tensor cores or not.
 GemmConfigFit conv_kernel_config(const KernelClass& cls, DType dtype) noexcept;
