@@ -149,6 +149,8 @@ TEST(ConvModel, AKernelStatingAnAlignmentRunsOverChannelsPaddedToIt) {
   grouped.out_channels = 20;
   EXPECT_EQ(kernel_channels(grouped, align8).in_channels, 16);
   EXPECT_EQ(kernel_channels(grouped, align8).out_channels, 32);
+  grouped.in_channels = 1;  // malformed: fewer channels than groups; never shrinks
+  EXPECT_EQ(kernel_channels(grouped, align8).in_channels, 1);
   // SIMT kernels and names that state no alignment see the convolution as stated.
   for (const char* name : {"cutlass_80_simt_sgemm_128x32_8x5_nn_align1",
                            "cudnn_infer_ampere_scudnn_128x64_relu_xregs_large_nn_v1",

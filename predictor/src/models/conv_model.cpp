@@ -51,9 +51,10 @@ ConvShape kernel_channels(const ConvShape& conv, const KernelClass& cls) noexcep
   const std::int64_t align = cls.gemm.align;
   if (!cls.gemm.tensor_core || align <= 1) return conv;
   const std::int64_t groups = std::max<std::int64_t>(1, conv.groups);
+  // Never fewer channels than stated (a record with fewer channels than groups is malformed).
   auto padded = [&](std::int64_t channels) {
     const std::int64_t per_group = (channels / groups + align - 1) / align * align;
-    return per_group * groups;
+    return std::max(channels, per_group * groups);
   };
   ConvShape c = conv;
   c.in_channels = padded(conv.in_channels);
