@@ -38,6 +38,26 @@ std::vector<const KernelRecord*> pointers(const std::vector<KernelRecord>& recor
   return out;
 }
 
+// A forward convolution by kernel `name` over `shape`, timed as the wave model of its
+// configuration prices it on gpu(): `fixed_us` plus `inverse_efficiency` tile steps at the
+// peak of `math` per K step of each wave, over the channels the kernel runs (kernel_channels).
+KernelRecord timed_conv(const char* name, const ConvShape& shape, DType math, double fixed_us,
+                        double inverse_efficiency) {
+  KernelRecord r;
+  r.launch.name = name;
+  r.op.kind = OpKind::kConv;
+  r.op.name = "aten::cudnn_convolution";
+  r.op.conv = shape;
+  const KernelClass cls = classify_kernel(name);
+  const GemmConfigFit k = conv_kernel_config(cls, shape.dtype);
+  const GemmWork w = conv_work(k, kernel_channels(shape, cls), ConvPass::kForward, r.launch.grid,
+                               dtype_bytes(shape.dtype));
+  const double waves = std::ceil(w.blocks / gpu().sm_count);
+  r.measured_us =
+      fixed_us + inverse_efficiency * waves * w.k_iters * conv_tile_step_us(k, math, gpu());
+  return r;
+}
+
 KernelRecord copy_kernel(const char* name, double bytes, double us) {
   KernelRecord r;
   r.launch.name = name;
@@ -110,11 +130,7 @@ TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReductio
       "tensor16x8x8_kernel";
   std::vector<KernelRecord> records;
   for (std::int64_t c : {64, 128, 256, 512}) {
-    KernelRecord r;
-    r.launch.name = name;
-    r.op.kind = OpKind::kConv;
-    r.op.name = "aten::cudnn_convolution";
-    ConvShape& s = r.op.conv;
+    ConvShape s;
     s.batch = 32;
     s.in_channels = c;
     s.out_channels = c;
@@ -123,11 +139,7 @@ TEST(KernelFamilyFit, ConvolutionsGetClassAndGeometryFitsWithoutTheSplitReductio
     s.pad_h = s.pad_w = 1;
     s.dtype = DType::kFp32;
     // Half of peak per tile step of each wave, plus 5 µs.
-    const KernelClass cls = classify_kernel(name);
-    const GemmConfigFit k = conv_kernel_config(cls, DType::kFp32);
-    const GemmWork w = conv_work(k, s, ConvPass::kForward, r.launch.grid, 4);
-    const double waves = std::ceil(w.blocks / 100);
-    r.measured_us = 5 + 2.0 * waves * w.k_iters * conv_tile_step_us(k, DType::kTf32, gpu());
+    const KernelRecord r = timed_conv(name, s, DType::kTf32, 5, 2.0);
     records.push_back(r);
     KernelRecord tiny = r;  // a split's second launch: not the convolution
     tiny.measured_us = 1;
@@ -165,11 +177,7 @@ TEST(KernelFamilyFit, AnAlignedConvolutionKernelIsFittedOnTheChannelsItLoads) {
   ASSERT_EQ(cls.gemm.align, 8);
   std::vector<KernelRecord> records;
   for (std::int64_t c : {3, 5, 8, 12, 16, 40, 64}) {
-    KernelRecord r;
-    r.launch.name = name;
-    r.op.kind = OpKind::kConv;
-    r.op.name = "aten::cudnn_convolution";
-    ConvShape& s = r.op.conv;
+    ConvShape s;
     s.batch = 64;
     s.in_channels = c;
     s.out_channels = 768;
@@ -177,11 +185,7 @@ TEST(KernelFamilyFit, AnAlignedConvolutionKernelIsFittedOnTheChannelsItLoads) {
     s.kernel_h = s.kernel_w = 16;
     s.stride_h = s.stride_w = 16;
     s.dtype = DType::kBf16;
-    const GemmConfigFit k = conv_kernel_config(cls, DType::kBf16);
-    const GemmWork w = conv_work(k, kernel_channels(s, cls), ConvPass::kForward, Dim3{}, 2);
-    const double waves = std::ceil(w.blocks / 100);
-    r.measured_us = 4 + 3.0 * waves * w.k_iters * conv_tile_step_us(k, DType::kBf16, gpu());
-    records.push_back(r);
+    records.push_back(timed_conv(name, s, DType::kBf16, 4, 3.0));
   }
   const std::vector<const KernelRecord*> ptrs = pointers(records);
   Profile p;

@@ -117,6 +117,12 @@ TEST(ConvModel, ImplicitGemmOfEachPass) {
                    std::ceil(64.0 * 56 * 56 / 128) * 2);
 }
 
+// The kernel cuDNN runs a ViT's patch embedding with on an H100 (TraceLens FalconsAI trace).
+constexpr const char* kPatchEmbeddingKernel =
+    "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_"
+    "32x4_nhwc_align8>(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_"
+    "align8::Params)";
+
 // A ViT patch embedding: 3-channel image, 16x16 patches, 768 output channels, bf16.
 ConvShape patch_embedding() {
   ConvShape c;
@@ -131,10 +137,7 @@ ConvShape patch_embedding() {
 }
 
 TEST(ConvModel, AKernelStatingAnAlignmentRunsOverChannelsPaddedToIt) {
-  const KernelClass align8 = classify_kernel(
-      "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_"
-      "32x4_nhwc_align8>(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_"
-      "align8::Params)");
+  const KernelClass align8 = classify_kernel(kPatchEmbeddingKernel);
   ASSERT_TRUE(align8.gemm.tensor_core);
   ASSERT_EQ(align8.gemm.align, 8);
   const ConvShape stated = patch_embedding();
@@ -169,10 +172,7 @@ TEST(LongTailModels, AnUncalibratedAlignedKernelPricesThePaddedMath) {
   Predictor predictor(DeviceCatalogue({gpu("G", 100, 2000, 9)}), {});
   const TargetId t = predictor.add_target("G");
   KernelRecord r;
-  r.launch.name =
-      "void cutlass__5x_cudnn::Kernel<cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_"
-      "32x4_nhwc_align8>(cutlass_tensorop_bf16_s16816fprop_optimized_bf16_256x64_32x4_nhwc_"
-      "align8::Params)";
+  r.launch.name = kPatchEmbeddingKernel;
   r.launch.grid = Dim3{392, 3, 1};
   r.launch.block = Dim3{128, 1, 1};
   r.op.kind = OpKind::kConv;
