@@ -119,13 +119,23 @@ def estimate(samples, q, min_count):
     return groups
 
 
-def lookup(groups, key):
-    """The band the predictor would give (ErrorBandTable::from_groups)."""
+def lookup_level(groups, key):
     for keep in LEVELS:
         k = tuple(v if kept else "*" for v, kept in zip(key, keep))
         if k in groups:
             return groups[k][0]
     return math.nan
+
+
+def lookup(groups, key):
+    """The band the predictor would give (ErrorBandTable::from_groups): a cross-GPU band is
+    at least the same key's same-GPU band."""
+    band = lookup_level(groups, key)
+    if key[3] == "cross_gpu":
+        same = lookup_level(groups, key[:3] + ("same_gpu",) + key[4:])
+        if same > band:
+            band = same
+    return band
 
 
 def judge(samples, folds, q, min_count):

@@ -82,6 +82,23 @@ TEST(ErrorBandTable, FallsBackWithinTheTimeBasisFirstThenFlagGroupScopeAndAll) {
   EXPECT_EQ(t.level(other), 7u);
 }
 
+// The cross-GPU groups hold call times of kernels every GPU calibrated (the tables): a
+// shapeless kernel-time prediction for another GPU must not take their narrow band when the
+// same prediction for the GPU it ran on has a wide one.
+TEST(ErrorBandTable, ACrossGpuBandIsNeverNarrowerThanTheSameGpuOne) {
+  const ErrorBandTable t = sample_table();
+  const BandKey shapeless_here{KernelFamily::kCopy, ModelKind::kMemoryBound,
+                               BandFlagGroup::kNoShape, BandScope::kSameGpu, TimeBasis::kKernel};
+  BandKey shapeless_there = shapeless_here;
+  shapeless_there.scope = BandScope::kCrossGpu;
+  EXPECT_FLOAT_EQ(t.band_pct(shapeless_here), 60);
+  EXPECT_FLOAT_EQ(t.band_pct(shapeless_there), 60);  // not the cross-GPU pool's 45
+  // Where the cross-GPU band is the wider, it stands.
+  const BandKey gemm_there{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+                           BandScope::kCrossGpu, TimeBasis::kKernel};
+  EXPECT_FLOAT_EQ(t.band_pct(gemm_there), 45);
+}
+
 TEST(ErrorBandTable, AnEmptyTableGivesNoBand) {
   const ErrorBandTable t;
   EXPECT_TRUE(t.empty());

@@ -69,6 +69,7 @@ class ErrorBandTable {
  public:
   // The fallback order, finest first: a group with fewer than the table's min_count
   // predictions is not in the file, so the next level answers. The last level pools all.
+  // A cross-GPU band is at least the same key's same-GPU band (from_groups).
   static constexpr std::size_t kLevels = 8;
 
   ErrorBandTable() = default;  // empty: every band is NaN

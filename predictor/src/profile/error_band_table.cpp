@@ -112,6 +112,16 @@ ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups,
       }
     }
   }
+  // A forecast for another GPU is never surer than the same prediction for the GPU the kernel
+  // ran on: it carries every error of that one plus the transfer's. The measured cross-GPU
+  // groups are the tables' (call times of kernels every GPU calibrated), so a cross-GPU
+  // kernel-time prediction otherwise falls to their pooled level (7.8 %) even where its
+  // same-GPU band (a shapeless reduction: 206 %) says how little is known.
+  for (std::size_t cell = 0; cell < kCells; ++cell) {
+    if (cell / kBases % kScopes != static_cast<std::size_t>(BandScope::kCrossGpu)) continue;
+    const std::size_t same = cell - kBases;  // the same key with scope same_gpu
+    if (t.cells_[same] > t.cells_[cell]) t.cells_[cell] = t.cells_[same];
+  }
   return t;
 }
 
