@@ -13,7 +13,9 @@
 #  2. the small operators (< 1 MB of operands and results) of the NeuSight table, held-out 20 %
 #     of shapes, profiles built from the other 80 % (call time, as NeuSight measured it);
 #  3. every kernel of every trace and every table row predicted on every catalogue GPU against
-#     its physical bounds (`pm2lat eval bounds`).
+#     its physical bounds (`pm2lat eval bounds`);
+#  4. whether each trace kernel's forecasts for several GPUs are in the GPUs' order
+#     (scripts/cross-gpu-consistency.py).
 #
 #   scripts/eval-real-runs.sh [BUILD_DIR] [OUT_DIR]
 #
@@ -164,3 +166,15 @@ ma = sum(v["above"] for v in b["measured"].values())
 mn = sum(v["n"] for v in b["measured"].values())
 print(f"measurements outside the bounds of their own GPU: {mb} below, {ma} above, of {mn}")
 PY
+
+# 4. Forecasts of one kernel for several GPUs, in the order of the GPUs: every trace's
+#    leave-one-out records (each kernel forecast for the replay's default targets), kernels
+#    recorded without a shape, then every kernel.
+echo
+echo "4. cross-GPU order of forecasts: pairs where a GPU at least as large in every respect is forecast slower"
+echo "kernels without a shape:"
+python3 "$root/scripts/cross-gpu-consistency.py" --catalogue "$root/calibrate/profiles/devices.json" \
+  "$bands"/loo/*/records/records.*.jsonl
+echo "every kernel:"
+python3 "$root/scripts/cross-gpu-consistency.py" --all-kernels \
+  --catalogue "$root/calibrate/profiles/devices.json" "$bands"/loo/*/records/records.*.jsonl

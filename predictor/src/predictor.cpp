@@ -202,7 +202,7 @@ struct Predictor::Impl {
   std::optional<Prediction> ask(ModelRoute model, const ModelQuery& q) const;
   // The answer of the first model of the family's route that takes the kernel, unbounded.
   Prediction route(const KernelRecord& record, const KernelClass& cls, TargetId target,
-                   const PredictOptions& options) const;
+                   const PredictOptions& options, const DeviceSpec* source) const;
 };
 
 std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuery& q) const {
@@ -215,7 +215,8 @@ std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuer
       // transforms) move memory: they are copies.
       if (!is_conv_helper_kernel(q.record, q.cls)) return conv.predict(q);
       const KernelClass copy = as_family(q.cls, KernelFamily::kCopy);
-      return family_fits.predict({q.record, copy, q.target, q.options, q.observed_on_target});
+      return family_fits.predict(
+          {q.record, copy, q.target, q.options, q.observed_on_target, q.source});
     }
     case ModelRoute::kFamilyFits: return family_fits.predict(q);
     case ModelRoute::kOwnKernelFits: return family_fits.predict_own(q);
@@ -223,7 +224,8 @@ std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuer
       // No rule names it and its call states no work: the pointwise geometry fit over its
       // launched threads beats a roofline of nothing (flag no_shape).
       const KernelClass pointwise = as_family(q.cls, KernelFamily::kTritonPointwise);
-      return family_fits.predict({q.record, pointwise, q.target, q.options, q.observed_on_target});
+      return family_fits.predict(
+          {q.record, pointwise, q.target, q.options, q.observed_on_target, q.source});
     }
     case ModelRoute::kScaledGemm:
       return scaled_gemm.predict(q.record, q.cls, q.target, q.options, q.observed_on_target);
@@ -372,9 +374,10 @@ const std::vector<MeasuredDispatch>& Predictor::measured_dispatch() const noexce
 }
 
 Prediction Predictor::Impl::route(const KernelRecord& record, const KernelClass& cls,
-                                  TargetId target, const PredictOptions& options) const {
+                                  TargetId target, const PredictOptions& options,
+                                  const DeviceSpec* source) const {
   const Target& t = targets[target];
-  const ModelQuery query{record, cls, target, options, observed_on_target(t, options)};
+  const ModelQuery query{record, cls, target, options, observed_on_target(t, options), source};
   if (record.op.kind == OpKind::kCollective) return *ask(ModelRoute::kCollective, query);
   for (const Step& step : route_of(cls.family)) {
     if (!applies(step.when, record, cls, options)) continue;
@@ -389,13 +392,13 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   const Target& t = impl_->targets[target];
   // The one exit: work the launch cannot have done is replaced by its geometry, and every
   // answer is held within the physical bounds (models/bounded_prediction.h).
-  const AppliedBounds applied =
-      applied_bounds(record, cls, *t.spec, impl_->source_spec(options), options.basis);
+  const DeviceSpec* source = impl_->source_spec(options);
+  const AppliedBounds applied = applied_bounds(record, cls, *t.spec, source, options.basis);
   Prediction p;
   if (!applied.stated_work_rejected) {
-    p = impl_->route(record, cls, target, options);
+    p = impl_->route(record, cls, target, options, source);
   } else {
-    p = impl_->route(without_stated_work(record), cls, target, options);
+    p = impl_->route(without_stated_work(record), cls, target, options, source);
     p.flags |= prediction_flags::kShapeRejected;
   }
   p = within_bounds(p, applied.bounds);

@@ -2,10 +2,12 @@
 // queries.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/predictor.h"
+#include "pm2lat/profile.h"
 
 namespace pm2lat {
 namespace {
@@ -53,6 +55,38 @@ TEST(DonorRanking, DistanceAddsOnlyWeightedTerms) {
   EXPECT_DOUBLE_EQ(donor_distance(target, {&donor}, kGemmDonorWeights), sm + std::log(2.0) + 2);
   EXPECT_DOUBLE_EQ(donor_distance(target, {&donor}, kAttentionDonorWeights),
                    sm + std::log(2.0) + std::log(2.0) + 2);
+}
+
+// Ranking from a GPU known only at prediction time, without allocating, gives rank_donors'
+// order, ties and own-first included; too many devices for the array rank none.
+TEST(DonorRanking, TheAllocationFreeRankingIsRankDonors) {
+  const DeviceSpec target = gpu("T", 8, 0, 100, 2000, 300);
+  const DeviceSpec twin = gpu("Twin", 8, 0, 100, 2000, 300);
+  const DeviceSpec far = gpu("Far", 9, 0, 132, 3350, 990);
+  const DeviceSpec near = gpu("Near", 8, 6, 84, 900, 150);
+  struct Device {
+    const DeviceSpec* spec;
+    const Profile* profile;
+  };
+  Profile kernel_time, call_time;
+  call_time.basis = TimeBasis::kCall;
+  const std::vector<Device> devices{{&far, &kernel_time},    {&twin, &kernel_time},
+                                    {&target, &call_time},   {&near, &kernel_time},
+                                    {&target, &kernel_time}, {&twin, &call_time}};
+  const std::vector<DonorCandidate> candidates = donor_candidates(devices);
+  for (const DonorWeights& w :
+       {kConvDonorWeights, kMemoryFamilyDonorWeights, kGemmDonorWeights, kFixedCostDonorWeights}) {
+    for (const DeviceSpec* from : {&target, &far, &near}) {
+      std::array<int, 8> order{};
+      const std::size_t n = rank_donors_into(*from, devices, w, order);
+      const std::vector<std::size_t> expected = rank_donors(*from, candidates, w);
+      ASSERT_EQ(n, expected.size());
+      for (std::size_t i = 0; i < n; ++i)
+        EXPECT_EQ(static_cast<std::size_t>(order[i]), expected[i]);
+    }
+  }
+  std::array<int, 4> too_small{};
+  EXPECT_EQ(rank_donors_into(target, devices, kConvDonorWeights, too_small), 0u);
 }
 
 TEST(RoutingTable, FamiliesGoWhereTheTableSays) {

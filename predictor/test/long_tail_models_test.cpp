@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "pm2lat/classifier.h"
 #include "pm2lat/device_catalogue.h"
@@ -242,6 +245,71 @@ TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {
   EXPECT_FALSE(is_conv_helper_kernel(r, other));
 }
 
+// A launch recorded without a shape on two GPUs of one generation, "Big" (132 SMs, 3 TB/s)
+// and "Small" (66 SMs, 1.5 TB/s), each with a profile of its own: the setting of forecasts for
+// another GPU than the one a shapeless kernel ran on.
+struct ShapelessLaunchOnTwoGpus {
+  DeviceCatalogue catalogue{{gpu("Big", 132, 3000, 9), gpu("Small", 66, 1500, 9)}};
+  Predictor predictor;
+  TargetId big, small;
+  KernelRecord record;
+  KernelClass cls;
+
+  ShapelessLaunchOnTwoGpus(const Profile& on_big, const Profile& on_small, std::string name,
+                           Dim3 grid, Dim3 block)
+      : predictor(catalogue, {on_big, on_small}),
+        big(predictor.add_target("Big")),
+        small(predictor.add_target("Small")) {
+    record.launch.name = std::move(name);
+    record.launch.grid = grid;
+    record.launch.block = block;
+    cls = classify_kernel(record.launch.name);
+  }
+  // The prediction for `target` of the launch measured on `source` ("" = not known).
+  Prediction on(TargetId target, std::string_view source) const {
+    PredictOptions o;
+    o.source_device = source;
+    return predictor.predict(record, cls, target, o);
+  }
+};
+
+// A convolution recorded without its shape, forecast for another GPU: its class's fit over
+// launch waves from the GPU it ran on, carried by spec, not the target's fit of other
+// programs' convolutions.
+TEST(LongTailModels, AShapelessConvolutionIsForecastWithTheFitOfTheGpuItRanOn) {
+  auto profile = [](const std::string& device, double c_wave_k) {
+    Profile p;
+    p.device = device;
+    p.basis = TimeBasis::kKernel;
+    GemmConfigFit geometry;
+    geometry.config = conv_geometry_fit_name(conv_class_name(DType::kTf32));
+    geometry.tile_m = geometry.tile_n = 0;
+    geometry.c0 = 3;
+    geometry.c_wave_k = c_wave_k;
+    p.conv_configs.push_back(geometry);
+    return p;
+  };
+  const ShapelessLaunchOnTwoGpus g(
+      profile("Big", 8), profile("Small", 1),
+      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize256x64x32_"
+      "warpgroupsize1x1x1_g1_execute_kernel_cudnn_train",
+      Dim3{528, 1, 1}, Dim3{384, 1, 1});
+  ASSERT_EQ(g.cls.family, KernelFamily::kConv);
+  const GemmConfigFit kernel = conv_kernel_config(g.cls, DType::kFp32);
+  const DType math = conv_math_type(g.cls, DType::kFp32);
+  auto expected = [&](double c_wave_k, const std::string& on, double waves) {
+    return 3 + c_wave_k * waves * conv_tile_step_us(kernel, math, *g.catalogue.find(on));
+  };
+  const Prediction own = g.on(g.big, "Big");
+  EXPECT_TRUE(own.has(prediction_flags::kNoShape));
+  EXPECT_NEAR(own.us, expected(8, "Big", 4), 1e-9);  // 528 blocks over 132 SMs
+  const Prediction other = g.on(g.small, "Big");
+  EXPECT_TRUE(other.has(prediction_flags::kSpecScaled));
+  EXPECT_NEAR(other.us, expected(8, "Small", 8), 1e-9);  // Big's fit, Small's waves and steps
+  // Without a source, each GPU its own fit.
+  EXPECT_NEAR(g.on(g.small, "").us, expected(1, "Small", 8), 1e-9);
+}
+
 TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInShape) {
   DeviceCatalogue cat({gpu("S", 80, 900, 7), gpu("T", 40, 300, 7)});
   const std::string small_kernel = "volta_scudnn_128x32_relu_small_nn_v1";
@@ -479,6 +547,58 @@ TEST(LongTailModels, RowKernelsWithoutAShapeUseTheMostSimilarGpusGeometryFit) {
   r.op.vec.cols = 1024;
   r.op.vec.bytes_read = r.op.vec.bytes_written = 1.6e7;
   EXPECT_EQ(predictor.predict(r, cls, other).model, ModelKind::kRoofline);
+}
+
+// A reduction launched outside any library call (no shape), measured on one GPU, forecast for
+// another that has its own calibration of the same configuration: each geometry fit stands
+// for the per-thread work of the programs it was made on, so the forecast carries the fit
+// the measured GPU takes, by spec; the ratio of the two forecasts is the two GPUs'
+// bandwidth, not two programs'. On its own GPU, and with no source known, each GPU keeps its
+// own fit.
+TEST(LongTailModels, AShapelessKernelIsForecastWithTheFitOfTheGpuItRanOn) {
+  auto profile = [](const std::string& device, double c_byte, const std::string& op) {
+    Profile p;
+    p.device = device;
+    p.basis = TimeBasis::kKernel;
+    VectorFit reduce;
+    reduce.op = op;
+    reduce.config = "at::native::reduce_kernel";
+    reduce.c0 = 5;
+    reduce.c_byte = c_byte;
+    p.family_fits = {reduce};
+    return p;
+  };
+  const std::string geometry = geometry_fit_name(KernelFamily::kReduction);
+  ShapelessLaunchOnTwoGpus g(profile("Big", 50, geometry), profile("Small", 0.75, geometry),
+                             "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, "
+                             "at::native::func_wrapper_t<float, at::native::sum_functor<float, "
+                             "float, float>>, unsigned int, float, 4>>(...)",
+                             Dim3{239, 16, 1}, Dim3{32, 4, 1});
+  ASSERT_EQ(g.cls.family, KernelFamily::kReduction);
+  ASSERT_EQ(g.cls.config, "at::native::reduce_kernel");
+  const double bytes = 239.0 * 16 * 128 * kGeometryBytesPerThread;
+  const Prediction own = g.on(g.big, "Big");
+  EXPECT_TRUE(own.has(prediction_flags::kNoShape));
+  EXPECT_FALSE(own.has(prediction_flags::kSpecScaled));
+  EXPECT_NEAR(own.us, 5 + 50 * bytes / 3e6, 1e-9);
+  const Prediction other = g.on(g.small, "Big");
+  EXPECT_TRUE(other.has(prediction_flags::kSpecScaled));
+  EXPECT_NEAR(other.us, 5 + 50 * bytes / 1.5e6, 1e-9);  // Big's fit at Small's bandwidth
+  // Measured on Small: Small's own fit for Small, carried to Big for Big.
+  EXPECT_NEAR(g.on(g.small, "Small").us, 5 + 0.75 * bytes / 1.5e6, 1e-9);
+  EXPECT_NEAR(g.on(g.big, "Small").us, 5 + 0.75 * bytes / 3e6, 1e-9);
+  // No source known: each target's own fit.
+  EXPECT_NEAR(g.on(g.small, "").us, 5 + 0.75 * bytes / 1.5e6, 1e-9);
+  // With a shape, the target's own calibration of the kernel answers whoever measured it.
+  ShapelessLaunchOnTwoGpus shaped(profile("Big", 50, "reduction"), profile("Small", 2, "reduction"),
+                                  g.record.launch.name, g.record.launch.grid,
+                                  g.record.launch.block);
+  shaped.record.op.kind = OpKind::kReduction;
+  shaped.record.op.vec.rows = 16;
+  shaped.record.op.vec.cols = 1 << 20;
+  shaped.record.op.vec.bytes_read = 6.7e7;
+  shaped.record.op.vec.bytes_written = 64;
+  EXPECT_NEAR(shaped.on(shaped.small, "Big").us, 5 + 2 * (6.7e7 + 64) / 1.5e6, 1e-6);
 }
 
 TEST(LongTailModels, TritonKernelsTakeTheirSizeFromTheIntegerArguments) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 #include <unordered_map>
 
 #include "pm2lat/classifier.h"
@@ -206,11 +207,12 @@ const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const
 
 std::optional<Prediction> ConvPredictor::predict(const ModelQuery& q) const noexcept {
   return predict(q.record, q.cls, q.target, q.options.basis == TimeBasis::kCall,
-                 !q.observed_on_target);
+                 !q.observed_on_target, q.source);
 }
 
 Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls, std::size_t target,
-                                  bool call_basis, bool choose_config) const noexcept {
+                                  bool call_basis, bool choose_config,
+                                  const DeviceSpec* source) const noexcept {
   Prediction p;
   p.model = ModelKind::kConv;
   p.basis = TimeBasis::kKernel;
@@ -223,7 +225,7 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
                                                                       : DType::kFp32;
   if (choose_config && has_shape) {
     if (const KernelClass* chosen = choose_own_config(r, cls, dtype, target)) {
-      Prediction q = predict(r, *chosen, target, call_basis, false);
+      Prediction q = predict(r, *chosen, target, call_basis, false, source);
       q.flags |= prediction_flags::kConfigChosen;
       return q;
     }
@@ -232,9 +234,20 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   const GemmConfigFit kernel = conv_kernel_config(cls, dtype);
 
   if (!has_shape) {
-    // Launches without a shape: the geometry fit of the configuration, else of its class.
+    // Launches without a shape: the geometry fit of the configuration, else of its class. Such
+    // a fit stands for the work of the programs it was made on, not for its GPU: for another
+    // GPU than the one the kernel ran on, the fit that GPU takes, carried by spec (as the
+    // memory-bound families' geometry fits, memory_family_predictor.cpp).
+    std::array<int, kMaxRankedDonors> from_source{};
+    std::span<const int> order(t.order);
+    if (source != nullptr && source->name != spec.name) {
+      if (const std::size_t n =
+              rank_donors_into(*source, impl_->devices, kConvDonorWeights, from_source);
+          n > 0)
+        order = std::span<const int>(from_source.data(), n);
+    }
     for (const std::string* name : {&cls.config, &class_name(math)}) {
-      for (int i : t.order) {
+      for (int i : order) {
         const auto& d = impl_->devices[static_cast<std::size_t>(i)];
         if (d.profile->basis != TimeBasis::kKernel) continue;
         const auto it = d.geometry.find(*name);

@@ -1,7 +1,9 @@
 #include "pm2lat/models/memory_family_predictor.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <span>
 #include <unordered_map>
 
 #include "pm2lat/models/donor_ranking.h"
@@ -98,22 +100,23 @@ void MemoryFamilyPredictor::add_target(const Target& target) {
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict(const ModelQuery& q) const noexcept {
-  return predict_from(q.record, q.cls, q.target, false);
+  return predict_from(q.record, q.cls, q.target, q.source, false);
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict_own(const ModelQuery& q) const noexcept {
-  return predict_from(q.record, q.cls, q.target, true);
+  return predict_from(q.record, q.cls, q.target, q.source, true);
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict_row_without_shape(
     const ModelQuery& q) const noexcept {
   if (!is_row_family(q.cls.family) || q.record.op.vec.bytes() > 0) return std::nullopt;
-  return predict_from(q.record, q.cls, q.target, false);
+  return predict_from(q.record, q.cls, q.target, q.source, false);
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord& r,
                                                               const KernelClass& cls,
                                                               std::size_t target,
+                                                              const DeviceSpec* source,
                                                               bool own_only) const noexcept {
   if (target >= impl_->targets.size()) return std::nullopt;
   const Impl::TargetDevices& t = impl_->targets[target];
@@ -138,6 +141,23 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   }
   const bool geometry = !(shape_bytes > 0);
   const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;
+  // Whose fits answer, in order: the target's own first, then the most similar GPUs'. A fit
+  // over launched threads is the exception. It stands for the per-thread work of the
+  // programs it was made on, not for the GPU: one configuration's differs 66x between the
+  // shipped GPUs (ATen's reduce_kernel, 0.75 x a nominal pass on the A100 traces, 50 x on the
+  // H100's). Taken from each target's own calibration, two GPUs' forecasts of one launch
+  // would differ by which programs calibrated each (an A100 forecast 0.11 x the H100's for a
+  // memory-bound kernel), and a forecast anchored to the measurement (measured_guard.h)
+  // would carry that ratio. So for a GPU other than the one the kernel ran on, the fit that
+  // GPU would take is carried to the target by its spec (bandwidth, SMs).
+  std::array<int, kMaxRankedDonors> from_source{};
+  std::span<const int> order(t.order);
+  if (geometry && !own_only && source != nullptr && source->name != t.spec->name) {
+    if (const std::size_t n =
+            rank_donors_into(*source, impl_->devices, kMemoryFamilyDonorWeights, from_source);
+        n > 0)
+      order = std::span<const int>(from_source.data(), n);
+  }
   const VectorFit* fit = nullptr;
   const Impl::Device* dev = nullptr;
   bool specific = false;
@@ -149,7 +169,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
     const std::string& op = (*names)[static_cast<std::size_t>(f)];
     for (const std::string* config : {&cls.config, &kFamilyWide}) {
       if (config->empty() && config != &kFamilyWide) continue;
-      for (int i : t.order) {
+      for (int i : order) {
         if (own_only && i != t.own) break;  // the own device sorts first
         const auto& d = impl_->devices[static_cast<std::size_t>(i)];
         if ((fit = d.find(op, *config)) != nullptr) {

@@ -35,8 +35,9 @@ class ConvPredictor {
   std::optional<Prediction> predict(const ModelQuery& query) const noexcept;
 
  private:
+  // `source`: the GPU the record was measured on, when known.
   Prediction predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
-                     bool call_basis, bool choose_config) const noexcept;
+                     bool call_basis, bool choose_config, const DeviceSpec* source) const noexcept;
   // The target's own configuration for a shape seen on another GPU, or nullptr when the
   // target runs the record's kernel itself or has no calibrated convolution to choose from.
   const KernelClass* choose_own_config(const KernelRecord& record, const KernelClass& cls,

@@ -14,6 +14,7 @@
 // bandwidth, or 11.9 with the BF16 peak added.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <iterator>
 #include <span>
@@ -86,5 +87,37 @@ double donor_distance(const DeviceSpec& target, const DonorCandidate& donor,
 std::vector<std::size_t> rank_donors(const DeviceSpec& target,
                                      std::span<const DonorCandidate> candidates,
                                      const DonorWeights& weights);
+
+// Calibrated devices of one model ranked without allocating (the shipped profiles give the
+// convolution model 7, the kernel-family fits 2); a caller with more keeps its precomputed
+// order.
+inline constexpr std::size_t kMaxRankedDonors = 16;
+
+// The order rank_donors gives for calibrated `devices` (each with a `spec` and a `profile`),
+// written into `order` without allocating: for ranking from a GPU known only at prediction
+// time. Returns how many were ranked, or 0 when there are more devices than `order` holds.
+template <std::size_t N, typename Devices>
+std::size_t rank_donors_into(const DeviceSpec& target, const Devices& devices,
+                             const DonorWeights& weights, std::array<int, N>& order) noexcept {
+  if (std::size(devices) > N) return 0;
+  std::array<double, N> distance{};
+  std::array<bool, N> own{};
+  std::size_t n = 0;
+  for (const auto& d : devices) {
+    const std::size_t i = n++;
+    distance[i] = donor_distance(target, {d.spec, d.profile->basis}, weights);
+    own[i] = weights.own_first && d.spec->name == target.name;
+    // After every device that ranks before it or with it: rank_donors' stable order.
+    std::size_t at = i;
+    for (; at > 0; --at) {
+      const auto prev = static_cast<std::size_t>(order[at - 1]);
+      const bool before = own[i] != own[prev] ? own[i] : distance[i] < distance[prev];
+      if (!before) break;
+      order[at] = order[at - 1];
+    }
+    order[at] = static_cast<int>(i);
+  }
+  return n;
+}
 
 }  // namespace pm2lat

@@ -8,7 +8,8 @@
 // Bytes come from the record's shapes; when the record has none, a "geometry" fit of the
 // same family relates time to the launched threads instead (flag no_shape). A target with
 // no fits of its own uses the most similar GPU's, evaluated with the target's spec (its
-// bandwidth and SM count: flag spec_scaled).
+// bandwidth and SM count: flag spec_scaled). A geometry fit forecast for a GPU other than
+// the one the kernel ran on is the fit that GPU would take, carried by spec.
 #pragma once
 
 #include <memory>
@@ -61,7 +62,8 @@ class MemoryFamilyPredictor {
 
  private:
   std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls,
-                                         std::size_t target, bool own_only) const noexcept;
+                                         std::size_t target, const DeviceSpec* source,
+                                         bool own_only) const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -4,6 +4,7 @@
 // predictor does (in the order add_target was called).
 #pragma once
 
+#include "pm2lat/device_spec.h"
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/predict_options.h"
@@ -18,6 +19,8 @@ struct ModelQuery {
   const PredictOptions& options;
   // The record was measured on the target GPU itself: its kernel is one the target runs.
   bool observed_on_target = true;
+  // The GPU the record was measured on, when known (resolved from `options`).
+  const DeviceSpec* source = nullptr;
 };
 
 }  // namespace pm2lat
