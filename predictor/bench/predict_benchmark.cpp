@@ -397,6 +397,32 @@ void BM_PredictUnknownKernel(benchmark::State& state) {
 }
 BENCHMARK(BM_PredictUnknownKernel);
 
+// An ATen reduction launched outside any library call (no shape), measured on an H100 and
+// forecast for an A100: the geometry fit the H100 takes, found through the H100's donor order
+// ranked at prediction time (memory_family_predictor.cpp).
+void BM_PredictShapelessReductionOtherGpu(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("A100-SXM");
+  KernelRecord r;
+  r.launch.name =
+      "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, "
+      "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>>, "
+      "unsigned int, float, 4>>(...)";
+  r.launch.block = {32, 4, 1};
+  const KernelClass cls = classify_kernel(r.launch.name);
+  PredictOptions o;
+  o.source_spec = p.catalogue().find("H100-SXM");
+  std::uint32_t blocks = 1;
+  for (auto _ : state) {
+    blocks = 1 + (blocks * 37) % 65521;  // vary the grid
+    r.launch.grid = {blocks, 16, 1};
+    benchmark::DoNotOptimize(p.predict(r, cls, t, o));
+  }
+  label_model(state, p, r, cls, t, o);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictShapelessReductionOtherGpu);
+
 // A cuBLASLt BF16 GEMM call of varied shape (a whole call: no kernel name), on a GPU that
 // calibrated BF16 calls: the selector chooses the configuration for every shape.
 void BM_PredictBf16GemmCall(benchmark::State& state) {
