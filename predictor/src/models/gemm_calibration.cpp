@@ -1,0 +1,105 @@
+#include "models/gemm_calibration.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "pm2lat/models/gemm_neighbourhood.h"
+#include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/profile_error.h"
+
+namespace pm2lat {
+namespace {
+
+// Interpolation neighbours (see ResidualInterpolator).
+constexpr std::size_t kNeighbours = 8;
+// Calls within this factor of the floor say nothing about the kernel behind them.
+constexpr double kAboveFloor = 1.5;
+// A call's kernel time is its time minus the dispatch before the kernel, never under this:
+// the floor only keeps the logarithm of a residual finite for calls at their floor.
+constexpr double kShortestKernelInCallUs = 0.5;
+
+// A calibration point's dimension as GemmLaunchPoint holds it.
+std::int32_t launch_point_dimension(const Profile& p, std::int64_t v, const char* field) {
+  if (v > std::numeric_limits<std::int32_t>::max())
+    throw ProfileError(p.file, std::string("gemm.points.") + field, "over 2^31 - 1");
+  return static_cast<std::int32_t>(v);
+}
+
+}  // namespace
+
+void build_indexes(GemmCalibration& d) {
+  const Profile& p = *d.profile;
+  const std::size_t nc = p.gemm_configs.size();
+  std::vector<std::vector<GemmResidualKey>> kpts(nc), cpts(nc);
+  std::vector<std::vector<double>> kres(nc), cres(nc);
+  d.points_per_config.assign(nc, 0);
+  d.fit_range.assign(nc, GemmFitRange{});
+  for (const GemmPoint& pt : p.gemm_points)
+    ++d.points_per_config[static_cast<std::size_t>(pt.config)];
+  // Where each configuration's points start in d.points.
+  d.config_begin.assign(nc + 1, 0);
+  for (std::size_t c = 0; c < nc; ++c)
+    d.config_begin[c + 1] = d.config_begin[c] + static_cast<std::uint32_t>(d.points_per_config[c]);
+  std::vector<std::uint32_t> next(d.config_begin.begin(), d.config_begin.end() - 1);
+  d.points.resize(p.gemm_points.size());
+  std::map<DType, std::pair<std::vector<GemmSelectorKey>, std::vector<std::uint32_t>>> sel;
+  for (const GemmPoint& pt : p.gemm_points) {
+    const auto ci = static_cast<std::size_t>(pt.config);
+    const std::uint32_t at = next[ci]++;
+    d.points[at] = {launch_point_dimension(p, pt.batch, "batch"),
+                    launch_point_dimension(p, pt.m, "m"),
+                    launch_point_dimension(p, pt.n, "n"),
+                    launch_point_dimension(p, pt.k, "k"),
+                    pt.grid,
+                    pt.config};
+    const GemmConfigFit& c = p.gemm_configs[ci];
+    GemmShape s;
+    s.batch = pt.batch;
+    s.m = pt.m;
+    s.n = pt.n;
+    s.k = pt.k;
+    const std::int32_t split = split_k_from_grid(pt.grid, pt.batch);
+    const GemmWork w =
+        gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split, dtype_bytes(c.dtype));
+    const double kern = gemm_wave_kernel_us(c, *d.spec, w);
+    const GemmShapeKey shape = gemm_shape_key(pt.batch, pt.m, pt.n, pt.k);
+    const GemmResidualKey key = gemm_residual_key(shape, c, *d.spec, w.blocks);
+    extend_fit_range(d.fit_range[ci], w);
+    if (p.basis == TimeBasis::kCall) {
+      const CallOverhead& o = p.overhead_for(pt.op);
+      cpts[ci].push_back(key);
+      cres[ci].push_back(std::log(pt.us / o.call_us(kern)));
+      if (pt.us >= kAboveFloor * o.floor_us) {
+        kpts[ci].push_back(key);
+        kres[ci].push_back(std::log(std::max(kShortestKernelInCallUs, pt.us - o.pre_us) / kern));
+      }
+    } else {
+      kpts[ci].push_back(key);
+      kres[ci].push_back(std::log(pt.us / kern));
+    }
+    auto& [sel_keys, sel_points] = sel[c.dtype];
+    sel_keys.push_back(
+        gemm_selector_key(shape, pt.m, pt.n, pt.k, false, pt.transposed_weight, c.dtype));
+    sel_points.push_back(at);
+  }
+  for (std::size_t c = 0; c < nc; ++c) {
+    d.kernel_residual.push_back(ResidualInterpolator<5>::residuals_only(
+        std::move(kpts[c]), std::move(kres[c]), kNeighbours));
+    d.call_residual.push_back(ResidualInterpolator<5>::residuals_only(
+        std::move(cpts[c]), std::move(cres[c]), kNeighbours));
+  }
+  for (auto& [dtype, keys_points] : sel) {
+    GemmCalibration::Selector s;
+    s.dtype = dtype;
+    s.index = ResidualInterpolator<6>(std::move(keys_points.first), keys_points.second,
+                                      ResidualInterpolator<6>::NodeBoxes::kKept);
+    d.selectors.push_back(std::move(s));
+  }
+  for (std::size_t c = 0; c < nc; ++c)
+    d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
+}
+
+}  // namespace pm2lat
