@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pm2lat/classifier.h"
 #include "pm2lat/models/gemm_fit_range.h"
 #include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/gemm_wave_model.h"
@@ -167,6 +168,57 @@ TEST_F(GemmSelectorTest, ALinearsAlignmentIsItsReductionDimensions) {
   // vocabulary of 50257) leaves them aligned.
   EXPECT_EQ(predict_linear(4096, 4097, 1024).config, "sgemm_128x128x8_NT_vec");
   EXPECT_EQ(predict_linear(4096, 4096, 1023).config, "maxwell_sgemm_64x64_tn");
+}
+
+// A GEMM launch recorded without its shape on a V100 (a trace without record_shapes), forecast
+// for an A100: no GPU of the A100's architecture runs the V100's kernel, so the A100 runs the
+// GEMM the launch implies on the V100 (the K and aspect of the V100's calibrated launch nearest
+// in blocks) with the configuration it chooses for it, as for the shape itself measured there.
+// On the V100 the kernel's own fit answers.
+TEST(GemmLaunchWithoutShape, AnotherArchitectureRunsTheGemmTheLaunchImpliesWithItsOwnKernel) {
+  DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  const DeviceSpec v100 = cat.resolve("V100-PCIE-32GB");
+  const DeviceSpec a100 = cat.resolve("A100-PCIE-40GB");
+  Profile volta;
+  volta.device = v100.name;
+  volta.basis = TimeBasis::kKernel;
+  volta.gemm_configs.push_back(linear_config("volta_sgemm_128x128_tn", 3.0));
+  add_linear_rows(volta, v100, 0, {{4096, 4096, 1024}, {1024, 1024, 8192}, {8192, 4096, 4096}});
+  Profile ampere;
+  ampere.device = a100.name;
+  ampere.basis = TimeBasis::kKernel;
+  ampere.gemm_configs.push_back(linear_config("ampere_sgemm_128x128_tn", 2.0));
+  add_linear_rows(ampere, a100, 0,
+                  {{4096, 4096, 1024}, {4096, 4096, 2048}, {2048, 4096, 1024}, {1024, 1024, 8192}});
+  Predictor predictor(std::move(cat), {volta, ampere});
+  const TargetId on_a100 = predictor.add_target(a100.name);
+  const TargetId on_v100 = predictor.add_target(v100.name);
+  const PredictOptions measured_on_v100{TimeBasis::kKernel, v100.name};
+
+  KernelRecord launch;  // the V100's calibrated 4096 x 4096 x 1024 launch, no shape
+  launch.launch.name = "volta_sgemm_128x128_tn";
+  launch.launch.grid = {32, 32, 1};
+  const KernelClass cls = classify_kernel(launch.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kGemm);
+  const Prediction there = predictor.predict(launch, cls, on_a100, measured_on_v100);
+  EXPECT_TRUE(there.has(prediction_flags::kNoShape));
+  EXPECT_TRUE(there.has(prediction_flags::kConfigChosen));
+  EXPECT_FALSE(there.has(prediction_flags::kFallback));
+  EXPECT_EQ(there.config, "ampere_sgemm_128x128_tn");
+
+  KernelRecord shaped = launch;
+  shaped.op.kind = OpKind::kGemm;
+  shaped.op.gemm.m = shaped.op.gemm.n = 4096;
+  shaped.op.gemm.k = 1024;
+  shaped.op.gemm.trans_b = true;  // "tn": a linear layer's weight
+  const Prediction as_shaped = predictor.predict(shaped, cls, on_a100, measured_on_v100);
+  ASSERT_FALSE(as_shaped.has(prediction_flags::kClamped));  // the model's, not a bound
+  EXPECT_NEAR(there.us, as_shaped.us, 1e-9);
+
+  const Prediction here = predictor.predict(launch, cls, on_v100, measured_on_v100);
+  EXPECT_TRUE(here.has(prediction_flags::kNoShape));
+  EXPECT_FALSE(here.has(prediction_flags::kConfigChosen));
+  EXPECT_EQ(here.config, "volta_sgemm_128x128_tn");
 }
 
 }  // namespace

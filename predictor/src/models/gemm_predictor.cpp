@@ -53,6 +53,37 @@ Scale scale_between(const DeviceSpec& from, const DeviceSpec& to, DType compute)
   return s;
 }
 
+// The GEMM a launch of configuration `cfg` of `d` implies when its shape was not recorded:
+// the K of the configuration's calibrated launch nearest in block count and split, and an
+// output of the observed block count at that launch's aspect ratio. False when the
+// configuration has no calibrated launch.
+bool launch_shape(const GemmCalibration& d, std::int32_t cfg, const Dim3& grid, GemmShape& s) {
+  const std::int32_t split = split_k_from_grid(grid, 1);
+  const double blocks = static_cast<double>(grid.volume());
+  const GemmLaunchPoint* near = nullptr;
+  double best = 0;
+  const auto ci = static_cast<std::size_t>(cfg);
+  for (std::uint32_t i = d.config_begin[ci]; i < d.config_begin[ci + 1]; ++i) {
+    const GemmLaunchPoint& pt = d.points[i];
+    const double dist =
+        std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
+        std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
+    if (near == nullptr || dist < best) {
+      near = &pt;
+      best = dist;
+    }
+  }
+  if (near == nullptr) return false;
+  s.batch = 1;
+  s.k = near->k;
+  const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
+  s.m = std::max<std::int64_t>(
+      1,
+      static_cast<std::int64_t>(static_cast<double>(std::int64_t{near->m} * near->batch) * scale));
+  s.n = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->n) * scale));
+  return true;
+}
+
 }  // namespace
 
 struct GemmPredictor::Impl {
@@ -104,10 +135,12 @@ struct GemmPredictor::Impl {
     return prof.graph_replay && !o.graph_replay ? t.graph_offset_us : 0.0;
   }
 
+  // `s`: the record's shape, or the one its launch implies (predict_launch).
   Prediction predict_shape(const ModelQuery& q, const TargetState& t, const Source& source,
-                           DType dtype) const;
+                           DType dtype, const GemmShape& s) const;
   Prediction predict_launch(const ModelQuery& q, const TargetState& t, const Source& source,
                             DType dtype) const;
+  const GemmCalibration* calibration_where_run(const ModelQuery& q, const TargetState& t) const;
 };
 
 GemmPredictor::GemmPredictor() : impl_(std::make_unique<Impl>()) {}
@@ -191,12 +224,14 @@ std::optional<Prediction> GemmPredictor::predict(const ModelQuery& q) const {
   const Impl::Source* source = impl_->source_for(t, dtype);
   if (source == nullptr) return roofline_prediction(q.record, q.cls, *t.spec);
   if (!q.record.op.gemm.valid()) return impl_->predict_launch(q, t, *source, dtype);
-  return impl_->predict_shape(q, t, *source, dtype);
+  return impl_->predict_shape(q, t, *source, dtype, q.record.op.gemm);
 }
 
 // A GEMM kernel whose shape was not recorded (a trace without record_shapes): its kernel and
 // grid are known, its K is not. The nearest calibrated launch of the same configuration (by
-// block count and split) stands in for K, and the wave model runs with the observed grid.
+// block count and split) stands in for K, and the wave model runs with the observed grid; on
+// a GPU whose architecture does not run the kernel, the configuration it chooses for that
+// GEMM does.
 Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const TargetState& t,
                                                const Source& source, DType dtype) const {
   const KernelRecord& r = q.record;
@@ -227,35 +262,39 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
     if (other.spec->compute_capability() == t.spec->compute_capability() && other.spec != t.spec)
       found = knows_kernel(&other, true);
   }
-  // A configuration no GPU calibrated: its tile and grid, with a typical K loop.
-  if (d == nullptr) return shapeless_tile_prediction(r, cls, *t.spec, dtype);
+  // The work the launch implies, from the calibration that knows the kernel. For another
+  // GPU than the one it ran on (or one whose architecture no calibration of the kernel
+  // shares), the work it implies there: every target forecasts the same GEMM, where each
+  // target's own calibration (or a typical K loop for one that has none) put the forecasts
+  // for two GPUs up to 35x apart.
+  const GemmCalibration* shape_from = d;
+  std::int32_t shape_cfg = cfg;
+  if (!q.observed_on_target || d == nullptr) {
+    if (const GemmCalibration* w = calibration_where_run(q, t)) {
+      shape_from = w;
+      shape_cfg = w->trusted_config(cls.config);
+    }
+  }
+  GemmShape s;  // the output's bytes at a calibrated launch's aspect ratio, and its K
+  if (shape_from == nullptr || !launch_shape(*shape_from, shape_cfg, r.launch.grid, s))
+    return shapeless_tile_prediction(r, cls, *t.spec, dtype);
+  if (d == nullptr) {
+    // No GPU of the target's architecture runs this kernel (an sm80 kernel forecast for an
+    // sm90 GPU): the same GEMM with the configuration the target chooses for it (flags
+    // no_shape, config_chosen). cuBLAS names the layout column-major: its first letter is
+    // the row-major second operand's (a linear layer's weight: "tn"), its second the first's.
+    const std::string& layout = cls.gemm.layout;
+    s.trans_b = layout.size() == 2 && layout[0] == 't';
+    s.trans_a = layout.size() == 2 && layout[1] == 't';
+    const ModelQuery as_shape{r, cls, q.target, q.options, false, q.source};
+    Prediction p = predict_shape(as_shape, t, source, dtype, s);
+    p.flags |= prediction_flags::kNoShape;
+    return p;
+  }
   const Profile& prof = *d->profile;
   const GemmConfigFit& fit = prof.gemm_configs[static_cast<std::size_t>(cfg)];
   const std::int32_t split = split_k_from_grid(r.launch.grid, 1);
   const double blocks = static_cast<double>(r.launch.grid.volume());
-  const GemmLaunchPoint* near = nullptr;
-  double best = 0;
-  const auto ci = static_cast<std::size_t>(cfg);
-  for (std::uint32_t i = d->config_begin[ci]; i < d->config_begin[ci + 1]; ++i) {
-    const GemmLaunchPoint& pt = d->points[i];
-    const double dist =
-        std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
-        std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
-    if (near == nullptr || dist < best) {
-      near = &pt;
-      best = dist;
-    }
-  }
-  if (near == nullptr) return shapeless_tile_prediction(r, cls, *t.spec, dtype);
-  GemmShape s;
-  s.batch = 1;
-  s.k = near->k;
-  // An output of the observed block count at the point's aspect ratio (bytes only).
-  const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
-  s.m = std::max<std::int64_t>(
-      1,
-      static_cast<std::int64_t>(static_cast<double>(std::int64_t{near->m} * near->batch) * scale));
-  s.n = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(near->n) * scale));
   const GemmWork w =
       gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
   GemmConfigFit c = fit;
@@ -281,11 +320,31 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
   return p;
 }
 
+// The calibration of the record's kernel on the GPU it ran on (the target when no source is
+// given), else on a GPU of that architecture, else on any GPU; nullptr when none calibrated it.
+const GemmCalibration* GemmPredictor::Impl::calibration_where_run(const ModelQuery& q,
+                                                                  const TargetState& t) const {
+  const DeviceSpec& ran_on = q.source != nullptr ? *q.source : *t.spec;
+  auto first = [&](auto&& accept) -> const GemmCalibration* {
+    for (const GemmCalibration& c : calibrated) {
+      if (c.spec != nullptr && accept(*c.spec) && c.trusted_config(q.cls.config) >= 0) return &c;
+    }
+    return nullptr;
+  };
+  if (const GemmCalibration* c = first([&](const DeviceSpec& g) { return g.name == ran_on.name; }))
+    return c;
+  if (const GemmCalibration* c = first([&](const DeviceSpec& g) {
+        return g.compute_capability() == ran_on.compute_capability();
+      }))
+    return c;
+  return first([](const DeviceSpec&) { return true; });
+}
+
 Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetState& t,
-                                              const Source& source, DType dtype) const {
+                                              const Source& source, DType dtype,
+                                              const GemmShape& s) const {
   const KernelRecord& r = q.record;
   const KernelClass& cls = q.cls;
-  const GemmShape& s = r.op.gemm;
   const GemmCalibration* d = source.device;
   bool borrowed = source.borrowed;
 
