@@ -423,6 +423,30 @@ void BM_PredictShapelessReductionOtherGpu(benchmark::State& state) {
 }
 BENCHMARK(BM_PredictShapelessReductionOtherGpu);
 
+// A GEMM launch recorded without its shape on an A100 (a trace without record_shapes) and
+// forecast for an H100, whose architecture does not run the A100's kernel: the GEMM the
+// launch implies on the A100's calibration, run with the configuration the H100 chooses for
+// it (gemm_predictor.cpp, predict_launch): a calibration search and a selector vote.
+void BM_PredictShapelessGemmOtherArchitecture(benchmark::State& state) {
+  Predictor& p = shipped();
+  const TargetId t = p.add_target("H100-SXM");
+  KernelRecord r;
+  r.launch.name = "ampere_sgemm_128x64_tn";
+  r.launch.block = {128, 1, 1};
+  const KernelClass cls = classify_kernel(r.launch.name);
+  PredictOptions o;
+  o.source_spec = p.catalogue().find("A100-PCIE-40GB");
+  std::uint32_t blocks = 1;
+  for (auto _ : state) {
+    blocks = 1 + (blocks * 37) % 4093;  // vary the grid
+    r.launch.grid = {blocks, 8, 1};
+    benchmark::DoNotOptimize(p.predict(r, cls, t, o));
+  }
+  label_model(state, p, r, cls, t, o);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_PredictShapelessGemmOtherArchitecture);
+
 // A cuBLASLt BF16 GEMM call of varied shape (a whole call: no kernel name), on a GPU that
 // calibrated BF16 calls: the selector chooses the configuration for every shape.
 void BM_PredictBf16GemmCall(benchmark::State& state) {

@@ -60,14 +60,17 @@ Scale scale_between(const DeviceSpec& from, const DeviceSpec& to, DType compute)
 bool launch_shape(const GemmCalibration& d, std::int32_t cfg, const Dim3& grid, GemmShape& s) {
   const std::int32_t split = split_k_from_grid(grid, 1);
   const double blocks = static_cast<double>(grid.volume());
+  // Nearest by |log block ratio| + |log split ratio|, compared as the product of the two
+  // ratios taken >= 1 (the same order, without two logarithms a point).
+  auto apart = [](double a, double b) { return a > b ? a / b : b / a; };
   const GemmLaunchPoint* near = nullptr;
   double best = 0;
   const auto ci = static_cast<std::size_t>(cfg);
   for (std::uint32_t i = d.config_begin[ci]; i < d.config_begin[ci + 1]; ++i) {
     const GemmLaunchPoint& pt = d.points[i];
-    const double dist =
-        std::fabs(std::log(blocks_from_grid(pt.grid, pt.batch) / blocks)) +
-        std::fabs(std::log(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)) / split));
+    const double dist = apart(blocks_from_grid(pt.grid, pt.batch), blocks) *
+                        apart(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)),
+                              static_cast<double>(split));
     if (near == nullptr || dist < best) {
       near = &pt;
       best = dist;
