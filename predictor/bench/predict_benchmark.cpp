@@ -115,6 +115,21 @@ void predict_in_turn(benchmark::State& state, const Predictor& p,
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 
+// Predicts `r` once per iteration on a grid of varying width (1 to `widest` blocks by
+// `height`), and labels the line with the model that answered.
+void predict_varied_grids(benchmark::State& state, const Predictor& p, KernelRecord r,
+                          const KernelClass& cls, TargetId t, const PredictOptions& o,
+                          std::uint32_t widest, std::uint32_t height) {
+  std::uint32_t blocks = 1;
+  for (auto _ : state) {
+    blocks = 1 + (blocks * 37) % widest;  // vary the grid
+    r.launch.grid = {blocks, height, 1};
+    benchmark::DoNotOptimize(p.predict(r, cls, t, o));
+  }
+  label_model(state, p, r, cls, t, o);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+
 void BM_PredictGemmSameGpu(benchmark::State& state) {
   Predictor& p = shipped();
   const TargetId t = p.add_target("A100-PCIE-40GB");
@@ -385,15 +400,7 @@ void BM_PredictUnknownKernel(benchmark::State& state) {
   KernelRecord r;
   r.launch.name = "_Z17my_custom_kernelPfPKfi";
   r.launch.block = {256, 1, 1};
-  const KernelClass cls = classify_kernel(r.launch.name);
-  std::uint32_t blocks = 1;
-  for (auto _ : state) {
-    blocks = 1 + (blocks * 37) % 65521;  // vary the grid
-    r.launch.grid = {blocks, 1, 1};
-    benchmark::DoNotOptimize(p.predict(r, cls, t));
-  }
-  label_model(state, p, r, cls, t);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_varied_grids(state, p, r, classify_kernel(r.launch.name), t, {}, 65521, 1);
 }
 BENCHMARK(BM_PredictUnknownKernel);
 
@@ -412,14 +419,7 @@ void BM_PredictShapelessReductionOtherGpu(benchmark::State& state) {
   const KernelClass cls = classify_kernel(r.launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("H100-SXM");
-  std::uint32_t blocks = 1;
-  for (auto _ : state) {
-    blocks = 1 + (blocks * 37) % 65521;  // vary the grid
-    r.launch.grid = {blocks, 16, 1};
-    benchmark::DoNotOptimize(p.predict(r, cls, t, o));
-  }
-  label_model(state, p, r, cls, t, o);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_varied_grids(state, p, r, cls, t, o, 65521, 16);
 }
 BENCHMARK(BM_PredictShapelessReductionOtherGpu);
 
@@ -436,14 +436,7 @@ void BM_PredictShapelessGemmOtherArchitecture(benchmark::State& state) {
   const KernelClass cls = classify_kernel(r.launch.name);
   PredictOptions o;
   o.source_spec = p.catalogue().find("A100-PCIE-40GB");
-  std::uint32_t blocks = 1;
-  for (auto _ : state) {
-    blocks = 1 + (blocks * 37) % 4093;  // vary the grid
-    r.launch.grid = {blocks, 8, 1};
-    benchmark::DoNotOptimize(p.predict(r, cls, t, o));
-  }
-  label_model(state, p, r, cls, t, o);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  predict_varied_grids(state, p, r, cls, t, o, 4093, 8);
 }
 BENCHMARK(BM_PredictShapelessGemmOtherArchitecture);
 

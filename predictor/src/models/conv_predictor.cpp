@@ -239,13 +239,8 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
     // GPU than the one the kernel ran on, the fit that GPU takes, carried by spec (as the
     // memory-bound families' geometry fits, memory_family_predictor.cpp).
     std::array<int, kMaxRankedDonors> from_source{};
-    std::span<const int> order(t.order);
-    if (source != nullptr && source->name != spec.name) {
-      if (const std::size_t n =
-              rank_donors_into(*source, impl_->devices, kConvDonorWeights, from_source);
-          n > 0)
-        order = std::span<const int>(from_source.data(), n);
-    }
+    const std::span<const int> order =
+        order_from_source(source, spec, t.order, impl_->devices, kConvDonorWeights, from_source);
     for (const std::string* name : {&cls.config, &class_name(math)}) {
       for (int i : order) {
         const auto& d = impl_->devices[static_cast<std::size_t>(i)];

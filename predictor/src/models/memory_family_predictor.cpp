@@ -151,13 +151,10 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   // would carry that ratio. So for a GPU other than the one the kernel ran on, the fit that
   // GPU would take is carried to the target by its spec (bandwidth, SMs).
   std::array<int, kMaxRankedDonors> from_source{};
-  std::span<const int> order(t.order);
-  if (geometry && !own_only && source != nullptr && source->name != t.spec->name) {
-    if (const std::size_t n =
-            rank_donors_into(*source, impl_->devices, kMemoryFamilyDonorWeights, from_source);
-        n > 0)
-      order = std::span<const int>(from_source.data(), n);
-  }
+  const std::span<const int> order =
+      geometry && !own_only ? order_from_source(source, *t.spec, t.order, impl_->devices,
+                                                kMemoryFamilyDonorWeights, from_source)
+                            : std::span<const int>(t.order);
   const VectorFit* fit = nullptr;
   const Impl::Device* dev = nullptr;
   bool specific = false;

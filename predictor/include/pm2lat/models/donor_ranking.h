@@ -120,4 +120,19 @@ std::size_t rank_donors_into(const DeviceSpec& target, const Devices& devices,
   return n;
 }
 
+// The order in which to search `devices` for a record measured on `source` and forecast for
+// `target`: `target_order` (the target's precomputed one) unless the source is known and
+// another GPU, then the order the source takes as a target (rank_donors_into, into `buffer`).
+// For fits that stand for the programs that calibrated them rather than for their GPU
+// (geometry fits of launches without a shape): every target then takes the source's.
+template <std::size_t N, typename Devices>
+std::span<const int> order_from_source(const DeviceSpec* source, const DeviceSpec& target,
+                                       std::span<const int> target_order, const Devices& devices,
+                                       const DonorWeights& weights,
+                                       std::array<int, N>& buffer) noexcept {
+  if (source == nullptr || source->name == target.name) return target_order;
+  const std::size_t n = rank_donors_into(*source, devices, weights, buffer);
+  return n > 0 ? std::span<const int>(buffer.data(), n) : target_order;
+}
+
 }  // namespace pm2lat
