@@ -42,8 +42,9 @@ TEST(ShapelessTileModel, ALaunchWithoutShapeCostsItsWavesOfTypicalKLoops) {
   EXPECT_TRUE(p.flags & prediction_flags::kFallback);
   // One tile step: 2 * 64 * 64 * 16 FLOP at 1e6 FLOP/us per SM.
   const double step_us = 2.0 * 64 * 64 * 16 / 1e6;
-  const double expected = kUncalibratedFixedUs +
-                          kUncalibratedInverseEfficiency * 6 * (kTypicalReduction / 16) * step_us;
+  const double expected =
+      kUncalibratedFixedUs + uncalibrated_inverse_efficiency(cls, DType::kTf32, spec) * 6 *
+                                 (kTypicalReduction / 16) * step_us;
   EXPECT_NEAR(p.us, expected, 1e-6 * expected);
   // Far above an empty kernel's launch, as a launch of 512 tiles must be.
   EXPECT_GT(p.us, 10 * kMinimumKernelUs);
@@ -67,6 +68,51 @@ TEST(ShapelessTileModel, ASingleBlockOrAnUnnamedKernelTakesTheRoofline) {
   KernelClass cls;
   const Prediction q = shapeless_tile_prediction(unnamed, cls, spec, DType::kFp32);
   EXPECT_EQ(q.model, ModelKind::kRoofline);
+}
+
+TEST(ShapelessTileModel, TheNameSaysWhichGenerationsMmaTheKernelWasBuiltFor) {
+  EXPECT_EQ(kernel_mma_generation("sm90"), 9);
+  EXPECT_EQ(kernel_mma_generation("sm90a"), 9);
+  EXPECT_EQ(kernel_mma_generation("sm80"), 8);
+  EXPECT_EQ(kernel_mma_generation("sm100"), 10);
+  EXPECT_EQ(kernel_mma_generation("sm120"), 12);
+  EXPECT_EQ(kernel_mma_generation("ampere"), 8);
+  EXPECT_EQ(kernel_mma_generation("volta"), 7);
+  EXPECT_EQ(kernel_mma_generation(""), 0);
+  EXPECT_EQ(kernel_mma_generation("small"), 0);
+  EXPECT_EQ(kernel_mma_generation("sm"), 0);
+  EXPECT_EQ(classify_kernel(launch(1, 1).launch.name).gemm.arch, "sm80");
+}
+
+// An Ampere-built tensor-core kernel reaches a Hopper GPU's peak only as far as mma.sync goes;
+// on an Ampere GPU, or built for Hopper, it runs at the native efficiency; SIMT math and
+// kernels whose name gives no generation are not capped.
+TEST(ShapelessTileModel, AnEarlierGenerationsTensorKernelOnHopperRunsUnderItsMmaCeiling) {
+  DeviceSpec hopper = gpu();
+  hopper.cc_major = 9;
+  DeviceSpec ampere = gpu();
+  ampere.cc_major = 8;
+  const KernelClass sm80 = classify_kernel(launch(1, 1).launch.name);
+  const double native = 1.0 / kNativeTileEfficiency;
+  EXPECT_DOUBLE_EQ(uncalibrated_inverse_efficiency(sm80, DType::kTf32, ampere), native);
+  EXPECT_DOUBLE_EQ(uncalibrated_inverse_efficiency(sm80, DType::kTf32, hopper),
+                   native / kSynchronousMmaCeiling);
+  EXPECT_DOUBLE_EQ(uncalibrated_inverse_efficiency(sm80, DType::kFp32, hopper), native);
+  const KernelClass sm90 = classify_kernel(
+      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x32_"
+      "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel__5x_cudnn");
+  ASSERT_EQ(kernel_mma_generation(sm90.gemm.arch), 9);
+  EXPECT_DOUBLE_EQ(uncalibrated_inverse_efficiency(sm90, DType::kTf32, hopper), native);
+  // Built for Hopper, forecast for an Ampere GPU: that GPU runs a kernel of its own.
+  EXPECT_DOUBLE_EQ(uncalibrated_inverse_efficiency(sm90, DType::kTf32, ampere), native);
+  KernelClass unnamed = sm80;
+  unnamed.gemm.arch.clear();
+  EXPECT_DOUBLE_EQ(uncalibrated_inverse_efficiency(unnamed, DType::kTf32, hopper),
+                   kUncalibratedInverseEfficiency);
+  // The same launch is forecast slower on the GPU its MMA does not fill.
+  const KernelRecord r = launch(16, 32);
+  EXPECT_GT(shapeless_tile_prediction(r, sm80, hopper, DType::kFp32).us,
+            shapeless_tile_prediction(r, sm80, ampere, DType::kFp32).us);
 }
 
 }  // namespace

@@ -314,7 +314,7 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
       if (dev->spec->name != spec.name) p.flags |= prediction_flags::kSpecScaled;
     } else {
       fit.c0 = kUncalibratedFixedUs;
-      fit.c_wave_k = kUncalibratedInverseEfficiency * step;
+      fit.c_wave_k = uncalibrated_inverse_efficiency(cls, math, spec) * step;
       fit.c_mem = kDefaultMemory;
       p.flags |= prediction_flags::kExtrapolated;
     }

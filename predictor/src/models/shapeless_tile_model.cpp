@@ -1,12 +1,56 @@
 #include "pm2lat/models/shapeless_tile_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/roofline_model.h"
 
 namespace pm2lat {
+namespace {
+
+// The GPUs whose tensor-core peak only their asynchronous MMA reaches: Hopper (9), Blackwell's
+// data-centre GPUs (10) and Thor (11). Consumer Blackwell (12) keeps mma.sync as its MMA.
+bool needs_asynchronous_mma(int cc_major) noexcept { return cc_major >= 9 && cc_major <= 11; }
+
+}  // namespace
+
+int kernel_mma_generation(std::string_view arch) noexcept {
+  static constexpr std::array<std::pair<std::string_view, int>, 9> kNamed{{
+      {"kepler", 3},
+      {"maxwell", 5},
+      {"pascal", 6},
+      {"volta", 7},
+      {"turing", 7},
+      {"ampere", 8},
+      {"ada", 8},
+      {"hopper", 9},
+      {"blackwell", 10},
+  }};
+  for (const auto& [name, cc] : kNamed) {
+    if (arch == name) return cc;
+  }
+  if (arch.size() < 4 || arch.substr(0, 2) != "sm") return 0;
+  int sm = 0;
+  for (char c : arch.substr(2)) {
+    if (c < '0' || c > '9') break;
+    sm = sm * 10 + (c - '0');
+    if (sm > 1000) return 0;
+  }
+  return sm / 10;  // sm80 -> 8, sm90a -> 9, sm100 -> 10, sm120 -> 12
+}
+
+double uncalibrated_inverse_efficiency(const KernelClass& cls, DType math,
+                                       const DeviceSpec& target) noexcept {
+  const int generation = kernel_mma_generation(cls.gemm.arch);
+  if (generation == 0) return kUncalibratedInverseEfficiency;
+  const bool tensor_math = math != DType::kFp32 && math != DType::kFp64;
+  const bool capped = tensor_math && generation < 9 && needs_asynchronous_mma(target.cc_major);
+  return 1.0 / (kNativeTileEfficiency * (capped ? kSynchronousMmaCeiling : 1.0));
+}
 
 Prediction shapeless_tile_prediction(const KernelRecord& r, const KernelClass& cls,
                                      const DeviceSpec& spec, DType dtype) noexcept {
@@ -21,8 +65,8 @@ Prediction shapeless_tile_prediction(const KernelRecord& r, const KernelClass& c
   p.model = ModelKind::kGemmWave;
   p.basis = TimeBasis::kKernel;
   p.flags |= prediction_flags::kFallback | prediction_flags::kNoShape;
-  p.us = kUncalibratedFixedUs +
-         kUncalibratedInverseEfficiency * waves * k_iters * conv_tile_step_us(tile, math, spec);
+  p.us = kUncalibratedFixedUs + uncalibrated_inverse_efficiency(cls, math, spec) * waves * k_iters *
+                                    conv_tile_step_us(tile, math, spec);
   return p;
 }
 
