@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -308,6 +309,42 @@ TEST(LongTailModels, AShapelessConvolutionIsForecastWithTheFitOfTheGpuItRanOn) {
   EXPECT_NEAR(other.us, expected(8, "Small", 8), 1e-9);  // Big's fit, Small's waves and steps
   // Without a source, each GPU its own fit.
   EXPECT_NEAR(g.on(g.small, "").us, expected(1, "Small", 8), 1e-9);
+}
+
+// A fit over launch waves whose intercept no launch's fixed cost reaches stands for a whole
+// layer of the programs that made it (persistent kernels run one wave whatever the layer): it
+// prices the launches of its own GPU, not another GPU's programs.
+TEST(LongTailModels, AnotherGpusGeometryFitWhoseInterceptIsAWholeLayerIsNotTaken) {
+  auto profile = [](const std::string& device, std::optional<double> c0) {
+    Profile p;
+    p.device = device;
+    p.basis = TimeBasis::kKernel;
+    if (!c0) return p;
+    GemmConfigFit geometry;
+    geometry.config = conv_geometry_fit_name(conv_class_name(DType::kTf32));
+    geometry.tile_m = geometry.tile_n = 0;
+    geometry.c0 = *c0;
+    geometry.c_wave_k = 1;
+    p.conv_configs.push_back(geometry);
+    return p;
+  };
+  const std::string name =
+      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize256x64x32_"
+      "warpgroupsize1x1x1_g1_execute_kernel_cudnn_train";
+  auto two_gpus = [&](std::optional<double> big_c0) {
+    return ShapelessLaunchOnTwoGpus(profile("Big", big_c0), profile("Small", std::nullopt), name,
+                                    Dim3{528, 1, 1}, Dim3{384, 1, 1});
+  };
+  const ShapelessLaunchOnTwoGpus layer = two_gpus(1700.0);
+  const ShapelessLaunchOnTwoGpus none = two_gpus(std::nullopt);
+  EXPECT_GT(layer.on(layer.big, "Big").us, 1700);  // its own GPU's launches: the fit
+  const Prediction elsewhere = layer.on(layer.small, "Small");
+  EXPECT_FALSE(elsewhere.has(prediction_flags::kSpecScaled));
+  EXPECT_DOUBLE_EQ(elsewhere.us, none.on(none.small, "Small").us);  // as if no GPU had a fit
+  EXPECT_DOUBLE_EQ(layer.on(layer.small, "").us, elsewhere.us);     // the target ran it
+  // A launch-sized intercept carries to the other GPU.
+  const ShapelessLaunchOnTwoGpus launch = two_gpus(30.0);
+  EXPECT_TRUE(launch.on(launch.small, "Small").has(prediction_flags::kSpecScaled));
 }
 
 TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInShape) {

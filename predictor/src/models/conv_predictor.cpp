@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <span>
+#include <string_view>
 #include <unordered_map>
 
 #include "pm2lat/classifier.h"
@@ -11,6 +12,7 @@
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/shapeless_tile_model.h"
 
@@ -238,6 +240,10 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
     // a fit stands for the work of the programs it was made on, not for its GPU: for another
     // GPU than the one the kernel ran on, the fit that GPU takes, carried by spec (as the
     // memory-bound families' geometry fits, memory_family_predictor.cpp).
+    // A fit whose intercept no launch's fixed cost reaches is its programs' typical layer (the
+    // H100's class fit: 1.7 ms, VGG-13 at batch 512 on persistent kernels of one wave each):
+    // it prices the launches of the GPU that made it, not another GPU's programs.
+    const std::string_view ran_on = source != nullptr ? source->name : spec.name;
     std::array<int, kMaxRankedDonors> from_source{};
     const std::span<const int> order =
         order_from_source(source, spec, t.order, impl_->devices, kConvDonorWeights, from_source);
@@ -248,6 +254,7 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
         const auto it = d.geometry.find(*name);
         if (it == d.geometry.end()) continue;
         const GemmConfigFit& g = d.profile->conv_configs[it->second];
+        if (g.c0 > bound_constants::kMaxFixedKernelUs && d.spec->name != ran_on) continue;
         const double waves =
             std::ceil(static_cast<double>(std::max<std::uint64_t>(1, r.launch.grid.volume())) /
                       static_cast<double>(std::max(1, spec.sm_count)));
