@@ -160,6 +160,18 @@ TEST(Classifier, OtherFamilies) {
             KernelFamily::kConv);
 }
 
+// cuDNN's own kernels name the generation they were built for, as cuBLAS's legacy ones do:
+// what an uncalibrated kernel's efficiency on another GPU depends on (shapeless_tile_model.h).
+TEST(Classifier, CudnnKernelsSayWhichGenerationTheyWereBuiltFor) {
+  const KernelClass volta = classify_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1");
+  EXPECT_EQ(volta.gemm.arch, "volta");
+  EXPECT_EQ(volta.gemm.tile_m, 128);
+  EXPECT_EQ(classify_kernel("cudnn_ampere_scudnn_128x64_relu_xregs_large_nn_v1").gemm.arch,
+            "ampere");
+  EXPECT_EQ(classify_kernel("volta_sgemm_128x64_nn").gemm.arch, "volta");
+  EXPECT_TRUE(classify_kernel("implicit_convolve_sgemm").gemm.arch.empty());
+}
+
 TEST(Classifier, MangledAndDemangledSpellingsAgree) {
   // void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(...)
   const char* mangled =

@@ -9,8 +9,8 @@
 #include "classify/gemm_name_decoder.h"
 #include "classify/lowp_name_decoder.h"
 #include "classify/name_parts.h"
-#include "pm2lat/text.h"
 #include "classify/serving_kernel_names.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat {
 namespace {
@@ -155,8 +155,10 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
       return finish(g->is_conv || cudnn_conv ? KernelFamily::kConv : KernelFamily::kGemm, name);
     }
     if (cudnn_conv) {
-      // cuDNN's own SIMT kernels state their CTA tile too (cudnn_infer_volta_scudnn_128x64_...).
+      // cuDNN's own SIMT kernels state their CTA tile too (cudnn_infer_volta_scudnn_128x64_...),
+      // and the generation they were built for.
       for (std::string_view t : split_underscore(base_name(n))) {
+        if (cls.gemm.arch.empty() && is_architecture_word(t)) cls.gemm.arch = std::string(t);
         if (auto d = parse_dims(t); d.size() == 2 && d[0] >= 16 && d[1] >= 16) {
           cls.gemm.tile_m = d[0];
           cls.gemm.tile_n = d[1];

@@ -1,5 +1,6 @@
 #include "classify/gemm_name_decoder.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -97,14 +98,19 @@ std::optional<InstructionToken> instruction_token(std::string_view t) {
   return std::nullopt;
 }
 
-std::optional<DecodedGemm> decode_legacy_cublas(std::string_view name) {
+}  // namespace
+
+bool is_architecture_word(std::string_view word) noexcept {
   static constexpr std::array<std::string_view, 8> kArchs{"kepler", "maxwell", "pascal", "volta",
                                                           "turing", "ampere",  "ada",    "hopper"};
+  return std::find(kArchs.begin(), kArchs.end(), word) != kArchs.end();
+}
+
+namespace {
+
+std::optional<DecodedGemm> decode_legacy_cublas(std::string_view name) {
   const auto tok = split_underscore(name);
-  if (tok.size() < 3) return std::nullopt;
-  bool arch_ok = false;
-  for (auto a : kArchs) arch_ok = arch_ok || tok[0] == a;
-  if (!arch_ok) return std::nullopt;
+  if (tok.size() < 3 || !is_architecture_word(tok[0])) return std::nullopt;
   std::size_t g = 1;
   std::optional<InstructionToken> inst;
   for (; g < tok.size(); ++g) {
