@@ -347,6 +347,44 @@ TEST(LongTailModels, AnotherGpusGeometryFitWhoseInterceptIsAWholeLayerIsNotTaken
   EXPECT_TRUE(launch.on(launch.small, "Small").has(prediction_flags::kSpecScaled));
 }
 
+// A convolution configuration nobody calibrated, built for Ampere's mma.sync: on the Hopper GPU
+// it ran on, it is held under that instruction's ceiling; forecast from an Ampere GPU for the
+// Hopper one, it is not (Hopper's library runs a kernel of its own there).
+TEST(LongTailModels, AnUncalibratedConvolutionForecastForAnotherGpuRunsThatGpusOwnKernel) {
+  const DeviceCatalogue cat({gpu("Amp", 108, 1555, 8), gpu("Hop", 132, 3350, 9)});
+  auto empty = [](const std::string& device) {
+    Profile p;
+    p.device = device;
+    p.basis = TimeBasis::kKernel;
+    return p;
+  };
+  Predictor predictor(cat, {empty("Amp"), empty("Hop")});
+  const TargetId hop = predictor.add_target("Hop");
+  KernelRecord r;
+  r.launch.grid = Dim3{64, 1, 1};
+  r.op.kind = OpKind::kConv;
+  r.op.name = "aten::cudnn_convolution";
+  r.op.conv = vgg_layer();
+  auto on_hop = [&](const std::string& name, std::string_view ran_on) {
+    r.launch.name = name;
+    PredictOptions o;
+    o.source_device = ran_on;
+    return predictor.predict(r, classify_kernel(name), hop, o);
+  };
+  const std::string sm80 =
+      "sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16_stage4_"
+      "warpsize2x2x1_g1_tensor16x8x8_execute_kernel_cudnn";
+  const Prediction measured_there = on_hop(sm80, "Hop");
+  const Prediction forecast = on_hop(sm80, "Amp");
+  EXPECT_TRUE(measured_there.has(prediction_flags::kExtrapolated));
+  EXPECT_GT(measured_there.us, 1.2 * forecast.us);
+  // A kernel built for Hopper runs at the same efficiency either way.
+  const std::string sm90 =
+      "sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc_tilesize128x128x16_"
+      "warpgroupsize1x1x1_g1_execute_kernel_cudnn_train";
+  EXPECT_DOUBLE_EQ(on_hop(sm90, "Hop").us, on_hop(sm90, "Amp").us);
+}
+
 TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInShape) {
   DeviceCatalogue cat({gpu("S", 80, 900, 7), gpu("T", 40, 300, 7)});
   const std::string small_kernel = "volta_scudnn_128x32_relu_small_nn_v1";

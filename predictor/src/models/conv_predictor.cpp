@@ -321,7 +321,8 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
       if (dev->spec->name != spec.name) p.flags |= prediction_flags::kSpecScaled;
     } else {
       fit.c0 = kUncalibratedFixedUs;
-      fit.c_wave_k = uncalibrated_inverse_efficiency(cls, math, spec) * step;
+      const bool ran_here = source == nullptr || source->name == spec.name;
+      fit.c_wave_k = uncalibrated_inverse_efficiency(cls, math, spec, ran_here) * step;
       fit.c_mem = kDefaultMemory;
       p.flags |= prediction_flags::kExtrapolated;
     }

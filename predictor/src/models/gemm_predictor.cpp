@@ -280,7 +280,7 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
   }
   GemmShape s;  // the output's bytes at a calibrated launch's aspect ratio, and its K
   if (shape_from == nullptr || !launch_shape(*shape_from, shape_cfg, r.launch.grid, s))
-    return shapeless_tile_prediction(r, cls, *t.spec, dtype);
+    return shapeless_tile_prediction(r, cls, *t.spec, dtype, q.observed_on_target);
   if (d == nullptr) {
     // No GPU of the target's architecture runs this kernel (an sm80 kernel forecast for an
     // sm90 GPU): the same GEMM with the configuration the target chooses for it (flags

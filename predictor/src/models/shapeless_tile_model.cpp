@@ -43,17 +43,19 @@ int kernel_mma_generation(std::string_view arch) noexcept {
   return sm / 10;  // sm80 -> 8, sm90a -> 9, sm100 -> 10, sm120 -> 12
 }
 
-double uncalibrated_inverse_efficiency(const KernelClass& cls, DType math,
-                                       const DeviceSpec& target) noexcept {
+double uncalibrated_inverse_efficiency(const KernelClass& cls, DType math, const DeviceSpec& target,
+                                       bool ran_on_target) noexcept {
   const int generation = kernel_mma_generation(cls.gemm.arch);
   if (generation == 0) return kUncalibratedInverseEfficiency;
   const bool tensor_math = math != DType::kFp32 && math != DType::kFp64;
-  const bool capped = tensor_math && generation < 9 && needs_asynchronous_mma(target.cc_major);
+  const bool capped =
+      ran_on_target && tensor_math && generation < 9 && needs_asynchronous_mma(target.cc_major);
   return 1.0 / (kNativeTileEfficiency * (capped ? kSynchronousMmaCeiling : 1.0));
 }
 
 Prediction shapeless_tile_prediction(const KernelRecord& r, const KernelClass& cls,
-                                     const DeviceSpec& spec, DType dtype) noexcept {
+                                     const DeviceSpec& spec, DType dtype,
+                                     bool ran_on_target) noexcept {
   const std::uint64_t blocks = r.launch.grid.volume();
   if (cls.config.empty() || blocks <= 1) return roofline_prediction(r, cls, spec);
   const GemmConfigFit tile = conv_kernel_config(cls, dtype);
@@ -65,8 +67,8 @@ Prediction shapeless_tile_prediction(const KernelRecord& r, const KernelClass& c
   p.model = ModelKind::kGemmWave;
   p.basis = TimeBasis::kKernel;
   p.flags |= prediction_flags::kFallback | prediction_flags::kNoShape;
-  p.us = kUncalibratedFixedUs + uncalibrated_inverse_efficiency(cls, math, spec) * waves * k_iters *
-                                    conv_tile_step_us(tile, math, spec);
+  p.us = kUncalibratedFixedUs + uncalibrated_inverse_efficiency(cls, math, spec, ran_on_target) *
+                                    waves * k_iters * conv_tile_step_us(tile, math, spec);
   return p;
 }
 

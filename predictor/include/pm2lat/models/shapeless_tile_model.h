@@ -41,14 +41,16 @@ inline constexpr double kSynchronousMmaCeiling = 2.0 / 3.0;
 int kernel_mma_generation(std::string_view arch) noexcept;
 
 // The inverse of the fraction of `target`'s per-SM peak for `math` that an uncalibrated tile
-// kernel of class `cls` runs its tile steps at. A kernel built for a later generation than the
-// target cannot run on it: the target runs one of its own.
-double uncalibrated_inverse_efficiency(const KernelClass& cls, DType math,
-                                       const DeviceSpec& target) noexcept;
+// kernel of class `cls` runs its tile steps at. The generation's ceiling holds only on the GPU
+// the kernel ran on (`ran_on_target`): another GPU's library runs a kernel of its own there,
+// and a kernel built for a later generation than the target cannot run on it at all.
+double uncalibrated_inverse_efficiency(const KernelClass& cls, DType math, const DeviceSpec& target,
+                                       bool ran_on_target) noexcept;
 
 // The prediction for `record` on `spec` (the math type from the class and `dtype`). Launches
 // of a single block, or kernels whose name gives no configuration, take the roofline fallback.
 Prediction shapeless_tile_prediction(const KernelRecord& record, const KernelClass& cls,
-                                     const DeviceSpec& spec, DType dtype) noexcept;
+                                     const DeviceSpec& spec, DType dtype,
+                                     bool ran_on_target) noexcept;
 
 }  // namespace pm2lat
