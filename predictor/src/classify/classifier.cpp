@@ -158,7 +158,8 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
       // cuDNN's own SIMT kernels state their CTA tile too (cudnn_infer_volta_scudnn_128x64_...),
       // and the generation they were built for.
       for (std::string_view t : split_underscore(base_name(n))) {
-        if (cls.gemm.arch.empty() && is_architecture_word(t)) cls.gemm.arch = std::string(t);
+        if (cls.gemm.arch.empty() && architecture_word_generation(t) > 0)
+          cls.gemm.arch = std::string(t);
         if (auto d = parse_dims(t); d.size() == 2 && d[0] >= 16 && d[1] >= 16) {
           cls.gemm.tile_m = d[0];
           cls.gemm.tile_n = d[1];

@@ -1,8 +1,8 @@
 #include "classify/gemm_name_decoder.h"
 
-#include <algorithm>
 #include <array>
 #include <string>
+#include <utility>
 
 #include "classify/lowp_name_decoder.h"
 #include "classify/name_parts.h"
@@ -100,17 +100,29 @@ std::optional<InstructionToken> instruction_token(std::string_view t) {
 
 }  // namespace
 
-bool is_architecture_word(std::string_view word) noexcept {
-  static constexpr std::array<std::string_view, 8> kArchs{"kepler", "maxwell", "pascal", "volta",
-                                                          "turing", "ampere",  "ada",    "hopper"};
-  return std::find(kArchs.begin(), kArchs.end(), word) != kArchs.end();
+int architecture_word_generation(std::string_view word) noexcept {
+  static constexpr std::array<std::pair<std::string_view, int>, 9> kWords{{
+      {"kepler", 3},
+      {"maxwell", 5},
+      {"pascal", 6},
+      {"volta", 7},
+      {"turing", 7},
+      {"ampere", 8},
+      {"ada", 8},
+      {"hopper", 9},
+      {"blackwell", 10},
+  }};
+  for (const auto& [name, cc] : kWords) {
+    if (word == name) return cc;
+  }
+  return 0;
 }
 
 namespace {
 
 std::optional<DecodedGemm> decode_legacy_cublas(std::string_view name) {
   const auto tok = split_underscore(name);
-  if (tok.size() < 3 || !is_architecture_word(tok[0])) return std::nullopt;
+  if (tok.size() < 3 || architecture_word_generation(tok[0]) == 0) return std::nullopt;
   std::size_t g = 1;
   std::optional<InstructionToken> inst;
   for (; g < tok.size(); ++g) {

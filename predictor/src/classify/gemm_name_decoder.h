@@ -19,8 +19,9 @@ struct DecodedGemm {
 
 std::optional<DecodedGemm> decode_gemm_name(std::string_view name);
 
-// Whether `word` is a GPU generation as NVIDIA's library kernel names spell it ("volta" in
-// volta_sgemm_128x64_nn and cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1).
-bool is_architecture_word(std::string_view word) noexcept;
+// The compute-capability major of a GPU generation as NVIDIA's library kernel names spell it
+// ("volta" in volta_sgemm_128x64_nn and cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1: 7);
+// 0 when `word` is none.
+int architecture_word_generation(std::string_view word) noexcept;
 
 }  // namespace pm2lat

@@ -222,6 +222,8 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   const Impl::TargetDevices& t = impl_->targets[target];
   const DeviceSpec& spec = *t.spec;
   const bool has_shape = r.op.kind == OpKind::kConv && r.op.conv.valid();
+  // The GPU the kernel ran on: the record's source, else the target itself.
+  const std::string_view ran_on = source != nullptr ? source->name : spec.name;
   const DType dtype = has_shape && r.op.conv.dtype != DType::kUnknown ? r.op.conv.dtype
                       : cls.dtype != DType::kUnknown                  ? cls.dtype
                                                                       : DType::kFp32;
@@ -243,7 +245,6 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
     // A fit whose intercept no launch's fixed cost reaches is its programs' typical layer (the
     // H100's class fit: 1.7 ms, VGG-13 at batch 512 on persistent kernels of one wave each):
     // it prices the launches of the GPU that made it, not another GPU's programs.
-    const std::string_view ran_on = source != nullptr ? source->name : spec.name;
     std::array<int, kMaxRankedDonors> from_source{};
     const std::span<const int> order =
         order_from_source(source, spec, t.order, impl_->devices, kConvDonorWeights, from_source);
@@ -321,8 +322,7 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
       if (dev->spec->name != spec.name) p.flags |= prediction_flags::kSpecScaled;
     } else {
       fit.c0 = kUncalibratedFixedUs;
-      const bool ran_here = source == nullptr || source->name == spec.name;
-      fit.c_wave_k = uncalibrated_inverse_efficiency(cls, math, spec, ran_here) * step;
+      fit.c_wave_k = uncalibrated_inverse_efficiency(cls, math, spec, ran_on == spec.name) * step;
       fit.c_mem = kDefaultMemory;
       p.flags |= prediction_flags::kExtrapolated;
     }

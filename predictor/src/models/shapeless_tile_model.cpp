@@ -1,11 +1,10 @@
 #include "pm2lat/models/shapeless_tile_model.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <string_view>
-#include <utility>
 
+#include "classify/gemm_name_decoder.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/roofline_model.h"
 
@@ -19,20 +18,7 @@ bool needs_asynchronous_mma(int cc_major) noexcept { return cc_major >= 9 && cc_
 }  // namespace
 
 int kernel_mma_generation(std::string_view arch) noexcept {
-  static constexpr std::array<std::pair<std::string_view, int>, 9> kNamed{{
-      {"kepler", 3},
-      {"maxwell", 5},
-      {"pascal", 6},
-      {"volta", 7},
-      {"turing", 7},
-      {"ampere", 8},
-      {"ada", 8},
-      {"hopper", 9},
-      {"blackwell", 10},
-  }};
-  for (const auto& [name, cc] : kNamed) {
-    if (arch == name) return cc;
-  }
+  if (const int named = architecture_word_generation(arch); named > 0) return named;
   if (arch.size() < 4 || arch.substr(0, 2) != "sm") return 0;
   int sm = 0;
   for (char c : arch.substr(2)) {
