@@ -35,14 +35,8 @@ mkdir -p "$keep/rows" "$keep/loo"
 shipped=$root/calibrate/profiles
 
 # 1. NeuSight, held-out shapes: same GPU and every other GPU.
-mkdir -p "$tmp/ns"
-cp "$shipped/devices.json" "$tmp/ns/"
-"$calibrate" split --data "$data/neusight/kernels.csv.gz" --fraction 0.2 \
-  --train "$tmp/train.csv.gz" --test "$tmp/test.csv.gz" >/dev/null
-"$calibrate" import --data "$tmp/train.csv.gz" --out "$tmp/ns" \
-  --catalogue "$tmp/ns/devices.json" --tag neusight-fp32 >/dev/null
-"$calibrate" import-conv --data "$tmp/train.csv.gz" --out "$tmp/ns" \
-  --catalogue "$tmp/ns/devices.json" --tag neusight-conv >/dev/null
+. "$root/scripts/neusight-held-out.sh"
+neusight_held_out_profiles "$calibrate" "$tmp/ns" "$tmp/train.csv.gz" "$tmp/test.csv.gz" >/dev/null
 "$pm2lat" eval kernels --data "$tmp/test.csv.gz" --profiles "$tmp/ns" \
   --band-rows "$keep/rows/neusight_same_gpu.csv" >/dev/null
 "$pm2lat" eval kernels --data "$tmp/test.csv.gz" --profiles "$tmp/ns" --source all --target all \

@@ -23,14 +23,9 @@ calib=$build/calibrate/pm2lat-calibrate
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/profiles"
-cp "$root/calibrate/profiles/devices.json" "$work/profiles/"
-"$calib" split --data "$data/neusight/kernels.csv.gz" --fraction 0.2 \
-  --train "$work/train.csv.gz" --test "$work/test.csv.gz" >/dev/null
-"$calib" import --data "$work/train.csv.gz" --out "$work/profiles" \
-  --catalogue "$work/profiles/devices.json" --tag neusight-fp32 >/dev/null
-"$calib" import-conv --data "$work/train.csv.gz" --out "$work/profiles" \
-  --catalogue "$work/profiles/devices.json" --tag neusight-conv >/dev/null
+. "$root/scripts/neusight-held-out.sh"
+neusight_held_out_profiles "$calib" "$work/profiles" "$work/train.csv.gz" "$work/test.csv.gz" \
+  >/dev/null
 "$calib" split --data "$work/test.csv.gz" --fraction 0.5 --seed 2 \
   --train "$work/select.csv.gz" --test "$work/report.csv.gz" >/dev/null
 

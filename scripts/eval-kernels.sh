@@ -16,13 +16,8 @@ json=${2:-}
 shift $(( $# < 2 ? $# : 2 ))
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/profiles"
-cp "$root/calibrate/profiles/devices.json" "$work/profiles/"
-"$build/calibrate/pm2lat-calibrate" split --data "$data/neusight/kernels.csv.gz" \
-  --fraction 0.2 --train "$work/train.csv.gz" --test "$work/test.csv.gz"
-"$build/calibrate/pm2lat-calibrate" import --data "$work/train.csv.gz" --out "$work/profiles" \
-  --catalogue "$work/profiles/devices.json" --tag neusight-fp32 >/dev/null
-"$build/calibrate/pm2lat-calibrate" import-conv --data "$work/train.csv.gz" --out "$work/profiles" \
-  --catalogue "$work/profiles/devices.json" --tag neusight-conv >/dev/null
+. "$root/scripts/neusight-held-out.sh"
+neusight_held_out_profiles "$build/calibrate/pm2lat-calibrate" "$work/profiles" \
+  "$work/train.csv.gz" "$work/test.csv.gz"
 "$build/reports/pm2lat" eval kernels --data "$work/test.csv.gz" --profiles "$work/profiles" \
   ${json:+--json "$json"} "$@"

@@ -70,14 +70,9 @@ python3 "$root/scripts/build-error-bands.py" --out "$work/bands_folds.json" \
   --judge-folds 2 --coverage-json "$out/band_coverage_rows.json"
 
 # 2. NeuSight small operators, held-out shapes.
-mkdir -p "$work/ns"
-cp "$root/calibrate/profiles/devices.json" "$work/ns/"
-"$calibrate" split --data "$data/neusight/kernels.csv.gz" --fraction 0.2 \
-  --train "$work/train.csv.gz" --test "$work/test.csv.gz" >/dev/null
-"$calibrate" import --data "$work/train.csv.gz" --out "$work/ns" \
-  --catalogue "$work/ns/devices.json" --tag neusight-fp32 >/dev/null
-"$calibrate" import-conv --data "$work/train.csv.gz" --out "$work/ns" \
-  --catalogue "$work/ns/devices.json" --tag neusight-conv >/dev/null
+. "$root/scripts/neusight-held-out.sh"
+neusight_held_out_profiles "$calibrate" "$work/ns" "$work/train.csv.gz" "$work/test.csv.gz" \
+  >/dev/null
 "$pm2lat" eval kernels --data "$work/test.csv.gz" --profiles "$work/ns" --max-bytes 1048576 \
   --json "$out/small_ops.json" >/dev/null
 

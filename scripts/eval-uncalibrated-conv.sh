@@ -16,14 +16,9 @@ build=${1:-$root/build/default}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 calibrate=$build/calibrate/pm2lat-calibrate
-mkdir -p "$work/profiles"
-cp "$root/calibrate/profiles/devices.json" "$work/profiles/"
-"$calibrate" split --data "$data/neusight/kernels.csv.gz" --fraction 0.2 \
-  --train "$work/train.csv.gz" --test "$work/test.csv.gz" >/dev/null
-"$calibrate" import --data "$work/train.csv.gz" --out "$work/profiles" \
-  --catalogue "$work/profiles/devices.json" --tag neusight-fp32 >/dev/null
-"$calibrate" import-conv --data "$work/train.csv.gz" --out "$work/profiles" \
-  --catalogue "$work/profiles/devices.json" --tag neusight-conv >/dev/null
+. "$root/scripts/neusight-held-out.sh"
+neusight_held_out_profiles "$calibrate" "$work/profiles" "$work/train.csv.gz" \
+  "$work/test.csv.gz" >/dev/null
 printf '%-16s %-9s %-20s %6s %8s %8s %8s\n' device op family n 'MAPE%' 'med%' 'p90%'
 for table in "$work"/profiles/*.neusight-conv.json; do
   gpu=$(basename "$table" .neusight-conv.json)
