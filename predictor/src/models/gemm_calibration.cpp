@@ -50,11 +50,8 @@ void build_indexes(GemmCalibration& d) {
     const auto ci = static_cast<std::size_t>(pt.config);
     const std::uint32_t at = next[ci]++;
     d.points[at] = {launch_point_dimension(p, pt.batch, "batch"),
-                    launch_point_dimension(p, pt.m, "m"),
-                    launch_point_dimension(p, pt.n, "n"),
-                    launch_point_dimension(p, pt.k, "k"),
-                    pt.grid,
-                    pt.config};
+                    launch_point_dimension(p, pt.m, "m"), launch_point_dimension(p, pt.n, "n"),
+                    launch_point_dimension(p, pt.k, "k"), pt.grid};
     const GemmConfigFit& c = p.gemm_configs[ci];
     GemmShape s;
     s.batch = pt.batch;
@@ -100,6 +97,20 @@ void build_indexes(GemmCalibration& d) {
   }
   for (std::size_t c = 0; c < nc; ++c)
     d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
+  d.launches = NearestLaunchIndex(d.config_begin, [&d](std::uint32_t i) { return d.launch_of(i); });
+}
+
+LaunchSize GemmCalibration::launch_of(std::uint32_t i) const noexcept {
+  const GemmLaunchPoint& pt = points[i];
+  return {blocks_from_grid(pt.grid, pt.batch), split_k_from_grid(pt.grid, pt.batch)};
+}
+
+std::optional<std::uint32_t> GemmCalibration::nearest_launch(std::int32_t cfg,
+                                                             const Dim3& grid) const noexcept {
+  if (cfg < 0) return std::nullopt;
+  const LaunchSize query{static_cast<double>(grid.volume()), split_k_from_grid(grid, 1)};
+  return launches.nearest(static_cast<std::size_t>(cfg), query,
+                          [this](std::uint32_t i) { return launch_of(i); });
 }
 
 }  // namespace pm2lat

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "pm2lat/device_spec.h"
 #include "pm2lat/kernel_launch.h"
 #include "pm2lat/models/gemm_fit_range.h"
+#include "pm2lat/models/nearest_launch.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/profile.h"
 
@@ -22,13 +24,13 @@ namespace pm2lat {
 // kernel seen by name; with fewer the nearest-shape choice decides.
 constexpr std::int32_t kMinConfigPoints = 3;
 
-// What a prediction reads of a calibration point once the indexes are built: its
-// configuration, shape and launch grid (not its operator or time). Dimensions are 32-bit
-// (checked at build; 32 bytes a point instead of 48, for every calibrated GEMM a run holds).
+// What a prediction reads of a calibration point once the indexes are built: its shape and
+// launch grid (not its operator or time; its configuration is where it lies in
+// GemmCalibration::points). Dimensions are 32-bit (checked at build; 28 bytes a point instead
+// of 48, for every calibrated GEMM a run holds).
 struct GemmLaunchPoint {
   std::int32_t batch = 1, m = 0, n = 0, k = 0;
   Dim3 grid;
-  std::int32_t config = -1;
 };
 
 // One profile's GEMM section, indexed at load: per-config point lists, residual
@@ -40,6 +42,8 @@ struct GemmCalibration {
   // c's are points[config_begin[c], config_begin[c + 1]).
   std::vector<GemmLaunchPoint> points;
   std::vector<std::uint32_t> config_begin;
+  // Per configuration, its distinct calibrated launches (groups are configurations).
+  NearestLaunchIndex launches;
   std::vector<ResidualInterpolator<5>> kernel_residual;  // per config
   std::vector<ResidualInterpolator<5>> call_residual;
   std::vector<std::int32_t> points_per_config;
@@ -53,6 +57,19 @@ struct GemmCalibration {
   };
   std::vector<Selector> selectors;
   std::unordered_map<std::string_view, std::int32_t> config_index;  // config name -> index
+
+  // The configuration of point `i` of `points`.
+  std::int32_t config_of(std::uint32_t i) const noexcept {
+    const auto after = std::upper_bound(config_begin.begin(), config_begin.end(), i);
+    return static_cast<std::int32_t>(after - config_begin.begin()) - 1;
+  }
+
+  // The launch point `i` ran (split-K and blocks from its grid and batch).
+  LaunchSize launch_of(std::uint32_t i) const noexcept;
+
+  // The calibrated launch of configuration `cfg` nearest `grid` (models/nearest_launch.h);
+  // nullopt when the configuration has none.
+  std::optional<std::uint32_t> nearest_launch(std::int32_t cfg, const Dim3& grid) const noexcept;
 
   const Selector* selector_for(DType t) const {
     for (const auto& s : selectors) {

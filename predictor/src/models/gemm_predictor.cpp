@@ -58,25 +58,10 @@ Scale scale_between(const DeviceSpec& from, const DeviceSpec& to, DType compute)
 // output of the observed block count at that launch's aspect ratio. False when the
 // configuration has no calibrated launch.
 bool launch_shape(const GemmCalibration& d, std::int32_t cfg, const Dim3& grid, GemmShape& s) {
-  const std::int32_t split = split_k_from_grid(grid, 1);
   const double blocks = static_cast<double>(grid.volume());
-  // Nearest by |log block ratio| + |log split ratio|, compared as the product of the two
-  // ratios taken >= 1 (the same order, without two logarithms a point).
-  auto apart = [](double a, double b) { return a > b ? a / b : b / a; };
-  const GemmLaunchPoint* near = nullptr;
-  double best = 0;
-  const auto ci = static_cast<std::size_t>(cfg);
-  for (std::uint32_t i = d.config_begin[ci]; i < d.config_begin[ci + 1]; ++i) {
-    const GemmLaunchPoint& pt = d.points[i];
-    const double dist = apart(blocks_from_grid(pt.grid, pt.batch), blocks) *
-                        apart(static_cast<double>(split_k_from_grid(pt.grid, pt.batch)),
-                              static_cast<double>(split));
-    if (near == nullptr || dist < best) {
-      near = &pt;
-      best = dist;
-    }
-  }
-  if (near == nullptr) return false;
+  const std::optional<std::uint32_t> nearest = d.nearest_launch(cfg, grid);
+  if (!nearest) return false;
+  const GemmLaunchPoint* near = &d.points[*nearest];
   s.batch = 1;
   s.k = near->k;
   const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
@@ -407,11 +392,13 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     if (found == 0) return roofline_prediction(r, cls, *t.spec);
     // Distance-weighted vote; the winner's nearest point gives the split-K.
     std::array<double, kSelectorVotes> votes{};
+    std::array<std::int32_t, kSelectorVotes> configs{};
+    for (std::size_t i = 0; i < found; ++i)
+      configs[i] = d->config_of(static_cast<std::uint32_t>(idx[i]));
     for (std::size_t i = 0; i < found; ++i) {
       const double dist = std::sqrt(dist2[i]) + kVoteDistanceOffset;
-      const std::int32_t c = d->points[idx[i]].config;
       for (std::size_t j = 0; j <= i; ++j) {
-        if (d->points[idx[j]].config == c) {
+        if (configs[j] == configs[i]) {
           votes[j] += 1.0 / (dist * dist);
           break;
         }
@@ -421,7 +408,7 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
         std::max_element(votes.begin(), votes.begin() + static_cast<std::ptrdiff_t>(found)) -
         votes.begin());
     const GemmLaunchPoint& pt = d->points[idx[winner]];
-    cfg = pt.config;
+    cfg = configs[winner];
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
     // ways (some loop over several tiles per block), and the fit saw them that way.
