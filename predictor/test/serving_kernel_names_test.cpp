@@ -138,6 +138,55 @@ TEST(ServingKernelNames, RotaryGatedActivationsSamplingAndNorms) {
   });
 }
 
+TEST(ServingKernelNames, ExpertAndDeepGemmKernelsAreGemms) {
+  // vLLM's Triton grouped GEMM of the experts: "fused_" must not make it elementwise.
+  const KernelClass moe = classify_kernel("fused_moe_kernel");
+  EXPECT_EQ(moe.family, KernelFamily::kGemm)
+      << "vllm-project/vllm vllm/model_executor/layers/fused_moe/fused_moe.py";
+  EXPECT_TRUE(moe.gemm.tensor_core);
+  EXPECT_EQ(classify_kernel("fused_moe_kernel_gptq_awq").family, KernelFamily::kGemm);
+  // DeepGEMM: operand type and architecture from the name (deepseek-ai/DeepGEMM
+  // deep_gemm/include/deep_gemm/fp8_gemm.cuh, impls/sm90_fp8_gemm_1d2d.cuh,
+  // impls/sm100_bf16_gemm.cuh, impls/sm100_fp8_fp4_gemm_1d1d.cuh), whichever decoder reads it
+  // (the low-precision one reads the tiles of the names it knows).
+  struct Expected {
+    const char* name;
+    DType a;
+    const char* arch;
+  };
+  for (const Expected& e : {
+           Expected{"void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 128u, 128u, 1u, 8u, "
+                    "128u, 2u, (deep_gemm::GemmType)0>(__nv_bfloat16*, float*, int*, unsigned "
+                    "int, CUtensorMap, CUtensorMap, CUtensorMap, CUtensorMap)",
+                    DType::kFp8E4M3, "sm90"},
+           Expected{"void deep_gemm::sm90_fp8_gemm_1d2d_impl<0u, 4096u, 7168u, 1u, 64u, 128u, "
+                    "128u, 128u, 5u, 5u, 128u, 256u, 1u, false, (deep_gemm::GemmType)0>(float*, "
+                    "int*, unsigned int, unsigned int, unsigned int, CUtensorMap, CUtensorMap, "
+                    "CUtensorMap, CUtensorMap)",
+                    DType::kFp8E4M3, "sm90"},
+           Expected{"void deep_gemm::sm100_bf16_gemm_impl<(cute::UMMA::Major)0, "
+                    "(cute::UMMA::Major)0, 0u, 0u, 0u, 128u, 128u, 64u, 1u>(int*, unsigned int, "
+                    "unsigned int, unsigned int, CUtensorMap, CUtensorMap, CUtensorMap)",
+                    DType::kBf16, "sm100"},
+           Expected{"void deep_gemm::sm100_fp8_fp4_gemm_1d1d_impl<(cute::UMMA::Major)0, "
+                    "(cute::UMMA::Major)0, 0u, 0u, 0u, 128u, 128u, 128u>(int*, unsigned int)",
+                    DType::kFp8E4M3, "sm100"},
+       }) {
+    const KernelClass c = classify_kernel(e.name);
+    EXPECT_EQ(c.family, KernelFamily::kGemm) << e.name;
+    EXPECT_EQ(c.gemm.a, e.a) << e.name;
+    EXPECT_EQ(c.gemm.arch, e.arch) << e.name;
+    EXPECT_TRUE(c.gemm.tensor_core) << e.name;
+  }
+  // DeepGEMM's scale-factor layout kernels move memory; they are no GEMM (smxx_layout.cuh).
+  for (const char* helper :
+       {"void deep_gemm::transpose_fp32<128u, 64u, 4u, 5u>(float const*, float*, unsigned int)",
+        "void deep_gemm::pack_fp32_into_ue8m0<1u, 128u, 128u, 4u, true>(float*, unsigned int*, "
+        "unsigned int*, unsigned int, unsigned int, unsigned int)"}) {
+    EXPECT_NE(classify_kernel(helper).family, KernelFamily::kGemm) << helper;
+  }
+}
+
 TEST(ServingKernelNames, OtherNamesKeepTheirFamilies) {
   // The generic words the serving rules look past still mean what they meant.
   EXPECT_EQ(classify_kernel("void (anonymous namespace)::softmax_warp_forward<float, float, "

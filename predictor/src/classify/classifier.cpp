@@ -154,6 +154,12 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
       cls.gemm = g->config;
       return finish(g->is_conv || cudnn_conv ? KernelFamily::kConv : KernelFamily::kGemm, name);
     }
+    // Serving stacks' GEMMs that no decoder above reads (a Triton grouped GEMM of the experts,
+    // DeepGEMM's kernels outside the low-precision decoder's names).
+    if (auto g = serving_gemm_config(l)) {
+      cls.gemm = std::move(*g);
+      return finish(KernelFamily::kGemm, std::string(base_name(n)));
+    }
     if (cudnn_conv) {
       // cuDNN's own SIMT kernels state their CTA tile too (cudnn_infer_volta_scudnn_128x64_...),
       // and the generation they were built for.

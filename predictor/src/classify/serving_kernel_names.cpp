@@ -1,5 +1,10 @@
 #include "classify/serving_kernel_names.h"
 
+#include <algorithm>
+#include <string>
+
+#include "classify/name_parts.h"
+
 namespace pm2lat {
 namespace {
 
@@ -62,7 +67,49 @@ constexpr NameRule kRules[] = {
     {"topkmasklogits", KernelFamily::kReduction},    // FlashInfer
 };
 
+// DeepGEMM's kernels that are not GEMMs: transposes and packing of scale factors
+// (deep_gemm/include/deep_gemm/impls/smxx_layout.cuh: transpose_fp32,
+// transpose_and_pack_fp32_into_ue8m0, pack_fp32_into_ue8m0) and the clearing of logits
+// (smxx_clean_logits.cuh).
+constexpr std::string_view kDeepGemmHelpers[] = {"transpose", "pack_fp32", "layout",
+                                                 "clean_logits"};
+
 }  // namespace
+
+std::optional<GemmConfig> serving_gemm_config(std::string_view lower_name) {
+  GemmConfig g;
+  g.tensor_core = true;
+  // vLLM vllm/model_executor/layers/fused_moe/fused_moe.py, SGLang
+  // python/sglang/srt/layers/moe/fused_moe_triton/fused_moe.py: fused_moe_kernel (and
+  // fused_moe_kernel_gptq_awq), one program per tile of the experts' sorted token rows.
+  if (contains(lower_name, "fused_moe_kernel")) {
+    g.scheme = GemmNameScheme::kTriton;
+    return g;
+  }
+  const std::size_t ns = lower_name.find("deep_gemm::");
+  if (ns == std::string_view::npos) return std::nullopt;
+  const std::string_view kernel = lower_name.substr(ns);
+  for (std::string_view helper : kDeepGemmHelpers) {
+    if (contains(kernel, helper)) return std::nullopt;
+  }
+  // deepseek-ai/DeepGEMM: deep_gemm/include/deep_gemm/fp8_gemm.cuh (fp8_gemm_kernel, Hopper
+  // only) and impls/sm{90,100}_{fp8,bf16,fp4,fp8_fp4}_gemm_*_impl, *_mqa_logits, *_mega_moe.
+  // The operand type is the first the name states (FP8 activations of an fp8_fp4 GEMM).
+  const std::size_t fp8 = kernel.find("fp8"), bf16 = kernel.find("bf16"), fp4 = kernel.find("fp4");
+  const std::size_t first = std::min({fp8, bf16, fp4});
+  g.a = first == std::string_view::npos ? DType::kUnknown
+        : first == fp8                  ? DType::kFp8E4M3
+        : first == bf16                 ? DType::kBf16
+                                        : DType::kFp4E2M1;
+  for (std::string_view word : {"sm120_", "sm100_", "sm90_"}) {
+    if (contains(kernel, word)) {
+      g.arch = std::string(word.substr(0, word.size() - 1));
+      break;
+    }
+  }
+  if (g.arch.empty() && contains(kernel, "fp8_gemm_kernel")) g.arch = "sm90";
+  return g;
+}
 
 std::optional<KernelFamily> serving_kernel_family(std::string_view lower_name) noexcept {
   for (const NameRule& r : kRules) {
