@@ -72,8 +72,11 @@ constexpr Step kAttentionRoute[] = {{R::kAttention}};
 constexpr Step kTritonTemplateRoute[] = {
     {R::kScaledGemm, W::kOpIsGemm}, {R::kGemm, W::kOpIsGemm}, {R::kRoofline}};
 // Activation quantisation before a low-precision GEMM: the backend's quantisation model,
-// else the per-operator fits by the bytes its call states.
-constexpr Step kQuantizeRoute[] = {{R::kScaledGemm}, {R::kOperatorFits}};
+// else the per-operator fits by the bytes its call states; a launch with no stated bytes (a
+// trace without shapes, a kernel launched outside any call) streams what its threads touch,
+// as an unnamed kernel does, not a launch floor.
+constexpr Step kQuantizeRoute[] = {
+    {R::kScaledGemm}, {R::kOperatorFits}, {R::kUnnamedKernel, W::kNoWorkStated}};
 constexpr Step kCollectiveRoute[] = {{R::kCollective}};
 
 struct FamilyRoute {

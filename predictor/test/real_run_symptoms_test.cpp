@@ -269,5 +269,26 @@ TEST_F(RealRunSymptoms, LongKGemmsRunNearTheirMathBound) {
   }
 }
 
+TEST_F(RealRunSymptoms, AShapelessQuantisationKernelStreamsWhatItsLaunchTouches) {
+  // A B200 vLLM trace's FP8 quantisation kernels came without their call's bytes: each one
+  // was priced at the launch floor whatever its grid. What its threads touch sizes it instead
+  // (flag no_shape), and a larger launch never costs less.
+  KernelRecord r;
+  r.launch.name =
+      "void vllm::dynamic_per_token_scaled_fp8_quant_kernel<c10::BFloat16, c10::Float8_e4m3fn, "
+      "true>(c10::Float8_e4m3fn*, float*, c10::BFloat16 const*, float const*, int)";
+  r.launch.block = {256, 1, 1};
+  double previous = 0;
+  for (std::uint32_t tokens : {16u, 1024u, 16384u}) {
+    r.launch.grid = {tokens, 1, 1};
+    const Forecast f = forecast(r, "B200");
+    EXPECT_EQ(f.p.model, ModelKind::kMemoryBound) << tokens;
+    EXPECT_TRUE(f.p.has(prediction_flags::kNoShape)) << tokens;
+    EXPECT_GE(f.p.us, previous) << tokens;
+    previous = f.p.us;
+  }
+  EXPECT_GT(previous, 2 * bound_constants::kLaunchFloorUs);
+}
+
 }  // namespace
 }  // namespace pm2lat
