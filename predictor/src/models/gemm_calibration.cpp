@@ -58,9 +58,8 @@ void build_indexes(GemmCalibration& d) {
     s.m = pt.m;
     s.n = pt.n;
     s.k = pt.k;
-    const std::int32_t split = split_k_from_grid(pt.grid, pt.batch);
-    const GemmWork w =
-        gemm_work(c, s, blocks_from_grid(pt.grid, pt.batch), split, dtype_bytes(c.dtype));
+    const LaunchSize launch = d.launch_of(at);
+    const GemmWork w = gemm_work(c, s, launch.blocks, launch.split, dtype_bytes(c.dtype));
     const double kern = gemm_wave_kernel_us(c, *d.spec, w);
     const GemmShapeKey shape = gemm_shape_key(pt.batch, pt.m, pt.n, pt.k);
     const GemmResidualKey key = gemm_residual_key(shape, c, *d.spec, w.blocks);

@@ -64,7 +64,7 @@ bool launch_shape(const GemmCalibration& d, std::int32_t cfg, const Dim3& grid, 
   const GemmLaunchPoint* near = &d.points[*nearest];
   s.batch = 1;
   s.k = near->k;
-  const double scale = std::sqrt(blocks / std::max(1.0, blocks_from_grid(near->grid, near->batch)));
+  const double scale = std::sqrt(blocks / std::max(1.0, d.launch_of(*nearest).blocks));
   s.m = std::max<std::int64_t>(
       1,
       static_cast<std::int64_t>(static_cast<double>(std::int64_t{near->m} * near->batch) * scale));
@@ -418,9 +418,9 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     at_point.m = pt.m;
     at_point.n = pt.n;
     at_point.k = pt.k;
-    split = split_k_from_grid(pt.grid, pt.batch);
-    blocks = blocks_from_grid(pt.grid, pt.batch) * blocks_for_shape(chosen, s, 1) /
-             blocks_for_shape(chosen, at_point, 1);
+    const LaunchSize launch = d->launch_of(static_cast<std::uint32_t>(idx[winner]));
+    split = launch.split;
+    blocks = launch.blocks * blocks_for_shape(chosen, s, 1) / blocks_for_shape(chosen, at_point, 1);
     p.flags |= prediction_flags::kConfigChosen;
   }
   const auto ci = static_cast<std::size_t>(cfg);
