@@ -161,7 +161,10 @@ TEST(AttentionModel, LongSequencesUseStrataCloseToTheExactSum) {
   const auto w = attention_work(s, 128, 128, GqaPacking::kAlways);
   // Exact: rows r < 131072, block i covers queries [16i, 16i+15]: ceil((16i+16)/128) key blocks.
   double exact = 0;
-  for (std::int64_t i = 0; i < 1024; ++i) exact += static_cast<double>((16 * i + 16 + 127) / 128);
+  for (std::int64_t i = 0; i < 1024; ++i) {
+    const std::int64_t key_blocks = (16 * i + 16 + 127) / 128;  // a ceiling, on purpose
+    exact += static_cast<double>(key_blocks);
+  }
   EXPECT_NEAR(w.iterations, exact, exact * 0.002);
   EXPECT_DOUBLE_EQ(w.max_iterations, 128);
 }
@@ -254,6 +257,35 @@ TEST(AttentionPredictor, EvaluatesTheCalibratedConfigurationOnItsGpu) {
   EXPECT_TRUE(pg.has(prediction_flags::kNoShape));
   EXPECT_FALSE(pg.has(prediction_flags::kFallback));
   EXPECT_NEAR(pg.us, pa.us, 0.05 * pa.us);  // grid 16 x 128 rows = the 2048 queries
+}
+
+TEST(AttentionPredictor, AShapelessKernelOfAnotherImplementationIsCutByItsOwnTile) {
+  // Only FlashAttention 2 is calibrated; PyTorch's memory-efficient forward kernel launches
+  // (query blocks of its own 64 rows, heads, batch) and its "_rf_" name bounds the head
+  // dimension by its 64-key tile. Without a shape it must be priced as the shape its grid
+  // implies (1024 queries, head dimension 64), not as 64-row blocks of the calibrated
+  // kernel's 128 rows and a default head dimension of 128 (about 8x the work).
+  DeviceCatalogue cat({test_gpu("GPU-A", 100, 300, 2000, 8)});
+  std::vector<Profile> profiles{attention_profile("GPU-A")};
+  Predictor predictor(cat, profiles);
+  const TargetId a = predictor.add_target("GPU-A");
+  const std::string name =
+      "fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::"
+      "half_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)";
+  const KernelClass cls = classify_kernel(name);
+  EXPECT_EQ(decode_attention_kernel(name).head_dim, 64);
+
+  AttentionShape s = prefill(4, 1024, 16, 16, 64);
+  s.dtype = DType::kFp16;
+  s.causal = false;  // the name does not say; the geometry reads it as not causal
+  const Prediction shaped = predictor.predict(attention_record(name, s), cls, a);
+  KernelRecord geometry;
+  geometry.launch.name = name;
+  geometry.launch.grid = Dim3{16, 16, 4};  // 1024 / 64 query blocks, heads, batch
+  const Prediction pg = predictor.predict(geometry, cls, a);
+  EXPECT_TRUE(pg.has(prediction_flags::kNoShape));
+  EXPECT_TRUE(pg.has(prediction_flags::kConfigChosen));
+  EXPECT_NEAR(pg.us, shaped.us, 0.05 * shaped.us);
 }
 
 TEST(AttentionPredictor, FallsBackToTheRooflineWithoutAnyCalibration) {

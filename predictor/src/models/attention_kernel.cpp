@@ -293,6 +293,12 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
       k.tile_m = static_cast<std::int32_t>(v[0]);
       k.tile_n = static_cast<std::int32_t>(v[1]);
     }
+    // A forward kernel that keeps its output in registers ("_rf_") is generated with
+    // kMaxK = kKeysPerBlock, and PyTorch's dispatcher takes the first kernel whose kMaxK
+    // holds the head dimension (mem_eff_attention/kernels/generate_kernels.py): the head
+    // dimension is at most the key tile, 64 or 128, the common head dimensions themselves.
+    if (k.pass == AttentionPass::kForward && has(name, "_rf_") && k.tile_n > 0)
+      k.head_dim = k.tile_n;
     if (const std::size_t p = name.find("_k");
         p != std::string_view::npos && k.pass == AttentionPass::kBackward) {
       std::size_t i = p + 2;

@@ -315,7 +315,9 @@ std::optional<Prediction> AttentionPredictor::predict(const ModelQuery& q) const
     c.tile_n = k.tile_n;
   }
   if (!has_shape) {
-    s = shape_from_geometry(k, r.launch, c.tile_m, c.tile_n);
+    // The grid was cut by the kernel's own tile, whatever configuration prices it.
+    s = shape_from_geometry(k, r.launch, k.tile_m > 0 ? k.tile_m : c.tile_m,
+                            k.tile_n > 0 ? k.tile_n : c.tile_n);
     if (s.head_dim <= 0) s.head_dim = c.head_dim;
     p.flags |= prediction_flags::kNoShape;
   }
