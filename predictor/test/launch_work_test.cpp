@@ -40,6 +40,46 @@ TEST(LaunchWork, TheMangledNameReadsTheSameAsTheDemangledOne) {
   EXPECT_GT(mangled->vec.bytes(), 0);
 }
 
+TEST(LaunchWork, APersistentSoftmaxLaunchCoversItsWarpsRowsOfItsStatedLength) {
+  // softmax over the last dimension of [512, 1000] in FP32: rows padded to 2^10, one per warp
+  // of 32 threads, blocks of 4 warps (the launch a trace records for it: grid 128, (32, 4)).
+  const char* forward =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, "
+      "false>(float*, float const*, int, int, int, bool const*, int, bool)";
+  const auto f = launch_work(forward, classify_kernel(forward), Dim3{128, 1, 1}, Dim3{32, 4, 1});
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->kind, OpKind::kSoftmax);
+  EXPECT_EQ(f->vec.rows, 512);
+  EXPECT_EQ(f->vec.cols, 1024);
+  EXPECT_DOUBLE_EQ(f->vec.bytes_read, 512.0 * 1024 * 4);
+  EXPECT_DOUBLE_EQ(f->vec.bytes_written, 512.0 * 1024 * 4);
+
+  // Rows of 8 BF16 elements: warps of 8 threads, two rows each ([3136 x 12 x 8, 8]: grid
+  // 9408 of (8, 16)); the backward pass reads the gradient and the output.
+  const char* backward =
+      "void (anonymous namespace)::softmax_warp_backward<c10::BFloat16, c10::BFloat16, float, 3, "
+      "false, false>(c10::BFloat16*, c10::BFloat16 const*, c10::BFloat16 const*, int, int, int, "
+      "bool const*)";
+  const auto b = launch_work(backward, classify_kernel(backward), Dim3{9408, 1, 1}, Dim3{8, 16, 1});
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->vec.rows, 3136 * 12 * 8);
+  EXPECT_EQ(b->vec.cols, 8);
+  EXPECT_DOUBLE_EQ(b->vec.bytes_read, 2.0 * 3136 * 12 * 8 * 8 * 2);
+  EXPECT_DOUBLE_EQ(b->vec.bytes_written, 3136.0 * 12 * 8 * 8 * 2);
+
+  // A masked forward pass also reads its one-byte mask; a row length past the persistent
+  // kernels' 2^11 is not one of theirs.
+  const char* masked =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, true>("
+      "float*, float const*, int, int, int, bool const*, int, bool)";
+  EXPECT_DOUBLE_EQ(
+      launch_work(masked, classify_kernel(masked), Dim3{128, 1, 1}, Dim3{32, 4, 1})->vec.bytes_read,
+      512.0 * 1024 * 5);
+  const char* too_long = "softmax_warp_forward<float, float, float, 12, false, false>";
+  EXPECT_FALSE(
+      launch_work(too_long, classify_kernel(too_long), Dim3{1, 1, 1}, Dim3{32, 4, 1}).has_value());
+}
+
 TEST(LaunchWork, KernelsWhoseGeometrySaysNothingHaveNone) {
   const char* layer_norm =
       "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "

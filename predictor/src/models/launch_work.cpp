@@ -15,6 +15,11 @@ namespace {
 constexpr double kMultiTensorChunk = 65536;
 // ATen's vectorised/unrolled elementwise kernels: 4 elements per thread (thread_work_size).
 constexpr double kElementsPerThread = 4;
+// ATen's persistent softmax handles rows of up to 2^11 elements (softmax.cu dispatches longer
+// rows to the block-per-row kernels), two rows per warp up to 128 (PersistentSoftmax.cuh).
+constexpr std::int64_t kMaxPersistentSoftmaxLog2 = 11;
+constexpr std::int64_t kTwoRowsPerWarpUpTo = 128;
+constexpr std::int64_t kWarpSize = 32;
 
 // The integer after `key` in a name ("std::array<char*, 3ul>" -> 3), or 0.
 std::int64_t int_after(std::string_view name, std::string_view key) {
@@ -59,6 +64,63 @@ double elementwise_block_elements(std::string_view name, const Dim3& block) {
     return nt > 0 && vt > 0 ? static_cast<double>(nt * vt) : threads * 2;
   }
   return 0;
+}
+
+// The template argument at `index` of `kernel<...>`, blanks trimmed ("softmax_warp_forward<
+// float, float, float, 10, false, false>", 3 -> "10"); empty when the name has no such one.
+std::string_view template_arg(std::string_view name, std::string_view kernel, int index) {
+  const std::size_t p = name.find(kernel);
+  if (p == std::string_view::npos || name.substr(p + kernel.size(), 1) != "<") return {};
+  int depth = 0;
+  int arg = 0;
+  std::size_t begin = p + kernel.size() + 1;
+  for (std::size_t i = begin; i < name.size(); ++i) {
+    const char ch = name[i];
+    if (ch == '<' || ch == '(') ++depth;
+    const bool closes = (ch == '>' || ch == ')') && depth-- == 0;
+    if (closes || (ch == ',' && depth == 0)) {
+      if (arg == index) {
+        std::string_view a = name.substr(begin, i - begin);
+        while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
+        while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
+        return a;
+      }
+      if (closes) return {};
+      ++arg;
+      begin = i + 1;
+    }
+  }
+  return {};
+}
+
+// ATen's persistent softmax (PersistentSoftmax.cuh, dispatch_softmax_forward/backward): each
+// row of at most 2^log2_elements elements (the template's fourth argument) is one warp's,
+// blocks of 128 threads are (warp size, warps per block), and a warp takes two rows when they
+// are at most 128 elements long. The row length is padded to that power of two (the bytes an
+// upper bound). Forward reads the input (and a mask when masked) and writes the output;
+// backward reads the gradient and the output and writes the input's gradient.
+std::optional<LaunchWork> persistent_softmax_work(std::string_view name, double elem,
+                                                  const Dim3& grid, const Dim3& block) {
+  const bool forward = name.find("softmax_warp_forward<") != std::string_view::npos;
+  const std::string_view kernel = forward ? "softmax_warp_forward" : "softmax_warp_backward";
+  if (!forward && name.find("softmax_warp_backward<") == std::string_view::npos)
+    return std::nullopt;
+  const std::int64_t log2_elements = int_after(template_arg(name, kernel, 3), "");
+  if (log2_elements <= 0 || log2_elements > kMaxPersistentSoftmaxLog2) return std::nullopt;
+  const std::int64_t cols = std::int64_t{1} << log2_elements;
+  const std::int64_t rows_per_warp = cols <= kTwoRowsPerWarpUpTo ? 2 : 1;
+  // A "warp" is min(row length, 32) threads: blocks of (8, 16) threads hold 16 of them.
+  const std::int64_t warps = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(block.volume()) / std::min<std::int64_t>(cols, kWarpSize));
+  LaunchWork w;
+  w.kind = OpKind::kSoftmax;
+  w.vec.rows = static_cast<std::int64_t>(grid.volume()) * warps * rows_per_warp;
+  w.vec.cols = cols;
+  const double elems = static_cast<double>(w.vec.rows) * static_cast<double>(cols);
+  const bool masked = forward && template_arg(name, kernel, 5) == "true";
+  w.vec.bytes_read = elems * (forward ? elem + (masked ? 1.0 : 0.0) : 2.0 * elem);
+  w.vec.bytes_written = elems * elem;
+  return w;
 }
 
 // Demangled names carry the template arguments the rules read; Kineto's already do.
@@ -110,6 +172,10 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
     w.vec.bytes_read = elems * elem * lists_read;
     w.vec.bytes_written = elems * elem * lists_written;
     return w;
+  }
+  if (auto softmax = persistent_softmax_work(name, elem, grid, block)) {
+    softmax->vec.dtype = cls.dtype;
+    return softmax;
   }
   const double per_block = elementwise_block_elements(name, block);
   if (per_block <= 0) return std::nullopt;
