@@ -1,6 +1,8 @@
 // The work ATen's generic kernels imply by their launch (models/launch_work.h).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "pm2lat/classifier.h"
 #include "pm2lat/models/launch_work.h"
 
@@ -78,6 +80,16 @@ TEST(LaunchWork, APersistentSoftmaxLaunchCoversItsWarpsRowsOfItsStatedLength) {
   const char* too_long = "softmax_warp_forward<float, float, float, 12, false, false>";
   EXPECT_FALSE(
       launch_work(too_long, classify_kernel(too_long), Dim3{1, 1, 1}, Dim3{32, 4, 1}).has_value());
+}
+
+TEST(LaunchWork, NumbersNoKernelStatesReadAsNone) {
+  // A name's integers past any count a kernel states (here 31 digits) read as none, without
+  // overflowing (found by the classifier fuzzer; UBSan fails this test otherwise).
+  const char* made_up = "elementwise_kernel<1111111111111111111111111111111, 2>";
+  const auto w = launch_work(made_up, classify_kernel(made_up), Dim3{4096, 2, 1}, Dim3{32, 4, 1});
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->vec.cols, 128 * 2);  // the block's threads x 2, as for no stated size
+  EXPECT_TRUE(std::isfinite(w->vec.bytes()));
 }
 
 TEST(LaunchWork, KernelsWhoseGeometrySaysNothingHaveNone) {

@@ -21,21 +21,25 @@ constexpr std::int64_t kMaxPersistentSoftmaxLog2 = 11;
 constexpr std::int64_t kTwoRowsPerWarpUpTo = 128;
 constexpr std::int64_t kWarpSize = 32;
 
-// The integer after `key` in a name ("std::array<char*, 3ul>" -> 3), or 0.
+// The integer after `key` in a name ("std::array<char*, 3ul>" -> 3), or 0 (also for one of
+// more digits than any count a kernel name states: no overflow on a made-up name).
 std::int64_t int_after(std::string_view name, std::string_view key) {
+  constexpr std::int64_t kLargest = std::int64_t{1} << 40;
   const std::size_t p = name.find(key);
   if (p == std::string_view::npos) return 0;
   std::size_t i = p + key.size();
   while (i < name.size() && name[i] == ' ') ++i;
   std::int64_t v = 0;
-  bool any = false;
   while (i < name.size() && name[i] >= '0' && name[i] <= '9') {
     v = v * 10 + (name[i] - '0');
-    any = true;
+    if (v > kLargest) return 0;
     ++i;
   }
-  return any ? v : 0;
+  return v;
 }
+
+// A count of rows or columns as a shape holds it; no overflow from any launch or name.
+std::int64_t shape_count(double n) { return static_cast<std::int64_t>(std::clamp(n, 0.0, 0x1p62)); }
 
 // The first two integer template arguments ("elementwise_kernel<128, 2, ..." -> 128, 2).
 std::pair<std::int64_t, std::int64_t> leading_ints(std::string_view name, std::string_view kernel) {
@@ -61,7 +65,7 @@ double elementwise_block_elements(std::string_view name, const Dim3& block) {
     return threads * kElementsPerThread;
   if (name.find("elementwise_kernel<") != std::string_view::npos) {
     const auto [nt, vt] = leading_ints(name, "elementwise_kernel");
-    return nt > 0 && vt > 0 ? static_cast<double>(nt * vt) : threads * 2;
+    return nt > 0 && vt > 0 ? static_cast<double>(nt) * static_cast<double>(vt) : threads * 2;
   }
   return 0;
 }
@@ -114,9 +118,11 @@ std::optional<LaunchWork> persistent_softmax_work(std::string_view name, double 
       1, static_cast<std::int64_t>(block.volume()) / std::min<std::int64_t>(cols, kWarpSize));
   LaunchWork w;
   w.kind = OpKind::kSoftmax;
-  w.vec.rows = static_cast<std::int64_t>(grid.volume()) * warps * rows_per_warp;
+  const double rows = static_cast<double>(grid.volume()) * static_cast<double>(warps) *
+                      static_cast<double>(rows_per_warp);
+  w.vec.rows = shape_count(rows);
   w.vec.cols = cols;
-  const double elems = static_cast<double>(w.vec.rows) * static_cast<double>(cols);
+  const double elems = rows * static_cast<double>(cols);
   const bool masked = forward && template_arg(name, kernel, 5) == "true";
   w.vec.bytes_read = elems * (forward ? elem + (masked ? 1.0 : 0.0) : 2.0 * elem);
   w.vec.bytes_written = elems * elem;
@@ -167,7 +173,7 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
     }
     const double elems = blocks * kMultiTensorChunk;
     w.kind = OpKind::kElementwise;
-    w.vec.rows = static_cast<std::int64_t>(blocks);
+    w.vec.rows = shape_count(blocks);
     w.vec.cols = static_cast<std::int64_t>(kMultiTensorChunk);
     w.vec.bytes_read = elems * elem * lists_read;
     w.vec.bytes_written = elems * elem * lists_written;
@@ -189,8 +195,8 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
   }
   const double elems = blocks * per_block;
   w.kind = cls.family == KernelFamily::kCopy ? OpKind::kCopy : OpKind::kElementwise;
-  w.vec.rows = static_cast<std::int64_t>(blocks);
-  w.vec.cols = static_cast<std::int64_t>(per_block);
+  w.vec.rows = shape_count(blocks);
+  w.vec.cols = shape_count(per_block);
   w.vec.bytes_written = elems * elem;
   w.vec.bytes_read = elems * elem * static_cast<double>(std::max<std::int64_t>(0, arrays - 1));
   return w;
