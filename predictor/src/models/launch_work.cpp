@@ -179,12 +179,12 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
     w.vec.bytes_written = elems * elem * lists_written;
     return w;
   }
-  if (auto softmax = persistent_softmax_work(name, elem, grid, block)) {
-    softmax->vec.dtype = cls.dtype;
+  const double per_block = elementwise_block_elements(name, block);
+  if (per_block <= 0) {
+    auto softmax = persistent_softmax_work(name, elem, grid, block);
+    if (softmax) softmax->vec.dtype = cls.dtype;
     return softmax;
   }
-  const double per_block = elementwise_block_elements(name, block);
-  if (per_block <= 0) return std::nullopt;
   // std::array<char*, N> (at::detail::Array<char*, N> before PyTorch 2.1): N tensors, the
   // first of which is the output. Names without it: binary functors read two tensors.
   std::int64_t arrays = int_after(name, "rray<char*,");
