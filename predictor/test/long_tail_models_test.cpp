@@ -488,6 +488,43 @@ TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLarg
   EXPECT_NE(predictor.predict(r, other, t).us, 10.5);
 }
 
+// A persistent softmax launched outside any library call (every ATen softmax of a live run)
+// states its rows and their length: its GPU's own kernel fit prices those bytes, as trace
+// replay does for a trace without shapes, not the geometry fit over its threads.
+TEST(LongTailModels, AShapelessPersistentSoftmaxIsPricedByTheBytesItsLaunchStates) {
+  DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs
+  const std::string kernel =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>("
+      "float*, float const*, int, int, int, bool const*, int, bool)";
+  const KernelClass cls = classify_kernel(kernel);
+  ASSERT_EQ(cls.family, KernelFamily::kSoftmax);
+  Profile p;
+  p.device = "G";
+  p.basis = TimeBasis::kKernel;
+  VectorFit own;
+  own.op = "softmax";
+  own.config = cls.config;
+  own.c0 = 3;
+  own.c_byte = 1.25;
+  own.bytes_min = 1e5;
+  own.bytes_max = 1e9;
+  VectorFit geometry;
+  geometry.op = geometry_fit_name(KernelFamily::kSoftmax);
+  geometry.c0 = 2;
+  geometry.c_byte = 0.01;  // what a fit over threads of one-element rows would say
+  p.family_fits = {own, geometry};
+  Predictor predictor(cat, {p});
+  const TargetId t = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name = kernel;
+  r.launch.grid = Dim3{4096, 1, 1};  // 16,384 rows of 1024: 64 MiB read, 64 MiB written
+  r.launch.block = Dim3{32, 4, 1};
+  const Prediction a = predictor.predict(r, cls, t);
+  EXPECT_EQ(a.model, ModelKind::kMemoryBound);
+  EXPECT_TRUE(a.has(prediction_flags::kNoShape));
+  EXPECT_NEAR(a.us, 3 + 1.25 * 2 * 16384.0 * 1024 * 4 / 1e6, 1e-6);
+}
+
 TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   DeviceCatalogue cat({gpu("G", 100, 2000, 8), gpu("Other", 50, 1000, 8)});
   Profile p;

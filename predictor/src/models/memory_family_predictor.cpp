@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "pm2lat/models/donor_ranking.h"
+#include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/memory_bound_model.h"
 
 namespace pm2lat {
@@ -139,6 +140,17 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
     shape_rows = reduction ? x : static_cast<double>(std::max<std::uint32_t>(1, r.launch.grid.x));
     from_arguments = true;
   }
+  bool from_launch = false;
+  if (!(shape_bytes > 0)) {
+    // What the launch states (a persistent softmax's rows, an elementwise kernel's elements),
+    // as trace replay reads it for a trace without shapes: bytes, not a fit over threads.
+    if (auto w = launch_work(r.launch.name, cls, r.launch.grid, r.launch.block);
+        w && w->vec.bytes() > 0) {
+      shape_bytes = w->vec.bytes();
+      shape_rows = static_cast<double>(std::max<std::int64_t>(1, w->vec.rows));
+      from_launch = true;
+    }
+  }
   const bool geometry = !(shape_bytes > 0);
   const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;
   // Whose fits answer, in order: the target's own first, then the most similar GPUs'. A fit
@@ -196,6 +208,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
   if (dev != &impl_->devices[static_cast<std::size_t>(std::max(0, t.own))] || t.own < 0)
     p.flags |= prediction_flags::kSpecScaled;
   if (from_arguments) p.flags |= prediction_flags::kExtrapolated;
+  if (from_launch) p.flags |= prediction_flags::kNoShape;
   double bytes = shape_bytes, rows = shape_rows;
   if (geometry) {
     const double threads =
