@@ -129,6 +129,15 @@ std::optional<LaunchWork> persistent_softmax_work(std::string_view name, double 
   return w;
 }
 
+// Whether the name is one of the kernels whose launch the rules read. Their identifiers
+// appear whole in mangled names too ("29vectorized_elementwise_kernel"), so any other kernel
+// (the common case for a launch without a shape) is turned away before its name is demangled.
+bool names_launch_work(std::string_view name) {
+  return name.find("elementwise_kernel") != std::string_view::npos ||
+         name.find("multi_tensor_apply_kernel") != std::string_view::npos ||
+         name.find("softmax_warp_") != std::string_view::npos;
+}
+
 // Demangled names carry the template arguments the rules read; Kineto's already do.
 std::string readable(std::string_view kernel_name) {
   return kernel_name.substr(0, 2) == "_Z" ? normalize_kernel_name(kernel_name)
@@ -140,6 +149,7 @@ std::string readable(std::string_view kernel_name) {
 std::optional<LaunchWork> launch_work(std::string_view kernel_name, const KernelClass& cls,
                                       const Dim3& grid, const Dim3& block, std::size_t tensor_lists,
                                       std::string_view op_name) {
+  if (!names_launch_work(kernel_name)) return std::nullopt;
   const std::string text = readable(kernel_name);
   const std::string_view name = text;
   const double elem = cls.dtype != DType::kUnknown ? dtype_bytes(cls.dtype) : 4.0;
@@ -221,6 +231,7 @@ VectorShape gemm_helper_work(const GemmShape& g, KernelFamily family) {
 
 double elementwise_launch_elements(std::string_view kernel_name, const Dim3& grid,
                                    const Dim3& block) {
+  if (kernel_name.find("elementwise_kernel") == std::string_view::npos) return 0;
   const std::string text = readable(kernel_name);
   return static_cast<double>(grid.volume()) * elementwise_block_elements(text, block);
 }
