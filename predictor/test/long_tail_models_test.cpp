@@ -523,6 +523,17 @@ TEST(LongTailModels, AShapelessPersistentSoftmaxIsPricedByTheBytesItsLaunchState
   EXPECT_EQ(a.model, ModelKind::kMemoryBound);
   EXPECT_TRUE(a.has(prediction_flags::kNoShape));
   EXPECT_NEAR(a.us, 3 + 1.25 * 2 * 16384.0 * 1024 * 4 / 1e6, 1e-6);
+
+  // With no fit anywhere for those bytes, the geometry fit over its threads is still the last
+  // resort of its route, not a roofline of nothing.
+  Profile geometry_only = p;
+  geometry_only.family_fits = {geometry};
+  Predictor fallback(cat, {geometry_only});
+  const TargetId g = fallback.add_target("G");
+  const Prediction b = fallback.predict(r, cls, g);
+  EXPECT_EQ(b.model, ModelKind::kMemoryBound);
+  EXPECT_TRUE(b.has(prediction_flags::kNoShape));
+  EXPECT_NEAR(b.us, 2 + 0.01 * 4096.0 * 128 * kGeometryBytesPerThread / 1e6, 1e-9);
 }
 
 TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <span>
 #include <unordered_map>
 
@@ -101,24 +102,22 @@ void MemoryFamilyPredictor::add_target(const Target& target) {
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict(const ModelQuery& q) const noexcept {
-  return predict_from(q.record, q.cls, q.target, q.source, false);
+  return predict_from(q.record, q.cls, q.target, q.source, false, true);
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict_own(const ModelQuery& q) const noexcept {
-  return predict_from(q.record, q.cls, q.target, q.source, true);
+  return predict_from(q.record, q.cls, q.target, q.source, true, true);
 }
 
 std::optional<Prediction> MemoryFamilyPredictor::predict_row_without_shape(
     const ModelQuery& q) const noexcept {
   if (!is_row_family(q.cls.family) || q.record.op.vec.bytes() > 0) return std::nullopt;
-  return predict_from(q.record, q.cls, q.target, q.source, false);
+  return predict_from(q.record, q.cls, q.target, q.source, false, false);
 }
 
-std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord& r,
-                                                              const KernelClass& cls,
-                                                              std::size_t target,
-                                                              const DeviceSpec* source,
-                                                              bool own_only) const noexcept {
+std::optional<Prediction> MemoryFamilyPredictor::predict_from(
+    const KernelRecord& r, const KernelClass& cls, std::size_t target, const DeviceSpec* source,
+    bool own_only, bool read_launch) const noexcept {
   if (target >= impl_->targets.size()) return std::nullopt;
   const Impl::TargetDevices& t = impl_->targets[target];
   if (own_only && t.own < 0) return std::nullopt;
@@ -141,15 +140,18 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(const KernelRecord
     from_arguments = true;
   }
   bool from_launch = false;
-  if (!(shape_bytes > 0)) {
+  if (!(shape_bytes > 0) && read_launch) {
     // What the launch states (a persistent softmax's rows, an elementwise kernel's elements),
     // as trace replay reads it for a trace without shapes: bytes, not a fit over threads.
-    if (auto w = launch_work(r.launch.name, cls, r.launch.grid, r.launch.block);
-        w && w->vec.bytes() > 0) {
-      shape_bytes = w->vec.bytes();
-      shape_rows = static_cast<double>(std::max<std::int64_t>(1, w->vec.rows));
-      from_launch = true;
-    }
+    // Reading a name allocates; a failure leaves the launch to the fit over threads.
+    try {
+      if (auto w = launch_work(r.launch.name, cls, r.launch.grid, r.launch.block);
+          w && w->vec.bytes() > 0) {
+        shape_bytes = w->vec.bytes();
+        shape_rows = static_cast<double>(std::max<std::int64_t>(1, w->vec.rows));
+        from_launch = true;
+      }
+    } catch (const std::exception&) {}
   }
   const bool geometry = !(shape_bytes > 0);
   const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;

@@ -45,7 +45,9 @@ class MemoryFamilyPredictor {
 
   void add_target(const Target& target);
 
-  // nullopt when no GPU has a fit for the kernel's family.
+  // nullopt when no GPU has a fit for the kernel's family. A record without a shape is sized
+  // by what its launch states where it states it (models/launch_work.h; flag no_shape), else
+  // by the geometry fit over its launched threads.
   std::optional<Prediction> predict(const ModelQuery& query) const noexcept;
 
   // The same from the target's own fits only, and only where they know the kernel (its own
@@ -54,8 +56,9 @@ class MemoryFamilyPredictor {
   // answer for that GPU only, where the per-operator tables transfer better to others.
   std::optional<Prediction> predict_own(const ModelQuery& query) const noexcept;
 
-  // An elementwise, softmax or layer-norm kernel whose record has no shape: its family's
-  // geometry fit from the target's own kernels, else from the most similar GPU that measured
+  // An elementwise, softmax or layer-norm kernel whose record has no shape, the last resort
+  // of its route (after the launch's stated work): its family's geometry fit from the
+  // target's own kernels, else from the most similar GPU that measured
   // the family (flags no_shape, spec_scaled). nullopt for a record with a shape (the
   // per-operator tables serve it) or when no GPU measured the family.
   std::optional<Prediction> predict_row_without_shape(const ModelQuery& query) const noexcept;
@@ -63,7 +66,7 @@ class MemoryFamilyPredictor {
  private:
   std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls,
                                          std::size_t target, const DeviceSpec* source,
-                                         bool own_only) const noexcept;
+                                         bool own_only, bool read_launch) const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
