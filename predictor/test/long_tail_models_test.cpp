@@ -440,6 +440,25 @@ TEST(LongTailModels, ACrossGpuConvolutionRunsTheTargetsConfigurationNearestInSha
   EXPECT_NE(own.config, small_kernel);
 }
 
+// A kernel-time profile of `device` holding one fit of `op` for the kernel's own
+// configuration, over the bytes [bytes_min, bytes_max] it was measured at.
+Profile own_kernel_fit_profile(const std::string& device, const KernelClass& cls,
+                               const std::string& op, double c0, double c_byte, double bytes_min,
+                               double bytes_max) {
+  Profile p;
+  p.device = device;
+  p.basis = TimeBasis::kKernel;
+  VectorFit own;
+  own.op = op;
+  own.config = cls.config;
+  own.c0 = c0;
+  own.c_byte = c_byte;
+  own.bytes_min = bytes_min;
+  own.bytes_max = bytes_max;
+  p.family_fits.push_back(own);
+  return p;
+}
+
 TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLargestSize) {
   DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs
   const std::string kernel =
@@ -447,17 +466,8 @@ TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLarg
       "float, float const*, float const*, float const*, float*, float*, float*)";
   const KernelClass cls = classify_kernel(kernel);
   ASSERT_EQ(cls.family, KernelFamily::kLayerNorm);
-  Profile p;
-  p.device = "G";
-  p.basis = TimeBasis::kKernel;
-  VectorFit own;
-  own.op = "layernorm";
-  own.config = cls.config;
-  own.c0 = 10;  // far from anything the per-operator tables or the roofline would give
-  own.c_byte = 1;
-  own.bytes_min = 1e5;
-  own.bytes_max = 1e6;
-  p.family_fits.push_back(own);
+  // c0 far from anything the per-operator tables or the roofline would give.
+  const Profile p = own_kernel_fit_profile("G", cls, "layernorm", 10, 1, 1e5, 1e6);
   Predictor predictor(cat, {p});
   const TargetId t = predictor.add_target("G");
   KernelRecord r;
@@ -498,21 +508,12 @@ TEST(LongTailModels, AShapelessPersistentSoftmaxIsPricedByTheBytesItsLaunchState
       "float*, float const*, int, int, int, bool const*, int, bool)";
   const KernelClass cls = classify_kernel(kernel);
   ASSERT_EQ(cls.family, KernelFamily::kSoftmax);
-  Profile p;
-  p.device = "G";
-  p.basis = TimeBasis::kKernel;
-  VectorFit own;
-  own.op = "softmax";
-  own.config = cls.config;
-  own.c0 = 3;
-  own.c_byte = 1.25;
-  own.bytes_min = 1e5;
-  own.bytes_max = 1e9;
+  Profile p = own_kernel_fit_profile("G", cls, "softmax", 3, 1.25, 1e5, 1e9);
   VectorFit geometry;
   geometry.op = geometry_fit_name(KernelFamily::kSoftmax);
   geometry.c0 = 2;
   geometry.c_byte = 0.01;  // what a fit over threads of one-element rows would say
-  p.family_fits = {own, geometry};
+  p.family_fits.push_back(geometry);
   Predictor predictor(cat, {p});
   const TargetId t = predictor.add_target("G");
   KernelRecord r;

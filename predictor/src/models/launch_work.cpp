@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "classify/name_parts.h"
 #include "pm2lat/classifier.h"
 
 namespace pm2lat {
@@ -21,9 +23,10 @@ constexpr std::int64_t kMaxPersistentSoftmaxLog2 = 11;
 constexpr std::int64_t kTwoRowsPerWarpUpTo = 128;
 constexpr std::int64_t kWarpSize = 32;
 
-// The integer after `key` in a name ("std::array<char*, 3ul>" -> 3), or 0 (also for one of
-// more digits than any count a kernel name states: no overflow on a made-up name).
-std::int64_t int_after(std::string_view name, std::string_view key) {
+// The integer after `key` in a name, blanks skipped ("std::array<char*, 3ul>" -> 3), or 0
+// (also for one of more digits than any count a kernel name states: no overflow on a made-up
+// name). Unlike classify/name_parts.h's int_after, which reads a number glued to its key.
+std::int64_t count_after(std::string_view name, std::string_view key) {
   constexpr std::int64_t kLargest = std::int64_t{1} << 40;
   const std::size_t p = name.find(key);
   if (p == std::string_view::npos) return 0;
@@ -45,9 +48,9 @@ std::int64_t shape_count(double n) { return static_cast<std::int64_t>(std::clamp
 std::pair<std::int64_t, std::int64_t> leading_ints(std::string_view name, std::string_view kernel) {
   const std::size_t p = name.find(kernel);
   if (p == std::string_view::npos) return {0, 0};
-  const std::int64_t a = int_after(name.substr(p), std::string(kernel) + "<");
+  const std::int64_t a = count_after(name.substr(p), std::string(kernel) + "<");
   const std::size_t comma = name.find(',', p);
-  const std::int64_t b = comma == std::string_view::npos ? 0 : int_after(name.substr(comma), ",");
+  const std::int64_t b = comma == std::string_view::npos ? 0 : count_after(name.substr(comma), ",");
   return {a, b};
 }
 
@@ -58,7 +61,7 @@ double elementwise_block_elements(std::string_view name, const Dim3& block) {
   const double threads = static_cast<double>(block.volume());
   if (const std::size_t p = name.find("vectorized_elementwise_kernel<");
       p != std::string_view::npos) {
-    const std::int64_t vec = int_after(name.substr(p), "vectorized_elementwise_kernel<");
+    const std::int64_t vec = count_after(name.substr(p), "vectorized_elementwise_kernel<");
     return threads * std::max<double>(kElementsPerThread, static_cast<double>(vec));
   }
   if (name.find("unrolled_elementwise_kernel") != std::string_view::npos)
@@ -70,33 +73,6 @@ double elementwise_block_elements(std::string_view name, const Dim3& block) {
   return 0;
 }
 
-// The template argument at `index` of `kernel<...>`, blanks trimmed ("softmax_warp_forward<
-// float, float, float, 10, false, false>", 3 -> "10"); empty when the name has no such one.
-std::string_view template_arg(std::string_view name, std::string_view kernel, int index) {
-  const std::size_t p = name.find(kernel);
-  if (p == std::string_view::npos || name.substr(p + kernel.size(), 1) != "<") return {};
-  int depth = 0;
-  int arg = 0;
-  std::size_t begin = p + kernel.size() + 1;
-  for (std::size_t i = begin; i < name.size(); ++i) {
-    const char ch = name[i];
-    if (ch == '<' || ch == '(') ++depth;
-    const bool closes = (ch == '>' || ch == ')') && depth-- == 0;
-    if (closes || (ch == ',' && depth == 0)) {
-      if (arg == index) {
-        std::string_view a = name.substr(begin, i - begin);
-        while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
-        while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
-        return a;
-      }
-      if (closes) return {};
-      ++arg;
-      begin = i + 1;
-    }
-  }
-  return {};
-}
-
 // ATen's persistent softmax (PersistentSoftmax.cuh, dispatch_softmax_forward/backward): each
 // row of at most 2^log2_elements elements (the template's fourth argument) is one warp's,
 // blocks of 128 threads are (warp size, warps per block), and a warp takes two rows when they
@@ -105,11 +81,13 @@ std::string_view template_arg(std::string_view name, std::string_view kernel, in
 // backward reads the gradient and the output and writes the input's gradient.
 std::optional<LaunchWork> persistent_softmax_work(std::string_view name, double elem,
                                                   const Dim3& grid, const Dim3& block) {
-  const bool forward = name.find("softmax_warp_forward<") != std::string_view::npos;
-  const std::string_view kernel = forward ? "softmax_warp_forward" : "softmax_warp_backward";
-  if (!forward && name.find("softmax_warp_backward<") == std::string_view::npos)
-    return std::nullopt;
-  const std::int64_t log2_elements = int_after(template_arg(name, kernel, 3), "");
+  std::size_t at = name.find("softmax_warp_forward<");
+  const bool forward = at != std::string_view::npos;
+  if (!forward) at = name.find("softmax_warp_backward<");
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::vector<std::string_view> args = template_args(name.substr(at));
+  if (args.size() < 4) return std::nullopt;
+  const std::int64_t log2_elements = parse_int(args[3]).value_or(0);
   if (log2_elements <= 0 || log2_elements > kMaxPersistentSoftmaxLog2) return std::nullopt;
   const std::int64_t cols = std::int64_t{1} << log2_elements;
   const std::int64_t rows_per_warp = cols <= kTwoRowsPerWarpUpTo ? 2 : 1;
@@ -123,7 +101,7 @@ std::optional<LaunchWork> persistent_softmax_work(std::string_view name, double 
   w.vec.rows = shape_count(rows);
   w.vec.cols = cols;
   const double elems = rows * static_cast<double>(cols);
-  const bool masked = forward && template_arg(name, kernel, 5) == "true";
+  const bool masked = forward && args.size() > 5 && args[5] == "true";
   w.vec.bytes_read = elems * (forward ? elem + (masked ? 1.0 : 0.0) : 2.0 * elem);
   w.vec.bytes_written = elems * elem;
   return w;
@@ -165,7 +143,7 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
       const std::string_view args =
           name.substr(p, end == std::string_view::npos ? std::string_view::npos : end - p);
       const std::size_t comma = args.rfind(',');
-      depth = int_after(args, comma == std::string_view::npos ? "Metadata<" : ",");
+      depth = count_after(args, comma == std::string_view::npos ? "Metadata<" : ",");
     }
     if (depth <= 0) depth = static_cast<std::int64_t>(std::max<std::size_t>(1, tensor_lists));
     // In-place ops read every list and write the first; out-of-place ones write the last
@@ -197,7 +175,7 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
   }
   // std::array<char*, N> (at::detail::Array<char*, N> before PyTorch 2.1): N tensors, the
   // first of which is the output. Names without it: binary functors read two tensors.
-  std::int64_t arrays = int_after(name, "rray<char*,");
+  std::int64_t arrays = count_after(name, "rray<char*,");
   if (arrays <= 0) {
     const bool binary = name.find("Binary") != std::string_view::npos ||
                         name.find("CUDAFunctor_") != std::string_view::npos;
