@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -71,11 +72,9 @@ std::vector<std::string> child_environment(const LaunchConfig& c, const char* co
   std::vector<std::string> env;
   std::string preload;
   auto ours = [](std::string_view kv) {
-    for (std::string_view k :
-         {"LD_PRELOAD=", "PM2LAT_TARGETS=", "PM2LAT_OUT=", "PM2LAT_MEASURE=", "PM2LAT_PROFILES="}) {
-      if (kv.rfind(k, 0) == 0) return true;
-    }
-    return false;
+    constexpr std::string_view kOurs[] = {
+        "LD_PRELOAD=", "PM2LAT_TARGETS=", "PM2LAT_OUT=", "PM2LAT_MEASURE=", "PM2LAT_PROFILES="};
+    return std::ranges::any_of(kOurs, [kv](std::string_view k) { return kv.starts_with(k); });
   };
   for (const char* const* e = parent_env; e != nullptr && *e != nullptr; ++e) {
     const std::string_view kv(*e);
@@ -119,10 +118,18 @@ ChildStatus run_child(const std::vector<std::string>& command,
       sigaction(kForwarded[i], &previous[i], nullptr);
   };
 
+  // Held until g_child names the child: a signal that arrives while the child starts (it may
+  // run, and be signalled through the launcher, before fork returns here) is forwarded once
+  // the launcher knows whom to, not dropped.
+  sigset_t forwarded, unblocked;
+  sigemptyset(&forwarded);
+  for (int sig : kForwarded) sigaddset(&forwarded, sig);
+  pthread_sigmask(SIG_BLOCK, &forwarded, &unblocked);
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
     const int err = errno;
+    pthread_sigmask(SIG_SETMASK, &unblocked, nullptr);
     restore();
     throw std::runtime_error(std::string("cannot start the program: fork failed: ") +
                              std::strerror(err));
@@ -131,6 +138,7 @@ ChildStatus run_child(const std::vector<std::string>& command,
     // The child takes the default dispositions back before becoming the program.
     for (std::size_t i = 0; i < sizeof(kForwarded) / sizeof(int); ++i)
       sigaction(kForwarded[i], &previous[i], nullptr);
+    sigprocmask(SIG_SETMASK, &unblocked, nullptr);
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
     const char* what = std::strerror(err);
@@ -143,6 +151,7 @@ ChildStatus run_child(const std::vector<std::string>& command,
     _exit(err == ENOENT ? 127 : 126);
   }
   g_child = pid;
+  pthread_sigmask(SIG_SETMASK, &unblocked, nullptr);
   int status = 0;
   for (;;) {
     const pid_t r = waitpid(pid, &status, 0);

@@ -28,7 +28,7 @@ struct LaunchConfig {
 // Where libpm2lat.so is: $PM2LAT_LIB (the file, or a directory holding it), then next to
 // the pm2lat executable, its ../lib and ../lib/pm2lat (installed), its ../shim (build tree).
 // InputError listing the places looked at when none has it.
-std::filesystem::path find_runtime_library(const std::filesystem::path& executable_dir);
+std::filesystem::path find_runtime_library(const std::filesystem::path& exe_dir);
 
 // The directory of the running executable (/proc/self/exe).
 std::filesystem::path executable_dir();
