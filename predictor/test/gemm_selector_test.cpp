@@ -97,6 +97,19 @@ Profile mixed_alignment_table(const DeviceSpec& spec) {
   return p;
 }
 
+// An nn.Linear call measured on another GPU: its shape, not the kernel it ran there.
+KernelRecord linear_record(std::int64_t m, std::int64_t n, std::int64_t k) {
+  KernelRecord r;
+  r.op.kind = OpKind::kGemm;
+  r.op.name = "linear";
+  r.op.gemm.m = m;
+  r.op.gemm.n = n;
+  r.op.gemm.k = k;
+  r.op.gemm.trans_b = true;
+  r.op.gemm.a = DType::kFp32;
+  return r;
+}
+
 class GemmSelectorTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -107,19 +120,10 @@ class GemmSelectorTest : public ::testing::Test {
     target_ = predictor_->add_target("P4");
   }
 
-  // An nn.Linear call measured on another GPU: its shape, not the kernel it ran here.
   Prediction predict_linear(std::int64_t m, std::int64_t n, std::int64_t k) const {
-    KernelRecord r;
-    r.op.kind = OpKind::kGemm;
-    r.op.name = "linear";
-    r.op.gemm.m = m;
-    r.op.gemm.n = n;
-    r.op.gemm.k = k;
-    r.op.gemm.trans_b = true;
-    r.op.gemm.a = DType::kFp32;
     KernelClass cls;
     cls.family = KernelFamily::kGemm;
-    return predictor_->predict(r, cls, target_, {TimeBasis::kKernel, "V100"});
+    return predictor_->predict(linear_record(m, n, k), cls, target_, {TimeBasis::kKernel, "V100"});
   }
 
   std::unique_ptr<Predictor> predictor_;
@@ -219,6 +223,79 @@ TEST(GemmLaunchWithoutShape, AnotherArchitectureRunsTheGemmTheLaunchImpliesWithI
   EXPECT_TRUE(here.has(prediction_flags::kNoShape));
   EXPECT_FALSE(here.has(prediction_flags::kConfigChosen));
   EXPECT_EQ(here.config, "volta_sgemm_128x128_tn");
+}
+
+// Model-like shapes alone (M >= 512, as the A100-PCIE-80GB's NeuSight table holds them): enough
+// points to choose configurations for the shapes it covers, nothing near a decode-sized GEMM.
+Profile model_like_table(const DeviceSpec& spec) {
+  Profile p;
+  p.device = spec.name;
+  p.basis = TimeBasis::kKernel;
+  p.gemm_configs.push_back(linear_config("ampere_sgemm_128x128_tn", 2.0));
+  std::vector<Shape> shapes;
+  for (std::int64_t m : {512, 768, 1024, 1536, 2048, 3072, 4096}) {
+    for (std::int64_t n : {512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192}) {
+      for (std::int64_t k : {512, 768, 1024, 1536, 2048, 3072, 4096, 6144})
+        shapes.push_back({m, n, k});
+    }
+  }
+  add_linear_rows(p, spec, 0, shapes);
+  return p;
+}
+
+// A table that timed small-M shapes, where cuBLAS runs a kernel cheaper per K step.
+Profile small_m_table(const DeviceSpec& spec, std::string config) {
+  Profile p;
+  p.device = spec.name;
+  p.basis = TimeBasis::kKernel;
+  p.gemm_configs.push_back(linear_config(std::move(config), 0.1));
+  std::vector<Shape> shapes;
+  for (std::int64_t m : {4, 8, 16, 32}) {
+    for (std::int64_t n : {512, 1024, 2048}) shapes.push_back({m, n, 2048});
+  }
+  add_linear_rows(p, spec, 0, shapes);
+  return p;
+}
+
+// A shape eight times smaller than every shape the target calibrated (M = 8 against M >= 512)
+// takes its configuration from a GPU of the same generation that timed shapes like it, carried
+// over by spec ratios (flag spec_scaled); a shape the target's table covers keeps the target's.
+// A GPU of another generation, whose kernels the target does not run, lends nothing.
+TEST(GemmSelectorFarFromCalibration, ASameGenerationGpuThatTimedNearerShapesChooses) {
+  const DeviceCatalogue cat =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  const DeviceSpec a100_80 = cat.resolve("A100-PCIE-80GB");
+  // The A100-PCIE-80GB's forecast of one shape, its model-like table beside `lender`'s (the
+  // configuration's name copied out: a prediction's names live in its predictor's profiles).
+  struct Forecast {
+    std::string config;
+    bool spec_scaled;
+    double us;
+  };
+  auto forecast = [&](const Profile& lender, std::int64_t m) {
+    Predictor predictor(DeviceCatalogue(cat), {model_like_table(a100_80), lender});
+    const TargetId target = predictor.add_target(a100_80.name);
+    KernelClass cls;
+    cls.family = KernelFamily::kGemm;
+    const Prediction p = predictor.predict(linear_record(m, 1024, 2048), cls, target,
+                                           {TimeBasis::kKernel, "H100-SXM"});
+    return Forecast{std::string(p.config), p.has(prediction_flags::kSpecScaled), p.us};
+  };
+  const Profile ampere =
+      small_m_table(cat.resolve("A100-PCIE-40GB"), "ampere_sgemm_32x32_sliced1x4_tn");
+  const Forecast small = forecast(ampere, 8);
+  EXPECT_EQ(small.config, "ampere_sgemm_32x32_sliced1x4_tn");
+  EXPECT_TRUE(small.spec_scaled);
+  const Forecast large = forecast(ampere, 2048);
+  EXPECT_EQ(large.config, "ampere_sgemm_128x128_tn");
+  EXPECT_FALSE(large.spec_scaled);
+
+  const Forecast own =
+      forecast(small_m_table(cat.resolve("V100-PCIE-32GB"), "volta_sgemm_32x32_sliced1x4_tn"), 8);
+  EXPECT_EQ(own.config, "ampere_sgemm_128x128_tn");
+  EXPECT_FALSE(own.spec_scaled);
+  // The lent configuration is the cheaper kernel the nearer shapes ran.
+  EXPECT_LT(small.us, 0.5 * own.us);
 }
 
 }  // namespace

@@ -26,6 +26,16 @@ constexpr std::size_t kSelectorVotes = 8;
 // Offset of the vote's inverse-square distance weights, as in the residual interpolation: a
 // shape calibrated exactly weighs 1/0.09, one an octave away in one dimension 1/1.69.
 constexpr double kVoteDistanceOffset = 0.3;
+// A shape none of whose target's calibrated shapes lies within this distance in the selector's
+// key (octaves: 3 = 8x in one dimension, or a layout away) has its configuration chosen by
+// another GPU of the target's generation that calibrated one within it, nearer by at least
+// kNearerByOctaves, carried over by spec ratios. A table of model-like shapes alone (as the
+// A100-PCIE-80GB's, L4's and H100's NeuSight tables are) otherwise sends a decode-sized GEMM
+// (M = 8) to a configuration calibrated at M >= 512 (10x its time). Measured on the NeuSight
+// table with each GPU's table cut to those model-like shapes and its other shapes judged
+// across GPUs: 2.5-3 octaves best; 4-5 keep most of the miss (predictor/ACCURACY.md).
+constexpr double kFarFromCalibrationOctaves = 3.0;
+constexpr double kNearerByOctaves = 1.0;
 
 // The operand type whose calibration a GEMM uses: the record's, else the kernel name's, else
 // FP32; FP32 on tensor cores is TF32.
@@ -84,6 +94,9 @@ struct GemmPredictor::Impl {
     DType dtype = DType::kUnknown;
     const GemmCalibration* device = nullptr;  // the richest calibration: chooses configs
     bool borrowed = false;                    // `device` is another GPU's
+    // The most similar other GPU of the target's generation calibrated with this type: it
+    // chooses configurations for shapes far from every shape `device` calibrated.
+    const GemmCalibration* nearer = nullptr;
     // The target's own profiles with this type: a kernel observed on the target is looked up
     // by name in these first (e.g. configurations calibrated from the target's traces).
     std::vector<const GemmCalibration*> named;
@@ -188,7 +201,13 @@ void GemmPredictor::add_target(const Target& target) {
           g.borrowed = true;
         }
       }
-      if (g.device != nullptr) t.sources.push_back(g);
+      if (g.device != nullptr) {
+        g.nearer = impl_->most_similar(spec, [&](const GemmCalibration& x) {
+          return x.spec != &spec && x.spec != g.device->spec && x.spec->cc_major == spec.cc_major &&
+                 x.has_dtype(c.dtype);
+        });
+        t.sources.push_back(g);
+      }
     }
   }
   // The graph-to-isolated offset measured on this GPU, else on the most similar GPU that
@@ -369,9 +388,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
       }
     }
   }
-  const Profile& prof = *d->profile;
   if (cfg >= 0) {
-    const GemmConfigFit& c = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+    const GemmConfigFit& c = d->profile->gemm_configs[static_cast<std::size_t>(cfg)];
     if (r.launch.grid.volume() > 1) {
       blocks = blocks_from_grid(r.launch.grid, s.batch);
       split = split_k_from_grid(r.launch.grid, s.batch);
@@ -385,11 +403,28 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     std::array<double, kSelectorVotes> dist2{};
     const GemmCalibration::Selector* selector = d->selector_for(source.dtype);
     if (selector == nullptr) return roofline_prediction(r, cls, *t.spec);
-    const std::size_t found =
-        selector->index.nearest_k(gemm_selector_key(gemm_shape_key(s.batch, s.m, s.n, s.k), s.m,
-                                                    s.n, s.k, s.trans_a, s.trans_b, dtype),
-                                  kSelectorVotes, idx.data(), dist2.data());
+    const GemmSelectorKey key = gemm_selector_key(gemm_shape_key(s.batch, s.m, s.n, s.k), s.m, s.n,
+                                                  s.k, s.trans_a, s.trans_b, dtype);
+    std::size_t found = selector->index.nearest_k(key, kSelectorVotes, idx.data(), dist2.data());
     if (found == 0) return roofline_prediction(r, cls, *t.spec);
+    if (source.nearer != nullptr &&
+        dist2[0] > kFarFromCalibrationOctaves * kFarFromCalibrationOctaves) {
+      if (const GemmCalibration::Selector* other = source.nearer->selector_for(source.dtype)) {
+        std::array<std::size_t, kSelectorVotes> near_idx{};
+        std::array<double, kSelectorVotes> near_dist2{};
+        const std::size_t near_found =
+            other->index.nearest_k(key, kSelectorVotes, near_idx.data(), near_dist2.data());
+        const double near = std::sqrt(near_dist2[0]);
+        if (near_found > 0 && near <= kFarFromCalibrationOctaves &&
+            near + kNearerByOctaves < std::sqrt(dist2[0])) {
+          idx = near_idx;
+          dist2 = near_dist2;
+          found = near_found;
+          d = source.nearer;
+          borrowed = true;
+        }
+      }
+    }
     // Distance-weighted vote; the winner's nearest point gives the split-K.
     std::array<double, kSelectorVotes> votes{};
     std::array<std::int32_t, kSelectorVotes> configs{};
@@ -412,7 +447,7 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
     // ways (some loop over several tiles per block), and the fit saw them that way.
-    const GemmConfigFit& chosen = prof.gemm_configs[static_cast<std::size_t>(cfg)];
+    const GemmConfigFit& chosen = d->profile->gemm_configs[static_cast<std::size_t>(cfg)];
     GemmShape at_point = s;
     at_point.batch = pt.batch;
     at_point.m = pt.m;
@@ -424,7 +459,7 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     p.flags |= prediction_flags::kConfigChosen;
   }
   const auto ci = static_cast<std::size_t>(cfg);
-  const GemmConfigFit& fit = prof.gemm_configs[ci];
+  const GemmConfigFit& fit = d->profile->gemm_configs[ci];
   // Bytes move at the record's element size; the math runs at the calibrated type's rate,
   // scaled below when the record's type had no profile of its own.
   const double element_bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
@@ -463,11 +498,13 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   const GemmResidualKey key =
       gemm_residual_key(gemm_shape_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
   p.config = fit.config;
-  if (q.options.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
-    p.us = prof.overhead_for(op_key(r.op)).call_us(kern.us) * d->call_residual[ci].correction(key);
+  if (q.options.basis == TimeBasis::kCall && d->profile->basis == TimeBasis::kCall) {
+    p.us = d->profile->overhead_for(op_key(r.op)).call_us(kern.us) *
+           d->call_residual[ci].correction(key);
     p.basis = TimeBasis::kCall;
   } else {
-    p.us = kern.us * d->kernel_residual[ci].correction(key) + isolation_offset(prof, t, q.options);
+    p.us = kern.us * d->kernel_residual[ci].correction(key) +
+           isolation_offset(*d->profile, t, q.options);
     p.basis = TimeBasis::kKernel;
   }
   return p;
