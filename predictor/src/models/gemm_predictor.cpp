@@ -31,9 +31,9 @@ constexpr double kVoteDistanceOffset = 0.3;
 // another GPU of the target's generation that calibrated one within it, nearer by at least
 // kNearerByOctaves, carried over by spec ratios. A table of model-like shapes alone (as the
 // A100-PCIE-80GB's, L4's and H100's NeuSight tables are) otherwise sends a decode-sized GEMM
-// (M = 8) to a configuration calibrated at M >= 512 (10x its time). Measured on the NeuSight
+// (M = 8) to a configuration calibrated at M >= 512 (10x its time). Chosen on the NeuSight
 // table with each GPU's table cut to those model-like shapes and its other shapes judged
-// across GPUs: 2.5-3 octaves best; 4-5 keep most of the miss (predictor/ACCURACY.md).
+// across GPUs: 2.5-3 octaves best, 1-2 and 4-5 worse (predictor/ACCURACY.md).
 constexpr double kFarFromCalibrationOctaves = 3.0;
 constexpr double kNearerByOctaves = 1.0;
 
