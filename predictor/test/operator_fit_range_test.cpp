@@ -16,6 +16,7 @@ constexpr double kPreUs = 15;     // dispatch before the kernel
 constexpr double kFloorUs = 450;  // the shortest call measured: a 100 MB one
 constexpr double kCByte = 1.25;   // 80 % of the bandwidth
 constexpr double kLoBytes = 100e6;
+constexpr double kDonorFloorUs = 45;  // a T4's host (NeuSight's small calls: 26-58 us)
 constexpr double kHiBytes = 400e6;
 
 // An L4 calibrated with relu calls of 100-400 MB only (as NeuSight measured it), timed as
@@ -23,8 +24,9 @@ constexpr double kHiBytes = 400e6;
 class OperatorFitRange : public ::testing::Test {
  protected:
   void SetUp() override { build(kFloorUs); }
-  // `lo_bytes`: the smallest call calibrated.
-  void build(double floor_us, double lo_bytes = kLoBytes) {
+  // `lo_bytes`: the smallest call calibrated. `donor_pre_us` > 0: a T4 table also timed relu
+  // calls small enough to measure their dispatch (kDonorFloorUs, that pre) for the L4 to borrow.
+  void build(double floor_us, double lo_bytes = kLoBytes, double donor_pre_us = 0) {
     floor_us_ = floor_us;
     DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
     const DeviceSpec spec = cat.resolve("L4");
@@ -46,7 +48,25 @@ class OperatorFitRange : public ::testing::Test {
       pt.us = call(bytes);
       p.vector_points.push_back(pt);
     }
-    predictor_ = std::make_unique<Predictor>(std::move(cat), std::vector<Profile>{p});
+    std::vector<Profile> profiles{p};
+    if (donor_pre_us > 0) {
+      Profile donor;
+      donor.device = "T4";
+      donor.basis = TimeBasis::kCall;
+      donor.call_overhead["relu"] = CallOverhead{kDonorFloorUs, donor_pre_us};
+      donor.vector_fits.push_back(f);
+      for (double bytes = 64e3; bytes <= 1e6; bytes *= 2) {
+        VectorPoint pt;
+        pt.fit = 0;
+        pt.rows = static_cast<std::int64_t>(bytes / 8 / 1024);
+        pt.cols = 1024;
+        pt.bytes = bytes;
+        pt.us = kDonorFloorUs;
+        donor.vector_points.push_back(pt);
+      }
+      profiles.push_back(std::move(donor));
+    }
+    predictor_ = std::make_unique<Predictor>(std::move(cat), std::move(profiles));
     target_ = predictor_->add_target("L4");
   }
   double call(double bytes) const { return std::max(floor_us_, kPreUs + kCByte * bytes / bw_); }
@@ -113,6 +133,27 @@ TEST_F(OperatorFitRange, AFloorOfLargeCallsIsNotADispatchFloor) {
   EXPECT_TRUE(p.has(prediction_flags::kClamped));
   EXPECT_LT(p.us, kTrafficFloorUs / 2);
   EXPECT_GT(p.us, kPreUs + kCByte * bytes / bw_);
+}
+
+// Below the range a call takes another table's dispatch (this one's intercept of 15 us is no
+// measurement); the kernel it adds that dispatch to is the edge's call less that dispatch, so
+// a call just below the smallest one calibrated costs what that one does, and less further
+// down (a kernel derived with the 15 us intercept, under a 43 us dispatch, priced the call
+// 28 us above the edge's).
+TEST_F(OperatorFitRange, BelowTheRangeABorrowedDispatchMeetsTheEdgesCall) {
+  constexpr double kDonorPreUs = 43;
+  build(kFloorUs, kLoBytes, kDonorPreUs);
+  const Prediction edge = predict(kLoBytes);
+  const Prediction below = predict(0.99 * kLoBytes);
+  EXPECT_FALSE(edge.has(prediction_flags::kClamped));
+  EXPECT_TRUE(below.has(prediction_flags::kClamped));
+  EXPECT_LE(below.us, edge.us);
+  EXPECT_GT(below.us, 0.98 * edge.us);
+  // Further down the borrowed dispatch stays and the kernel shrinks with the bytes.
+  const Prediction small = predict(1e6);
+  EXPECT_GT(small.us, kDonorPreUs);
+  EXPECT_LT(small.us,
+            kDonorPreUs + 2 * kMinMemoryKernelUs + (edge.us - kDonorPreUs) * 1e6 / kLoBytes);
 }
 
 TEST_F(OperatorFitRange, ASmallKernelRunsFromTheFixedCostToTheEdge) {

@@ -380,16 +380,24 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     const bool measured_here = measured_on != nullptr && measured_on->name == t.spec->name;
     const double call_floor = dispatch_floor ? oh.floor_us : 0.0;
     const double edge_floor = dispatch_floor || measured_here ? oh.floor_us : 0.0;
-    const double edge_us =
-        call ? std::max(0.0, std::max(edge_floor, oh.pre_us + edge_kernel_us) - oh.pre_us)
-             : std::max(kernel_floor, edge_kernel_us);
-    const double kern = bytes < range.lo ? below_range_kernel_us(kernel_floor, edge_us, bytes, edge)
-                                         : edge_us * bytes / edge;
     // A call below the sizes its table timed is dispatched like the table's smallest calls,
     // where they show a dispatch; a table of large tensors only (A100-PCIE-80GB, L4) does
     // not: the most similar GPU's table that does says what the host adds before the kernel.
     const CallOverhead* dispatch =
         call && bytes < range.lo && !dispatch_floor ? best_d->dispatch_for(key_op) : nullptr;
+    // The kernel at the edge is the edge's call less the dispatch the call adds back. On the
+    // GPU that timed the table the edge's call is the table's own (its floor, its intercept
+    // as dispatch), so the dispatch added back below the range is subtracted there: a call
+    // just below the range must cost what the one at its edge costs, not that call plus the
+    // difference of two dispatches (NeuSight's V100 layer norms cut to the sparse GPUs'
+    // shapes: a 45 MB call priced 159 us where the table's own 50 MB call took 113 us, the
+    // borrowed dispatch of 43 us added on a kernel derived with the table's intercept of 14).
+    const double added_pre = dispatch != nullptr && measured_here ? dispatch->pre_us : oh.pre_us;
+    const double edge_us =
+        call ? std::max(0.0, std::max(edge_floor, oh.pre_us + edge_kernel_us) - added_pre)
+             : std::max(kernel_floor, edge_kernel_us);
+    const double kern = bytes < range.lo ? below_range_kernel_us(kernel_floor, edge_us, bytes, edge)
+                                         : edge_us * bytes / edge;
     p.us = !call                 ? kern
            : dispatch != nullptr ? dispatch->call_us(std::max(kernel_floor, kern))
                                  : std::max(call_floor, oh.pre_us + std::max(kernel_floor, kern));
