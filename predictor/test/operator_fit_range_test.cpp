@@ -16,7 +16,6 @@ constexpr double kPreUs = 15;     // dispatch before the kernel
 constexpr double kFloorUs = 450;  // the shortest call measured: a 100 MB one
 constexpr double kCByte = 1.25;   // 80 % of the bandwidth
 constexpr double kLoBytes = 100e6;
-constexpr double kDonorFloorUs = 45;  // a T4's host (NeuSight's small calls: 26-58 us)
 constexpr double kHiBytes = 400e6;
 
 // An L4 calibrated with relu calls of 100-400 MB only (as NeuSight measured it), timed as
@@ -24,9 +23,14 @@ constexpr double kHiBytes = 400e6;
 class OperatorFitRange : public ::testing::Test {
  protected:
   void SetUp() override { build(kFloorUs); }
-  // `lo_bytes`: the smallest call calibrated. `donor_pre_us` > 0: a T4 table also timed relu
-  // calls small enough to measure their dispatch (kDonorFloorUs, that pre) for the L4 to borrow.
-  void build(double floor_us, double lo_bytes = kLoBytes, double donor_pre_us = 0) {
+  // Another GPU's table that timed relu calls small enough to measure their dispatch.
+  struct DispatchDonor {
+    const char* device;
+    double floor_us, pre_us;
+  };
+  // `lo_bytes`: the smallest call calibrated; `donors`: tables the L4 may borrow a dispatch from.
+  void build(double floor_us, double lo_bytes = kLoBytes,
+             const std::vector<DispatchDonor>& donors = {}) {
     floor_us_ = floor_us;
     DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
     const DeviceSpec spec = cat.resolve("L4");
@@ -49,11 +53,11 @@ class OperatorFitRange : public ::testing::Test {
       p.vector_points.push_back(pt);
     }
     std::vector<Profile> profiles{p};
-    if (donor_pre_us > 0) {
+    for (const DispatchDonor& d : donors) {
       Profile donor;
-      donor.device = "T4";
+      donor.device = d.device;
       donor.basis = TimeBasis::kCall;
-      donor.call_overhead["relu"] = CallOverhead{kDonorFloorUs, donor_pre_us};
+      donor.call_overhead["relu"] = CallOverhead{d.floor_us, d.pre_us};
       donor.vector_fits.push_back(f);
       for (double bytes = 64e3; bytes <= 1e6; bytes *= 2) {
         VectorPoint pt;
@@ -61,7 +65,7 @@ class OperatorFitRange : public ::testing::Test {
         pt.rows = static_cast<std::int64_t>(bytes / 8 / 1024);
         pt.cols = 1024;
         pt.bytes = bytes;
-        pt.us = kDonorFloorUs;
+        pt.us = d.floor_us;
         donor.vector_points.push_back(pt);
       }
       profiles.push_back(std::move(donor));
@@ -142,7 +146,7 @@ TEST_F(OperatorFitRange, AFloorOfLargeCallsIsNotADispatchFloor) {
 // 28 us above the edge's).
 TEST_F(OperatorFitRange, BelowTheRangeABorrowedDispatchMeetsTheEdgesCall) {
   constexpr double kDonorPreUs = 43;
-  build(kFloorUs, kLoBytes, kDonorPreUs);
+  build(kFloorUs, kLoBytes, {{"T4", 45, kDonorPreUs}});
   const Prediction edge = predict(kLoBytes);
   const Prediction below = predict(0.99 * kLoBytes);
   EXPECT_FALSE(edge.has(prediction_flags::kClamped));
@@ -154,6 +158,22 @@ TEST_F(OperatorFitRange, BelowTheRangeABorrowedDispatchMeetsTheEdgesCall) {
   EXPECT_GT(small.us, kDonorPreUs);
   EXPECT_LT(small.us,
             kDonorPreUs + 2 * kMinMemoryKernelUs + (edge.us - kDonorPreUs) * 1e6 / kLoBytes);
+}
+
+// The dispatch borrowed is the host's, not the GPU's: the median of the tables that timed it,
+// not the most similar GPU's (the T4 here, whose host is the quickest).
+TEST_F(OperatorFitRange, ABorrowedDispatchIsTheMedianOfTheTablesThatTimedIt) {
+  build(kFloorUs, kLoBytes, {{"T4", 30, 20}, {"P4", 35, 25}, {"V100-PCIE-32GB", 70, 60}});
+  const double tiny = 64e3;
+  EXPECT_NEAR(predict(tiny).us, 35, 1e-9);  // the median floor
+  const double bytes = 10e6;
+  const double kernel_us =
+      kMinMemoryKernelUs + (kFloorUs - 25 - kMinMemoryKernelUs) * bytes / kLoBytes;
+  EXPECT_NEAR(predict(bytes).us, 25 + kernel_us, 1e-6 * kernel_us);  // the median dispatch
+  // An even count takes the middle two's mean.
+  build(kFloorUs, kLoBytes,
+        {{"T4", 30, 20}, {"P4", 34, 24}, {"V100-PCIE-32GB", 70, 60}, {"P100-PCIE-16GB", 90, 80}});
+  EXPECT_NEAR(predict(tiny).us, (34 + 70) / 2.0, 1e-9);
 }
 
 TEST_F(OperatorFitRange, ASmallKernelRunsFromTheFixedCostToTheEdge) {

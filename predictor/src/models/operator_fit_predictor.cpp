@@ -170,12 +170,25 @@ void set_dispatch_identified(OperatorFits& d, const SmallestCalls& smallest) {
     d.dispatch_identified.insert(op);
 }
 
-// For every operator a call-basis profile times, the dispatch of the most similar GPU whose
-// table identifies it, where this profile's does not; and a dispatch for any other operator
-// (the most similar GPU's median over the operators its table identifies).
+// The median of `v` (the mean of the middle two of an even count), which must not be empty;
+// reorders `v`.
+double median_of(std::vector<double>& v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 != 0) return *mid;
+  return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
+
+// For every operator a call-basis profile times, where its table does not identify the
+// dispatch, the median dispatch (floor and pre) of the tables that identify it; and one for any
+// other operator (the median over those tables of each one's median operator). Dispatch is the
+// host's and the framework's, not the GPU's (calibrate's borrowed_dispatch.h takes GEMM
+// operators' the same way): NeuSight's tables put the same operator's floor at 26 us on the
+// A100-40GB, T4 and P4 hosts, 32 on the V100's and 42 on the P100's, in no order of the GPUs'
+// specs, so the most similar GPU's lent one host's quirks (the V100 priced small softmax and
+// `add` calls at the P100's 57 and 42 us: 1.40x and 1.30x its own).
 void set_borrowed_dispatch(std::vector<OperatorFits>& devices,
                            const std::vector<SmallestCalls>& smallest_calls) {
-  const std::vector<DonorCandidate> candidates = donor_candidates(devices);
   std::vector<std::string> ops;
   for (const OperatorFits& d : devices) {
     if (d.profile->basis != TimeBasis::kCall) continue;
@@ -185,36 +198,36 @@ void set_borrowed_dispatch(std::vector<OperatorFits>& devices,
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   for (std::size_t i = 0; i < devices.size(); ++i)
     set_dispatch_identified(devices[i], smallest_calls[i]);
+  std::vector<double> pre, floor;
   for (OperatorFits& d : devices) {
     if (d.profile->basis != TimeBasis::kCall || d.spec == nullptr) continue;
-    const std::vector<std::size_t> donors =
-        rank_donors(*d.spec, candidates, kFixedCostDonorWeights);
-    auto donor_dispatch = [&](const std::string& op) -> const CallOverhead* {
-      for (std::size_t i : donors) {
-        if (!devices[i].dispatch_identified.contains(op)) continue;
-        return &devices[i].profile->call_overhead.at(op);
-      }
-      return nullptr;
-    };
     for (const std::string& op : ops) {
       if (d.dispatch_identified.contains(op)) continue;
-      if (const CallOverhead* o = donor_dispatch(op)) d.borrowed_dispatch[op] = *o;
-    }
-    for (std::size_t i : donors) {
-      std::vector<double> pre, floor;
-      for (const std::string& op : devices[i].dispatch_identified) {
-        const CallOverhead& o = devices[i].profile->call_overhead.at(op);
-        pre.push_back(o.pre_us);
-        floor.push_back(o.floor_us);
+      pre.clear();
+      floor.clear();
+      for (const OperatorFits& o : devices) {
+        if (&o == &d || !o.dispatch_identified.contains(op)) continue;
+        const CallOverhead& c = o.profile->call_overhead.at(op);
+        pre.push_back(c.pre_us);
+        floor.push_back(c.floor_us);
       }
-      if (pre.empty()) continue;
-      std::nth_element(pre.begin(), pre.begin() + static_cast<std::ptrdiff_t>(pre.size() / 2),
-                       pre.end());
-      std::nth_element(floor.begin(), floor.begin() + static_cast<std::ptrdiff_t>(floor.size() / 2),
-                       floor.end());
-      d.borrowed_dispatch[""] = {floor[floor.size() / 2], pre[pre.size() / 2]};
-      break;
+      if (!pre.empty()) d.borrowed_dispatch[op] = {median_of(floor), median_of(pre)};
     }
+    std::vector<double> table_pre, table_floor;
+    for (const OperatorFits& o : devices) {
+      if (&o == &d || o.dispatch_identified.empty()) continue;
+      pre.clear();
+      floor.clear();
+      for (const std::string& op : o.dispatch_identified) {
+        const CallOverhead& c = o.profile->call_overhead.at(op);
+        pre.push_back(c.pre_us);
+        floor.push_back(c.floor_us);
+      }
+      table_pre.push_back(median_of(pre));
+      table_floor.push_back(median_of(floor));
+    }
+    if (!table_pre.empty())
+      d.borrowed_dispatch[""] = {median_of(table_floor), median_of(table_pre)};
   }
 }
 
