@@ -70,16 +70,16 @@ struct OperatorFits {
   std::vector<FitByteRange> range;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
   std::size_t point_count = 0;  // calibration points of the fits
-  // Per operator, the host dispatch of a call as the most similar GPU's table identifies it,
-  // for the operators this profile's table does not identify (a table of large tensors only:
-  // its shortest calls are their own traffic, and its dispatch intercept is noise); "" = any
-  // operator, for one neither table timed.
+  // Per operator, the host dispatch of a call as the tables that identify it measured it (their
+  // median), for the operators this profile's table does not identify (a table of large tensors
+  // only: its shortest calls are their own traffic, and its dispatch intercept is noise); "" =
+  // any operator, for one no table timed.
   std::map<std::string, CallOverhead> borrowed_dispatch;
   // The operators whose host dispatch this profile's table measured (call_dispatch.h).
   std::set<std::string> dispatch_identified;
 
   // The dispatch of a call of `op`: this profile's own where its table identifies it, else
-  // the most similar GPU's.
+  // the other tables' median.
   const CallOverhead* dispatch_for(const std::string& op) const;
 };
 
@@ -395,7 +395,7 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     const double edge_floor = dispatch_floor || measured_here ? oh.floor_us : 0.0;
     // A call below the sizes its table timed is dispatched like the table's smallest calls,
     // where they show a dispatch; a table of large tensors only (A100-PCIE-80GB, L4) does
-    // not: the most similar GPU's table that does says what the host adds before the kernel.
+    // not: the tables that do say what the host adds before the kernel (their median).
     const CallOverhead* dispatch =
         call && bytes < range.lo && !dispatch_floor ? best_d->dispatch_for(key_op) : nullptr;
     // The kernel at the edge is the edge's call less the dispatch the call adds back. On the
