@@ -9,6 +9,7 @@
 #include <string>
 
 #include "pm2lat/call_dispatch.h"
+#include "pm2lat/median.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/memory_bound_model.h"
@@ -170,15 +171,6 @@ void set_dispatch_identified(OperatorFits& d, const SmallestCalls& smallest) {
     d.dispatch_identified.insert(op);
 }
 
-// The median of `v` (the mean of the middle two of an even count), which must not be empty;
-// reorders `v`.
-double median_of(std::vector<double>& v) {
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 != 0) return *mid;
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
-
 // For every operator a call-basis profile times, where its table does not identify the
 // dispatch, the median dispatch (floor and pre) of the tables that identify it; and one for any
 // other operator (the median over those tables of each one's median operator). Dispatch is the
@@ -211,7 +203,7 @@ void set_borrowed_dispatch(std::vector<OperatorFits>& devices,
         pre.push_back(c.pre_us);
         floor.push_back(c.floor_us);
       }
-      if (!pre.empty()) d.borrowed_dispatch[op] = {median_of(floor), median_of(pre)};
+      if (!pre.empty()) d.borrowed_dispatch[op] = {median(floor), median(pre)};
     }
     std::vector<double> table_pre, table_floor;
     for (const OperatorFits& o : devices) {
@@ -223,11 +215,10 @@ void set_borrowed_dispatch(std::vector<OperatorFits>& devices,
         pre.push_back(c.pre_us);
         floor.push_back(c.floor_us);
       }
-      table_pre.push_back(median_of(pre));
-      table_floor.push_back(median_of(floor));
+      table_pre.push_back(median(pre));
+      table_floor.push_back(median(floor));
     }
-    if (!table_pre.empty())
-      d.borrowed_dispatch[""] = {median_of(table_floor), median_of(table_pre)};
+    if (!table_pre.empty()) d.borrowed_dispatch[""] = {median(table_floor), median(table_pre)};
   }
 }
 
