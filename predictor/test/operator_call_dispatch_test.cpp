@@ -52,11 +52,12 @@ class OperatorCallDispatch : public ::testing::Test {
  protected:
   static constexpr double kDenseFloorUs = 30;  // T4: calls from 4 KB sit on a 30 us floor
   static constexpr double kDensePreUs = 18;
-  static constexpr double kSparseFloorUs = 450;  // L4: its 100 MB calls
   void build(bool with_dense, const char* target = "L4") {
     DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
     const DeviceSpec l4 = cat.resolve("L4");
-    std::vector<Profile> profiles{relu_table(l4, 100e6, kSparseFloorUs, 0.0)};
+    // L4: its floor is its shortest call, 100 MB of traffic.
+    sparse_floor_us_ = kCByte * 100e6 / l4.bytes_per_us();
+    std::vector<Profile> profiles{relu_table(l4, 100e6, sparse_floor_us_, 0.0)};
     if (with_dense)
       profiles.push_back(relu_table(cat.resolve("T4"), 4096, kDenseFloorUs, kDensePreUs));
     bw_ = l4.bytes_per_us();
@@ -75,6 +76,7 @@ class OperatorCallDispatch : public ::testing::Test {
   TargetId target_ = 0;
   double bw_ = 1;
   double target_bw_ = 1;
+  double sparse_floor_us_ = 0;
 };
 
 TEST_F(OperatorCallDispatch, ASmallCallOnALargeTensorTableIsDispatchedAsOnTheMostSimilarGpu) {
@@ -97,7 +99,7 @@ TEST_F(OperatorCallDispatch, AnotherGpuBorrowingTheTableIsNotHeldToItsLargeCalls
   const double bytes = 100e6;
   const Prediction p = call(bytes);
   EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
-  EXPECT_LT(p.us, kSparseFloorUs / 2);
+  EXPECT_LT(p.us, sparse_floor_us_ / 2);
   EXPECT_NEAR(p.us, kDensePreUs + kCByte * bytes / target_bw_, 1e-6 * p.us);
 }
 
