@@ -43,6 +43,16 @@ std::set<std::string> ops_with_small_calls(const Profile& p, const DeviceSpec& s
   return ops_with_small_calls(smallest);
 }
 
+std::set<std::string> traffic_floor_ops(const Profile& profile,
+                                        const std::set<std::string>& small_call_ops) {
+  std::set<std::string> out;
+  if (profile.basis != TimeBasis::kCall) return out;
+  for (const auto& [op, o] : profile.call_overhead) {
+    if (op != "*" && !small_call_ops.contains(op)) out.insert(op);
+  }
+  return out;
+}
+
 std::map<std::string, double> measured_dispatch(const Profile& p, const SmallestCalls& smallest) {
   if (p.basis != TimeBasis::kCall) return {};
   std::map<std::string, double> out;

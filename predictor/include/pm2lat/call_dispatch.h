@@ -5,6 +5,7 @@
 // predictor releases after load: it keeps this summary (Predictor::measured_dispatch()).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -30,6 +31,21 @@ void note_smallest_calls(const Profile& profile, const DeviceSpec& spec, Smalles
 std::set<std::string> ops_with_small_calls(const SmallestCalls& smallest);
 // The same for a profile that holds all its points. Empty for a kernel-timed profile.
 std::set<std::string> ops_with_small_calls(const Profile& profile, const DeviceSpec& spec);
+
+// The operators of `profile` whose call floor is their table's shortest calls' own traffic, not
+// a floor of small calls: those with an overhead of their own and no calibration call too small
+// to be kernel-bound (`small_call_ops`, ops_with_small_calls above). Calibration's floor is the
+// 2nd percentile of an operator's calls, which on a table of ~50 calls of large tensors is its
+// second-shortest one: it bounds no other call (NeuSight's L4 softmax: an 84 MB call's 365 us,
+// where its 50 MB call took 88 us). A profile's empty-kernel launch ("*", standing in for an
+// operator without an overhead of its own) is a floor of small calls.
+std::set<std::string> traffic_floor_ops(const Profile& profile,
+                                        const std::set<std::string>& small_call_ops);
+// A call whose kernel takes `kernel_us` under overhead `o`: the dispatch before the kernel plus
+// the kernel, never under the floor unless the floor is traffic (traffic_floor_ops).
+inline double table_call_us(const CallOverhead& o, bool floor_is_traffic, double kernel_us) {
+  return std::max(floor_is_traffic ? 0.0 : o.floor_us, o.pre_us + kernel_us);
+}
 
 // The operators whose dispatch `profile` measured, with their `pre_us`: those with a
 // calibration call too small to be kernel-bound (`smallest`, as noted above). Empty for a

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "pm2lat/call_dispatch.h"
 #include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/profile_error.h"
@@ -37,6 +38,7 @@ void build_indexes(GemmCalibration& d) {
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.points_per_config.assign(nc, 0);
   d.fit_range.assign(nc, GemmFitRange{});
+  if (d.spec != nullptr) d.traffic_floor = traffic_floor_ops(p, ops_with_small_calls(p, *d.spec));
   for (const GemmPoint& pt : p.gemm_points)
     ++d.points_per_config[static_cast<std::size_t>(pt.config)];
   // Where each configuration's points start in d.points.
@@ -67,8 +69,10 @@ void build_indexes(GemmCalibration& d) {
     if (p.basis == TimeBasis::kCall) {
       const CallOverhead& o = p.overhead_for(pt.op);
       cpts[ci].push_back(key);
-      cres[ci].push_back(std::log(pt.us / o.call_us(kern)));
-      if (pt.us >= kAboveFloor * o.floor_us) {
+      // A floor of the table's own traffic holds none of its calls (call_dispatch.h).
+      const bool floor_is_traffic = d.traffic_floor.contains(pt.op);
+      cres[ci].push_back(std::log(pt.us / table_call_us(o, floor_is_traffic, kern)));
+      if (floor_is_traffic || pt.us >= kAboveFloor * o.floor_us) {
         kpts[ci].push_back(key);
         kres[ci].push_back(std::log(std::max(kShortestKernelInCallUs, pt.us - o.pre_us) / kern));
       }

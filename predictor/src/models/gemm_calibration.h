@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <set>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -48,6 +50,10 @@ struct GemmCalibration {
   std::vector<ResidualInterpolator<5>> call_residual;
   std::vector<std::int32_t> points_per_config;
   std::vector<GemmFitRange> fit_range;  // per config: the K loops its calibration covered
+  // The operators whose call floor is their table's shortest calls' traffic (call_dispatch.h):
+  // it holds no call of theirs (NeuSight's A100-PCIE-80GB `linear`, timed at model-like shapes
+  // only: a floor of 198.8 us).
+  std::set<std::string> traffic_floor;
   // Nearest calibrated shapes per operand type (a profile may calibrate several types; a
   // shape must only ever choose among configurations of its own type), answering the index
   // of the point in `points`.

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/gemm_calibration.h"
+#include "pm2lat/call_dispatch.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/dtype_substitution.h"
 #include "pm2lat/models/gemm_fit_range.h"
@@ -318,7 +319,8 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
   if (borrowed) p.flags |= prediction_flags::kSpecScaled;
   const double kern = gemm_wave_kernel_us(c, *t.spec, w);
   if (q.options.basis == TimeBasis::kCall && prof.basis == TimeBasis::kCall) {
-    p.us = prof.overhead_for(op_key(r.op)).call_us(kern);
+    const std::string op = op_key(r.op);
+    p.us = table_call_us(prof.overhead_for(op), d->traffic_floor.contains(op), kern);
     p.basis = TimeBasis::kCall;
   } else {
     p.us = kern + isolation_offset(prof, t, q.options);
@@ -499,7 +501,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
       gemm_residual_key(gemm_shape_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
   p.config = fit.config;
   if (q.options.basis == TimeBasis::kCall && d->profile->basis == TimeBasis::kCall) {
-    p.us = d->profile->overhead_for(op_key(r.op)).call_us(kern.us) *
+    const std::string op = op_key(r.op);
+    p.us = table_call_us(d->profile->overhead_for(op), d->traffic_floor.contains(op), kern.us) *
            d->call_residual[ci].correction(key);
     p.basis = TimeBasis::kCall;
   } else {

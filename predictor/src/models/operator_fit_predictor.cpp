@@ -78,23 +78,9 @@ struct OperatorFits {
   std::map<std::string, CallOverhead> borrowed_dispatch;
   // The operators whose host dispatch this profile's table measured (call_dispatch.h).
   std::set<std::string> dispatch_identified;
-  // The operators whose table timed calls too small to be kernel-bound (call_dispatch.h).
-  std::set<std::string> small_call_ops;
-
-  // The call floor of `op` (overhead `o`) where it is one of small calls, else 0: the floor
-  // of an operator whose table timed small calls, or a profile's launch of an empty kernel
-  // ("*", standing in for an operator without its own). Any other operator's floor is its
-  // table's shortest calls' own traffic: calibration's floor is the 2nd percentile of the
-  // calls, on a table of ~50 large tensors' calls its second-shortest one, which bounds no
-  // other call (NeuSight's L4 softmax: an 84 MB call's 365 us, where its 50 MB call took 88).
-  double small_call_floor_us(const std::string& op, const CallOverhead& o) const {
-    return small_call_ops.contains(op) || !profile->call_overhead.contains(op) ? o.floor_us : 0.0;
-  }
-  // A call as this table prices it: the dispatch before the kernel plus the kernel, never
-  // under a floor of small calls.
-  double table_call_us(const std::string& op, const CallOverhead& o, double kernel_us) const {
-    return std::max(small_call_floor_us(op, o), o.pre_us + kernel_us);
-  }
+  // The operators whose call floor is their table's shortest calls' traffic (call_dispatch.h):
+  // it holds no call of theirs.
+  std::set<std::string> traffic_floor;
 
   // The dispatch of a call of `op`: this profile's own where its table identifies it, else
   // the other tables' median.
@@ -125,8 +111,9 @@ void build_indexes(OperatorFits& d) {
     if (p.basis == TimeBasis::kCall) {
       const CallOverhead& o = p.overhead_for(f.op);
       cpts[fi].push_back(key);
-      cres[fi].push_back(std::log(pt.us / d.table_call_us(f.op, o, kern)));
-      if (pt.us >= kAboveFloor * d.small_call_floor_us(f.op, o)) {
+      const bool floor_is_traffic = d.traffic_floor.contains(f.op);
+      cres[fi].push_back(std::log(pt.us / table_call_us(o, floor_is_traffic, kern)));
+      if (floor_is_traffic || pt.us >= kAboveFloor * o.floor_us) {
         kpts[fi].push_back(key);
         kres[fi].push_back(std::log(std::max(kShortestKernelInCallUs, pt.us - o.pre_us) / kern));
       }
@@ -278,7 +265,7 @@ OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
     OperatorFits& d = impl_->calibrated[i];
     d.profile = &profiles[i];
     d.spec = catalogue.find(profiles[i].device);
-    d.small_call_ops = ops_with_small_calls(smallest_calls[i]);
+    d.traffic_floor = traffic_floor_ops(profiles[i], ops_with_small_calls(smallest_calls[i]));
     build_indexes(d);
   }
   set_floors(impl_->calibrated);
@@ -414,7 +401,7 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     // priced 159 us where the table's own 50 MB call took 113 us, the borrowed dispatch of 43
     // us added on a kernel derived with the table's intercept of 14). A floor that is no
     // dispatch does not hold the edge's call: it is the table's second-shortest call
-    // (small_call_floor_us), above the shortest one at the edge.
+    // (traffic_floor_ops), above the shortest one at the edge.
     const double added_pre = dispatch != nullptr && measured_here ? dispatch->pre_us : oh.pre_us;
     const double edge_us =
         call ? std::max(0.0, std::max(call_floor, oh.pre_us + edge_kernel_us) - added_pre)
@@ -438,9 +425,9 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     const bool own_overhead_holds = (oh.floor_us > 0 || oh.pre_us > 0) &&
                                     (measured_here || best_d->dispatch_identified.contains(fit.op));
     const CallOverhead* dispatch = own_overhead_holds ? nullptr : best_d->dispatch_for(key_op);
-    p.us =
-        (dispatch != nullptr ? dispatch->call_us(kern) : best_d->table_call_us(fit.op, oh, kern)) *
-        (specific ? best_d->call_residual[fi].correction(key) : 1.0);
+    p.us = (dispatch != nullptr ? dispatch->call_us(kern)
+                                : table_call_us(oh, best_d->traffic_floor.contains(fit.op), kern)) *
+           (specific ? best_d->call_residual[fi].correction(key) : 1.0);
   } else {
     // Neither the residual table's correction nor a fit without a fixed cost may take a
     // kernel under the operator's fixed cost.
