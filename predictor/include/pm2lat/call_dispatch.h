@@ -5,7 +5,6 @@
 // predictor releases after load: it keeps this summary (Predictor::measured_dispatch()).
 #pragma once
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -41,10 +40,10 @@ std::set<std::string> ops_with_small_calls(const Profile& profile, const DeviceS
 // operator without an overhead of its own) is a floor of small calls.
 std::set<std::string> traffic_floor_ops(const Profile& profile,
                                         const std::set<std::string>& small_call_ops);
-// A call whose kernel takes `kernel_us` under overhead `o`: the dispatch before the kernel plus
-// the kernel, never under the floor unless the floor is traffic (traffic_floor_ops).
+// A call whose kernel takes `kernel_us` under overhead `o`: CallOverhead::call_us, but without
+// the floor where the floor is traffic (traffic_floor_ops).
 inline double table_call_us(const CallOverhead& o, bool floor_is_traffic, double kernel_us) {
-  return std::max(floor_is_traffic ? 0.0 : o.floor_us, o.pre_us + kernel_us);
+  return floor_is_traffic ? o.pre_us + kernel_us : o.call_us(kernel_us);
 }
 
 // The operators whose dispatch `profile` measured, with their `pre_us`: those with a
