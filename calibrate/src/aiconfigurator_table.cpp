@@ -24,6 +24,7 @@ KernelClass nominal_gemm_class(DType dtype) {
   c.gemm.accumulate = DType::kFp32;
   c.gemm.layout = "tn";
   c.dtype = dtype;
+  c.nominal = true;
   return c;
 }
 

@@ -96,6 +96,10 @@ struct KernelClass {
   // launch's threads bound the work it can do (physical_bounds.h).
   bool element_mapped = false;
   DType dtype = DType::kUnknown;  // element type the name states, if any
+  // A configuration standing for whichever kernels a library runs for a call, from a table
+  // that times calls and names no kernel: its tiles and launch grid are the model's, not
+  // what ran, so they say nothing of how many SMs the call kept busy.
+  bool nominal = false;
 };
 
 }  // namespace pm2lat

@@ -6,6 +6,7 @@
 
 #include "models/gemm_calibration.h"
 #include "pm2lat/call_dispatch.h"
+#include "pm2lat/dtype.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/dtype_substitution.h"
 #include "pm2lat/models/gemm_fit_range.h"
@@ -467,10 +468,14 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   const double element_bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
   const GemmWork w = gemm_work(fit, s, blocks, split, element_bytes);
   const GemmFitRange& range = d->fit_range[ci];
-  // How many blocks stream the operands: the launch observed on this GPU says it best.
-  const double launch_blocks = q.observed_on_target && r.launch.grid.volume() > 1
-                                   ? blocks_from_grid(r.launch.grid, s.batch)
-                                   : 0.0;
+  // How many blocks stream the operands past the calibrated K range (gemm_fit_range.h): the
+  // launch observed on this GPU says it (a nominal class's grid is the model's, not observed).
+  // With none, the library spreads the K loop over every SM; it runs a matrix-vector product,
+  // or a thin tensor-core one, as a GEMV, and a thin FP32 product of several rows as a SIMT
+  // tile kernel (NeuSight's FP32 tables: 13-36 % of bandwidth over 8 MB, A100 to P4).
+  const bool observed_launch = q.observed_on_target && !cls.nominal && r.launch.grid.volume() > 1;
+  const double launch_blocks = observed_launch ? blocks_from_grid(r.launch.grid, s.batch) : 0.0;
+  const bool gemv_product = s.m == 1 || s.n == 1 || is_tensor_core_dtype(dtype);
   RangedGemmTime kern;
   const double dtype_scale =
       t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
@@ -481,11 +486,11 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     c.c_wave_k *= sc.wave_k * compute;
     c.c_block_k *= sc.wave_k * compute;
     c.c_wave *= sc.wave;
-    kern = gemm_kernel_us_in_range(c, *t.spec, w, range, s.flops(), launch_blocks);
+    kern = gemm_kernel_us_in_range(c, *t.spec, w, range, s.flops(), launch_blocks, gemv_product);
     if (borrowed) p.flags |= prediction_flags::kSpecScaled;
     p.flags |= dtype_substitution_flags(*t.spec, fit.dtype, dtype);
   } else {
-    kern = gemm_kernel_us_in_range(fit, *t.spec, w, range, s.flops(), launch_blocks);
+    kern = gemm_kernel_us_in_range(fit, *t.spec, w, range, s.flops(), launch_blocks, gemv_product);
   }
   if (p.has(prediction_flags::kConfigChosen) && (s.m == 1 || s.n == 1)) {
     const double operand_bytes = element_bytes * static_cast<double>(s.batch) *
@@ -500,14 +505,19 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   const GemmResidualKey key =
       gemm_residual_key(gemm_shape_key(s.batch, s.m, s.n, s.k), fit, *d->spec, w.blocks);
   p.config = fit.config;
+  // The fit's residual at calibrated neighbours corrects its configuration, not the library's
+  // GEMV that stands in for it.
+  const auto correction = [&](const auto& residual) {
+    return kern.library_gemv ? 1.0 : residual.correction(key);
+  };
   if (q.options.basis == TimeBasis::kCall && d->profile->basis == TimeBasis::kCall) {
     const std::string op = op_key(r.op);
     p.us = table_call_us(d->profile->overhead_for(op), d->traffic_floor.contains(op), kern.us) *
-           d->call_residual[ci].correction(key);
+           correction(d->call_residual[ci]);
     p.basis = TimeBasis::kCall;
   } else {
-    p.us = kern.us * d->kernel_residual[ci].correction(key) +
-           isolation_offset(*d->profile, t, q.options);
+    p.us =
+        kern.us * correction(d->kernel_residual[ci]) + isolation_offset(*d->profile, t, q.options);
     p.basis = TimeBasis::kKernel;
   }
   return p;

@@ -1,0 +1,158 @@
+// A thin product whose K loop runs past its configuration's calibration, through the whole
+// predictor (gemm_fit_range.h): its operands stream over the SMs a launch observed on the GPU
+// occupies, the fit's residual at that kernel's neighbours still applying; with none observed
+// (a table of calls gives a nominal grid: the model's, not the library's) over every SM, as
+// the library's GEMV (which the fit's residual does not describe) or tile kernel.
+#include <gtest/gtest.h>
+
+#include "pm2lat/models/gemm_fit_range.h"
+#include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/predictor.h"
+
+namespace pm2lat {
+namespace {
+
+DeviceCatalogue shipped_catalogue() {
+  return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+}
+
+GemmConfigFit nominal_fit(DType dtype = DType::kBf16) {
+  GemmConfigFit c;
+  c.config = dtype == DType::kBf16 ? "library_default_bf16_gemm" : "library_default_fp32_gemm";
+  c.dtype = dtype;
+  c.tile_m = c.tile_n = c.tile_k = 64;
+  c.c0 = 3;
+  c.c_block_k = 0.02;
+  c.c_wave = 1;
+  c.c_mem = 1.1;
+  return c;
+}
+
+// A table of calls on the H100 (K up to 4096) whose every call took `residual` times what the
+// fit says: the residual the fit carries to its calibrated neighbours.
+Profile h100_table(const DeviceSpec& spec, double residual, DType dtype = DType::kBf16) {
+  Profile p;
+  p.device = spec.name;
+  const GemmConfigFit c = nominal_fit(dtype);
+  p.gemm_configs.push_back(c);
+  for (std::int64_t m : {1, 64, 512}) {
+    for (std::int64_t n : {64, 512, 4096}) {
+      for (std::int64_t k : {512, 4096}) {
+        GemmPoint pt;
+        pt.op = "linear";
+        pt.config = 0;
+        pt.m = m;
+        pt.n = n;
+        pt.k = k;
+        pt.grid = {static_cast<std::uint32_t>((n + 63) / 64),
+                   static_cast<std::uint32_t>((m + 63) / 64), 1};
+        const GemmShape s{.m = m, .n = n, .k = k};
+        pt.us = residual *
+                gemm_wave_kernel_us(
+                    c, spec, gemm_work(c, s, blocks_from_grid(pt.grid, 1), 1, dtype_bytes(dtype)));
+        p.gemm_points.push_back(pt);
+      }
+    }
+  }
+  return p;
+}
+
+KernelRecord gemm_call(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::kBf16) {
+  KernelRecord r;
+  r.op.kind = OpKind::kGemm;
+  r.op.name = "linear";
+  r.op.gemm = {.m = m, .n = n, .k = k, .trans_b = true, .a = dtype, .b = dtype, .c = dtype};
+  r.launch.name = nominal_fit(dtype).config;
+  r.launch.grid = {static_cast<std::uint32_t>((n + 63) / 64),
+                   static_cast<std::uint32_t>((m + 63) / 64), 1};
+  return r;
+}
+
+KernelClass gemm_class(bool nominal) {
+  KernelClass c;
+  c.family = KernelFamily::kGemm;
+  c.config = nominal_fit().config;
+  c.gemm.tile_m = c.gemm.tile_n = c.gemm.tile_k = 64;
+  c.dtype = DType::kBf16;
+  c.nominal = nominal;
+  return c;
+}
+
+class GemmPastRange : public ::testing::Test {
+ protected:
+  Prediction predict(double residual, const KernelRecord& r, bool nominal) {
+    return predict_as(residual, r, gemm_class(nominal), DType::kBf16);
+  }
+  Prediction predict_as(double residual, const KernelRecord& r, const KernelClass& cls,
+                        DType table) {
+    DeviceCatalogue cat = shipped_catalogue();
+    const DeviceSpec h100 = cat.resolve("H100-SXM");
+    Predictor pred(std::move(cat), {h100_table(h100, residual, table)});
+    const TargetId t = pred.add_target("H100-SXM");
+    spec_ = h100;
+    return pred.predict(r, cls, t);
+  }
+  DeviceSpec spec_;
+};
+
+// 1 x 128 x 65536 in BF16: 16.8 MB of matrix, one row of two 64-wide output tiles.
+TEST_F(GemmPastRange, ANominalGridDoesNotHoldAThinLongProductToTwoSms) {
+  const KernelRecord r = gemm_call(1, 128, 65536);
+  const Prediction nominal = predict(1.0, r, true);
+  EXPECT_TRUE(nominal.has(prediction_flags::kClamped));
+  const double bytes = 2.0 * (128.0 * 65536 + 65536 + 128);
+  const double whole_gpu_us =
+      bytes / (gemm_range_constants::kGemvBandwidthEfficiency * spec_.bytes_per_us());
+  EXPECT_GT(nominal.us, whole_gpu_us);
+  EXPECT_LT(nominal.us, whole_gpu_us + 20) << "the fit's fixed costs, or its edge, at most";
+  // The same grid observed on the GPU (a real two-block launch) is held to two SMs.
+  const Prediction observed = predict(1.0, r, false);
+  EXPECT_GT(observed.us, 0.5 * whole_gpu_us * spec_.sm_count / 2);
+}
+
+TEST_F(GemmPastRange, TheFitsResidualCorrectsTheFitNotAStreamedProduct) {
+  // Inside the range the calls' residual of 2 doubles the fit ...
+  const KernelRecord inside = gemm_call(64, 512, 2048);
+  EXPECT_NEAR(predict(2.0, inside, true).us, 2 * predict(1.0, inside, true).us,
+              0.05 * predict(2.0, inside, true).us);
+  // ... past it, with no launch observed, a thin product is the library's GEMV streaming its
+  // operands, whatever the fit's residual ...
+  const KernelRecord past = gemm_call(1, 4096, 65536);
+  const Prediction twice = predict(2.0, past, true);
+  ASSERT_TRUE(twice.has(prediction_flags::kClamped));
+  EXPECT_DOUBLE_EQ(twice.us, predict(1.0, past, true).us);
+  // ... while a launch of the fit's own kernel observed on the GPU keeps the kernel's residual.
+  const Prediction launched = predict(2.0, past, false);
+  ASSERT_TRUE(launched.has(prediction_flags::kClamped));
+  EXPECT_NEAR(launched.us, 2 * predict(1.0, past, false).us, 0.05 * launched.us);
+}
+
+// No kernel named and no launch: the library spreads the K loop over every SM, a
+// matrix-vector product as a GEMV, and so a thin tensor-core product of a few rows
+// (AIConfigurator's BF16 tables: 1-8 rows stream alike); a thin FP32 product of several rows
+// as a SIMT tile kernel, slower (NeuSight's FP32 tables).
+TEST_F(GemmPastRange, AThinFp32ProductOfSeveralRowsRunsATileKernelNotAGemv) {
+  KernelClass unnamed;
+  unnamed.family = KernelFamily::kGemm;
+  const auto unlaunched = [](std::int64_t m, DType dtype) {
+    KernelRecord r = gemm_call(m, 4096, 65536, dtype);
+    r.launch = {};
+    return r;
+  };
+  const Prediction fp32_gemv = predict_as(1.0, unlaunched(1, DType::kFp32), unnamed, DType::kFp32);
+  const Prediction fp32_rows = predict_as(1.0, unlaunched(8, DType::kFp32), unnamed, DType::kFp32);
+  ASSERT_TRUE(fp32_gemv.has(prediction_flags::kClamped));
+  ASSERT_TRUE(fp32_rows.has(prediction_flags::kClamped));
+  // Both over every SM (64 output tiles would fill half of the H100's 132 and take 2x more),
+  // the tile kernel at the launched kernels' rate, the GEMV at the library's.
+  const double rates = gemm_range_constants::kGemvBandwidthEfficiency /
+                       gemm_range_constants::kMeasuredGemvEfficiency;
+  EXPECT_GT(fp32_rows.us, 0.9 * rates * fp32_gemv.us);
+  EXPECT_LT(fp32_rows.us, 1.1 * rates * fp32_gemv.us);
+  const Prediction bf16_gemv = predict_as(1.0, unlaunched(1, DType::kBf16), unnamed, DType::kBf16);
+  const Prediction bf16_rows = predict_as(1.0, unlaunched(8, DType::kBf16), unnamed, DType::kBf16);
+  EXPECT_LT(bf16_rows.us, 1.1 * bf16_gemv.us);
+}
+
+}  // namespace
+}  // namespace pm2lat
