@@ -3,8 +3,8 @@
 // math had to be rescaled.
 #include <gtest/gtest.h>
 
+#include "nominal_gemm_table.h"
 #include "pm2lat/models/dtype_substitution.h"
-#include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/predictor.h"
 
 namespace pm2lat {
@@ -16,34 +16,11 @@ DeviceCatalogue shipped_catalogue() {
 
 // A BF16 calibration of one nominal configuration on the H100, following its own model.
 Profile bf16_h100(const DeviceSpec& spec) {
-  Profile p;
-  p.device = spec.name;
-  GemmConfigFit c;
-  c.config = "library_default_bf16_gemm";
-  c.dtype = DType::kBf16;
-  c.tile_m = c.tile_n = c.tile_k = 64;
-  c.c0 = 3;
-  c.c_block_k = 0.02;
-  c.c_wave = 1;
-  c.c_mem = 1.1;
-  p.gemm_configs.push_back(c);
+  std::vector<NominalGemmCall> calls;
   for (std::int64_t m : {64, 512, 4096}) {
-    for (std::int64_t k : {512, 4096}) {
-      GemmPoint pt;
-      pt.op = "linear";
-      pt.config = 0;
-      pt.m = pt.n = m;
-      pt.k = k;
-      pt.grid = {static_cast<std::uint32_t>((m + 63) / 64),
-                 static_cast<std::uint32_t>((m + 63) / 64), 1};
-      GemmShape s;
-      s.m = s.n = m;
-      s.k = k;
-      pt.us = gemm_wave_kernel_us(c, spec, gemm_work(c, s, blocks_from_grid(pt.grid, 1), 1, 2));
-      p.gemm_points.push_back(pt);
-    }
+    for (std::int64_t k : {512, 4096}) calls.push_back({m, m, k});
   }
-  return p;
+  return nominal_gemm_table(spec, DType::kBf16, calls);
 }
 
 TEST(DtypeSubstitution, SameTensorRateIsASubstitutionOtherRatesAreScaled) {

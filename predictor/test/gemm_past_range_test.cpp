@@ -5,8 +5,8 @@
 // the library's GEMV (which the fit's residual does not describe) or tile kernel.
 #include <gtest/gtest.h>
 
+#include "nominal_gemm_table.h"
 #include "pm2lat/models/gemm_fit_range.h"
-#include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/predictor.h"
 
 namespace pm2lat {
@@ -16,45 +16,16 @@ DeviceCatalogue shipped_catalogue() {
   return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
 }
 
-GemmConfigFit nominal_fit(DType dtype = DType::kBf16) {
-  GemmConfigFit c;
-  c.config = dtype == DType::kBf16 ? "library_default_bf16_gemm" : "library_default_fp32_gemm";
-  c.dtype = dtype;
-  c.tile_m = c.tile_n = c.tile_k = 64;
-  c.c0 = 3;
-  c.c_block_k = 0.02;
-  c.c_wave = 1;
-  c.c_mem = 1.1;
-  return c;
-}
-
 // A table of calls on the H100 (K up to 4096) whose every call took `residual` times what the
 // fit says: the residual the fit carries to its calibrated neighbours.
-Profile h100_table(const DeviceSpec& spec, double residual, DType dtype = DType::kBf16) {
-  Profile p;
-  p.device = spec.name;
-  const GemmConfigFit c = nominal_fit(dtype);
-  p.gemm_configs.push_back(c);
+Profile h100_table(const DeviceSpec& spec, double residual, DType dtype) {
+  std::vector<NominalGemmCall> calls;
   for (std::int64_t m : {1, 64, 512}) {
     for (std::int64_t n : {64, 512, 4096}) {
-      for (std::int64_t k : {512, 4096}) {
-        GemmPoint pt;
-        pt.op = "linear";
-        pt.config = 0;
-        pt.m = m;
-        pt.n = n;
-        pt.k = k;
-        pt.grid = {static_cast<std::uint32_t>((n + 63) / 64),
-                   static_cast<std::uint32_t>((m + 63) / 64), 1};
-        const GemmShape s{.m = m, .n = n, .k = k};
-        pt.us = residual *
-                gemm_wave_kernel_us(
-                    c, spec, gemm_work(c, s, blocks_from_grid(pt.grid, 1), 1, dtype_bytes(dtype)));
-        p.gemm_points.push_back(pt);
-      }
+      for (std::int64_t k : {512, 4096}) calls.push_back({m, n, k});
     }
   }
-  return p;
+  return nominal_gemm_table(spec, dtype, calls, residual);
 }
 
 KernelRecord gemm_call(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype = DType::kBf16) {
@@ -62,7 +33,7 @@ KernelRecord gemm_call(std::int64_t m, std::int64_t n, std::int64_t k, DType dty
   r.op.kind = OpKind::kGemm;
   r.op.name = "linear";
   r.op.gemm = {.m = m, .n = n, .k = k, .trans_b = true, .a = dtype, .b = dtype, .c = dtype};
-  r.launch.name = nominal_fit(dtype).config;
+  r.launch.name = nominal_gemm_fit(dtype).config;
   r.launch.grid = {static_cast<std::uint32_t>((n + 63) / 64),
                    static_cast<std::uint32_t>((m + 63) / 64), 1};
   return r;
@@ -71,7 +42,7 @@ KernelRecord gemm_call(std::int64_t m, std::int64_t n, std::int64_t k, DType dty
 KernelClass gemm_class(bool nominal) {
   KernelClass c;
   c.family = KernelFamily::kGemm;
-  c.config = nominal_fit().config;
+  c.config = nominal_gemm_fit(DType::kBf16).config;
   c.gemm.tile_m = c.gemm.tile_n = c.gemm.tile_k = 64;
   c.dtype = DType::kBf16;
   c.nominal = nominal;

@@ -475,7 +475,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   // tile kernel (NeuSight's FP32 tables: 13-36 % of bandwidth over 8 MB, A100 to P4).
   const bool observed_launch = q.observed_on_target && !cls.nominal && r.launch.grid.volume() > 1;
   const double launch_blocks = observed_launch ? blocks_from_grid(r.launch.grid, s.batch) : 0.0;
-  const bool gemv_product = s.m == 1 || s.n == 1 || is_tensor_core_dtype(dtype);
+  const bool matrix_vector = s.m == 1 || s.n == 1;
+  const bool gemv_product = matrix_vector || is_tensor_core_dtype(dtype);
   RangedGemmTime kern;
   const double dtype_scale =
       t.spec->peak_tflops(fit.dtype) / std::max(1e-9, t.spec->peak_tflops(dtype));
@@ -492,7 +493,7 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   } else {
     kern = gemm_kernel_us_in_range(fit, *t.spec, w, range, s.flops(), launch_blocks, gemv_product);
   }
-  if (p.has(prediction_flags::kConfigChosen) && (s.m == 1 || s.n == 1)) {
+  if (p.has(prediction_flags::kConfigChosen) && matrix_vector) {
     const double operand_bytes = element_bytes * static_cast<double>(s.batch) *
                                  static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
     const double gemv_us = chosen_gemv_us(fit, *t.spec, operand_bytes, s.flops(), dtype);
