@@ -262,6 +262,7 @@ void build_gemm(const std::vector<const MeasuredCall*>& calls, const DeviceSpec&
     std::vector<const GemmRow*> ptrs;
     for (const auto& r : rows) ptrs.push_back(&r);
     c.tile_m_on_n = tile_m_runs_on_n(c, ptrs);
+    c.nominal_launch = k.nominal;
     const auto index = static_cast<std::int32_t>(p.gemm_configs.size());
     p.gemm_configs.push_back(fit_gemm_config(c, ptrs, spec, p));
     for (const auto& r : rows) {

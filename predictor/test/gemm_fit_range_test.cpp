@@ -114,7 +114,8 @@ TEST(GemmFitRange, AThinOutputPastTheRangeStreamsItsOperands) {
 // A small product past the range: its operands stream in well under the fit's fixed costs,
 // which count a tile's prologue but not the few microseconds any launch of it takes. An
 // observed launch with a longer K loop never costs less than the same launch at the last K
-// loop calibrated; with none observed, the library's launch at that edge is not known.
+// loop calibrated, nor does a table's call on its nominal launch; with none observed, the
+// library's launch at that edge is not known.
 TEST(GemmFitRange, AnObservedLaunchPastTheRangeCostsNoLessThanAtTheRangesEdge) {
   const GemmConfigFit c = config();
   const DeviceSpec spec = gpu();
@@ -132,6 +133,13 @@ TEST(GemmFitRange, AnObservedLaunchPastTheRangeCostsNoLessThanAtTheRangesEdge) {
   EXPECT_LT(t.us, gemm_wave_kernel_us(c, spec, w)) << "and below the fit carried on";
   const RangedGemmTime library = gemm_kernel_us_in_range(c, spec, w, range, s.flops(), 0, true);
   EXPECT_LT(library.us, edge_us);
+  // A table whose calls all take the model's nominal launch: the fit at the edge prices the
+  // table's calls there, the floor of the library's GEMV too.
+  GemmConfigFit nominal = c;
+  nominal.nominal_launch = true;
+  const RangedGemmTime table = gemm_kernel_us_in_range(nominal, spec, w, range, s.flops(), 0, true);
+  EXPECT_TRUE(table.library_gemv);
+  EXPECT_NEAR(table.us, edge_us, 0.01 * edge_us);
 }
 
 // A product whose configuration was chosen for its shape: a memory-bound one costs at most its

@@ -125,5 +125,37 @@ TEST_F(GemmPastRange, AThinFp32ProductOfSeveralRowsRunsATileKernelNotAGemv) {
   EXPECT_LT(bf16_rows.us, 1.1 * bf16_gemv.us);
 }
 
+// A table of calls prices every call on the same nominal launch, so the fit at the range's edge
+// prices the table's calls of the same output at the edge's K: a longer reduction costs no
+// less. A named configuration's launch for an unobserved call is the selector's guess, and no
+// floor is taken from it. The flag travels with the profile's configuration.
+TEST_F(GemmPastRange, ANominalTablesLongerReductionCostsNoLessThanItsEdge) {
+  const DeviceSpec h100 = shipped_catalogue().resolve("H100-SXM");
+  Profile nominal_table = h100_table(h100, 1.0, DType::kBf16);
+  // K steps dear enough that the fit's edge (one wave of 64 steps) costs more than streaming
+  // 1 x 128 x 8192's 2 MB.
+  nominal_table.gemm_configs[0].c_wave_k = 0.05;
+  ASSERT_TRUE(nominal_table.gemm_configs[0].nominal_launch);
+  Profile named_table = nominal_table;
+  named_table.gemm_configs[0].nominal_launch = false;
+  const auto predict_on = [&](const Profile& table, std::int64_t k) {
+    Predictor pred(shipped_catalogue(), {table});
+    return pred.predict(gemm_call(1, 128, k), gemm_class(true), pred.add_target("H100-SXM"));
+  };
+  const GemmConfigFit& fit = nominal_table.gemm_configs[0];
+  const GemmShape at_edge{.m = 1, .n = 128, .k = 4096};
+  const double edge_us = gemm_wave_kernel_us(fit, h100, gemm_work(fit, at_edge, 2, 1, 2));
+  const Prediction nominal_past = predict_on(nominal_table, 8192);
+  const Prediction named_past = predict_on(named_table, 8192);
+  ASSERT_TRUE(nominal_past.has(prediction_flags::kClamped));
+  ASSERT_TRUE(named_past.has(prediction_flags::kClamped));
+  EXPECT_LT(named_past.us, 0.8 * edge_us) << "the streamed form alone";
+  EXPECT_NEAR(nominal_past.us, edge_us, 1e-4 * edge_us);  // the output's bytes scale with K too
+  // A reduction long enough to stream for longer than the edge is priced by streaming.
+  const Prediction longest = predict_on(nominal_table, 1 << 20);
+  EXPECT_GT(longest.us, edge_us);
+  EXPECT_DOUBLE_EQ(longest.us, predict_on(named_table, 1 << 20).us);
+}
+
 }  // namespace
 }  // namespace pm2lat

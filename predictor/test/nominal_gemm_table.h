@@ -24,6 +24,7 @@ inline GemmConfigFit nominal_gemm_fit(DType dtype) {
   c.c_block_k = 0.02;
   c.c_wave = 1;
   c.c_mem = 1.1;
+  c.nominal_launch = true;
   return c;
 }
 

@@ -75,6 +75,16 @@ TEST(ProfileIo, RoundTrip) {
   EXPECT_DOUBLE_EQ(q.vector_fits[0].bytes_max, 0);
 }
 
+// A configuration standing for the library's own choice says so in its profile; one of a named
+// kernel writes nothing more than before the field.
+TEST(ProfileIo, ANominalLaunchRoundTripsAndANamedKernelWritesNoField) {
+  Profile p = sample_profile();
+  EXPECT_EQ(serialize_profile(p).find("nominal_launch"), std::string::npos);
+  EXPECT_FALSE(parse_profile(serialize_profile(p), "a.json").gemm_configs[0].nominal_launch);
+  p.gemm_configs[0].nominal_launch = true;
+  EXPECT_TRUE(parse_profile(serialize_profile(p), "b.json").gemm_configs[0].nominal_launch);
+}
+
 TEST(ProfileIo, ANumberNoDoubleHoldsIsAProfileError) {
   // Found by the profile_loader fuzzer: the JSON library reports overflow as out_of_range.
   EXPECT_THROW(parse_profile(std::string("999999999E9999999\0", 18), "n.json"), ProfileError);

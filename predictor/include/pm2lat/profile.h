@@ -56,6 +56,10 @@ struct GemmConfigFit {
   std::int32_t tile_n = 0;
   std::int32_t tile_k = 8;   // K consumed per main-loop iteration
   bool tile_m_on_n = false;  // the kernel's tile_m runs along the output's n dimension
+  // The configuration stands for the library's own choice (a table that does not name its
+  // kernels): its calibration launches are the model's tiles, the same for every call, so the
+  // fit at a shape is the table's time for that call, whatever kernel the library ran.
+  bool nominal_launch = false;
   double c0 = 0;
   double c_wave_k = 0;
   double c_block_k = 0;

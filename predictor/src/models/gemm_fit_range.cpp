@@ -30,7 +30,7 @@ RangedGemmTime gemm_kernel_us_in_range(const GemmConfigFit& fit, const DeviceSpe
                                            : gemm_range_constants::kMeasuredGemvEfficiency;
   t.us = std::max(0.0, fit.c0) + std::max(0.0, fit.c_wave) * f.wave +
          work.bytes / (efficiency * bandwidth * occupied);
-  if (observed) {
+  if (observed || fit.nominal_launch) {
     GemmWork edge = work;
     edge.k_iters = range.max_k_iters;
     edge.bytes = work.bytes * range.max_k_iters / work.k_iters;

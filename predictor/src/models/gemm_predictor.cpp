@@ -487,6 +487,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     c.c_wave_k *= sc.wave_k * compute;
     c.c_block_k *= sc.wave_k * compute;
     c.c_wave *= sc.wave;
+    // Carried by ratios, the fit at the range's edge is no longer the table's time there.
+    c.nominal_launch = false;
     kern = gemm_kernel_us_in_range(c, *t.spec, w, range, s.flops(), launch_blocks, gemv_product);
     if (borrowed) p.flags |= prediction_flags::kSpecScaled;
     p.flags |= dtype_substitution_flags(*t.spec, fit.dtype, dtype);

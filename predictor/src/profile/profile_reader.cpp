@@ -53,6 +53,7 @@ GemmConfigFit read_gemm_config(const Reader& r) {
   c.tile_k = static_cast<std::int32_t>(r.child("tile_k").integer());
   if (c.tile_k < 1) r.child("tile_k").fail("must be positive");
   c.tile_m_on_n = r.boolean("tile_m_on_n", false);
+  c.nominal_launch = r.boolean("nominal_launch", false);
   c.c0 = r.child("c0").number();
   c.c_wave_k = r.child("c_wave_k").non_negative();
   c.c_block_k = r.child("c_block_k").non_negative();

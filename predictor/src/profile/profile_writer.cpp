@@ -14,20 +14,23 @@ namespace {
 using json_fields::json;
 
 json gemm_config_json(const GemmConfigFit& c) {
-  return {{"config", c.config},
-          {"dtype", std::string(to_string(c.dtype))},
-          {"blocks_per_sm", c.blocks_per_sm},
-          {"tile_m", c.tile_m},
-          {"tile_n", c.tile_n},
-          {"tile_k", c.tile_k},
-          {"tile_m_on_n", c.tile_m_on_n},
-          {"c0", c.c0},
-          {"c_wave_k", c.c_wave_k},
-          {"c_block_k", c.c_block_k},
-          {"c_wave", c.c_wave},
-          {"c_mem", c.c_mem},
-          {"points", c.points},
-          {"fit_mape_pct", c.fit_mape_pct}};
+  json out = {{"config", c.config},
+              {"dtype", std::string(to_string(c.dtype))},
+              {"blocks_per_sm", c.blocks_per_sm},
+              {"tile_m", c.tile_m},
+              {"tile_n", c.tile_n},
+              {"tile_k", c.tile_k},
+              {"tile_m_on_n", c.tile_m_on_n},
+              {"c0", c.c0},
+              {"c_wave_k", c.c_wave_k},
+              {"c_block_k", c.c_block_k},
+              {"c_wave", c.c_wave},
+              {"c_mem", c.c_mem},
+              {"points", c.points},
+              {"fit_mape_pct", c.fit_mape_pct}};
+  // Written only when set: profiles of named kernels read the same as before the field.
+  if (c.nominal_launch) out["nominal_launch"] = true;
+  return out;
 }
 
 json vector_section_json(const std::vector<VectorFit>& fits,

@@ -29,7 +29,18 @@
 //         runs as a GEMV at a library GEMV's rate, which is not the fit's configuration, so
 //         the fit's residual does not correct it (`library_gemv`); a thin FP32 product of
 //         several rows runs the fit's kind of SIMT tile kernel, at a launched kernel's rate
-//         with its residual. The launch at the range's edge is not known: no floor from it.
+//         with its residual. No product costs less than the same one at the range's edge
+//         where the calibration's launch is the table's for every call (a nominal
+//         configuration, GemmConfigFit::nominal_launch, on its own GPU and type): there
+//         the fit at the edge prices the table's calls of this output at the edge's K, and
+//         a longer reduction moves more (AIConfigurator's cut at K = 8192: its products
+//         under 4 MB had been priced at 0.46-0.79x, a call's fixed cost over the fit's).
+//         The floor is the fit's, without the residual of the calls at the edge: those
+//         describe the kernel the library ran there, which a longer reduction need not run
+//         (past some K it switches to split-K or a GEMV kernel). Elsewhere the launch at
+//         the edge is a guess (the selector's nearest point, scaled), and no floor is taken
+//         from it: it priced HTA trace-diff's 15 x 15 x 98,304 kernels at 1.9 ms (measured
+//         21 us).
 #pragma once
 
 #include <cstdint>
