@@ -35,9 +35,12 @@ data=${PM2LAT_DATA:-$root/../shared/data}
   --source "sitar-lab/NeuSight kernels.csv conv rows (commit 6945927), MIT; calibrate/DATA.md"
 
 # Long-tail kernel families from the public profiler traces: replay them to kernel records
-# (CUPTI durations with operator shapes), then fit.
+# (CUPTI durations with operator shapes), then fit. The replay runs without the trace profiles
+# of an earlier build, as the leave-one-out evaluation's does (scripts/build-error-bands.sh):
+# what it fits is then a function of the data and this build alone.
 records=$(mktemp -d)
 trap 'rm -rf "$records"' EXIT
+rm -f "$out"/*.traces-kernel.json
 "$build/reports/pm2lat" replay "$meas/traces" --quiet --profiles "$out" --out "$records" > /dev/null
 "$calib" import-records "$records"/records.*.jsonl --out "$out" \
   --catalogue "$out/devices.json" --tag traces-kernel \
