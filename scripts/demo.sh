@@ -38,10 +38,7 @@ reports an H100 and executes nothing. libpm2lat.so sees every launch and library
 would on a GPU and, with --no-measure, forecasts each kernel on $targets without timing it.
 
 EOF
-# The launcher prints the run's summary; the runtime's own end-of-run table would repeat it.
-LD_LIBRARY_PATH="$build/fake-cuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PM2LAT_SUMMARY=none \
-  "$build/reports/pm2lat" run --targets "$targets" --no-measure --out "$out" -- \
-  "$build/examples/pm2lat_example_bert_training_step"
+"$root/scripts/demo-step.sh" "$build" "$out" "$targets"
 cat <<EOF
 
 Every kernel above was forecast, none measured. Open $out/pm2lat-report.html in a browser and

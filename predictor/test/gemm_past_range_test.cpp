@@ -144,7 +144,9 @@ TEST_F(GemmPastRange, ANominalTablesLongerReductionCostsNoLessThanItsEdge) {
   };
   const GemmConfigFit& fit = nominal_table.gemm_configs[0];
   const GemmShape at_edge{.m = 1, .n = 128, .k = 4096};
-  const double edge_us = gemm_wave_kernel_us(fit, h100, gemm_work(fit, at_edge, 2, 1, 2));
+  const double edge_blocks = blocks_from_grid(gemm_call(1, 128, 4096).launch.grid, 1);
+  const double edge_us = gemm_wave_kernel_us(
+      fit, h100, gemm_work(fit, at_edge, edge_blocks, 1, dtype_bytes(DType::kBf16)));
   const Prediction nominal_past = predict_on(nominal_table, 8192);
   const Prediction named_past = predict_on(named_table, 8192);
   ASSERT_TRUE(nominal_past.has(prediction_flags::kClamped));
