@@ -126,9 +126,16 @@ std::vector<LoweredOp> backward(const ModelOpRow& r, const RowContext& ctx) {
   const double n = numel(out);
   const std::int64_t rows = leading(out), cols = last_dim(out);
   if (cl == "elementwise") return elementwise_backward(r, c, g, es);
-  if (cl == "softmax") {  // dX = y * (dY - sum(dY * y)): reads y and dY
-    return {memory_bound(c, g, "bwd", KernelFamily::kSoftmax, OpKind::kSoftmax, "softmax", rows,
-                         cols, 2 * n * es, n * es)};
+  if (cl == "softmax") {
+    // dX = y * (dY - sum(dY * y)) in two kernels: softmax's backward first forms the product
+    // dY * y (an elementwise kernel), then the softmax backward kernel reads it and y and
+    // writes dX; log_softmax's backward reads dY directly. Source: pytorch/pytorch
+    // aten/src/ATen/native/cuda/SoftMax.cu, softmax_backward_cuda_out (`tmp = grad * output`)
+    // and log_softmax_backward_cuda_out (PyTorch 2.1, the benchmark's version).
+    const LoweredOp kernel = memory_bound(c, g, "bwd", KernelFamily::kSoftmax, OpKind::kSoftmax,
+                                          "softmax", rows, cols, 2 * n * es, n * es);
+    if (r.op_kind == "log_softmax") return {kernel};
+    return {elementwise(c, g, "bwd", "mul", rows, cols, 2 * n * es, n * es), kernel};
   }
   if (cl == "layernorm") {  // input gradient, then gamma/beta gradients
     return {memory_bound(c, g, "dgrad", KernelFamily::kLayerNorm, OpKind::kLayerNorm, "ln", rows,

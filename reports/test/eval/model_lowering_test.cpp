@@ -102,6 +102,27 @@ TEST(ModelLowering, TrainingLossBackwardSweepsTheLogits) {
   for (const auto& op : bw) EXPECT_EQ(op.group, OpGroup::kLoss);
 }
 
+TEST(ModelLowering, SoftmaxBackwardFormsTheProductFirstAndLogSoftmaxReadsTheGradient) {
+  // Attention probabilities [8, 16, 512, 512]: softmax's backward runs dY * y as an
+  // elementwise kernel, then the softmax backward kernel over that product and y.
+  const TensorDims p{8, 16, 512, 512};
+  const double n = 8.0 * 16 * 512 * 512 * 4;
+  const auto bw = lower(row("softmax", "softmax", {p}, p), Pass::kBackward);
+  ASSERT_EQ(kernels(bw), 2u);
+  EXPECT_EQ(bw[0].cls.family, KernelFamily::kElementwise);
+  EXPECT_EQ(bw[1].cls.family, KernelFamily::kSoftmax);
+  for (const auto& op : bw) {
+    EXPECT_DOUBLE_EQ(op.record.op.vec.bytes_read, 2 * n);
+    EXPECT_DOUBLE_EQ(op.record.op.vec.bytes_written, n);
+    EXPECT_EQ(op.record.op.vec.cols, 512);
+  }
+  // The forward is the one softmax kernel; log_softmax's backward has no product.
+  EXPECT_EQ(kernels(lower(row("softmax", "softmax", {p}, p), Pass::kForward)), 1u);
+  const auto log_bw = lower(row("log_softmax", "softmax", {p}, p), Pass::kBackward);
+  ASSERT_EQ(kernels(log_bw), 1u);
+  EXPECT_EQ(log_bw[0].cls.family, KernelFamily::kSoftmax);
+}
+
 TEST(ModelLowering, DropoutBackwardIsOneMaskedScaleAndAccumulationCoversEveryParameter) {
   const ModelOpRow drop =
       row("dropout", "memory", {TensorDims{8, 512, 1024}}, TensorDims{8, 512, 1024});
