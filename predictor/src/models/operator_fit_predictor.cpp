@@ -235,6 +235,37 @@ const CallOverhead* OperatorFits::dispatch_for(const std::string& op) const {
   return nullptr;
 }
 
+namespace {
+
+// The fit of `op`'s kernel configuration whose calibration point is nearest `key`, or -1 when
+// the profile calibrated no configuration of it. PyTorch picks an operator's kernel by shape
+// (softmax: a warp-per-row kernel for rows of at most 1024 elements, a block-per-row one
+// beyond; aten/src/ATen/native/cuda/SoftMax.cu), so the nearest shape it was timed at names the
+// kernel a call of this shape runs.
+std::int32_t nearest_configuration(const OperatorFits& d, const std::string& op,
+                                   const std::array<double, 2>& key) {
+  const auto it = d.fits_by_op.find(op);
+  if (it == d.fits_by_op.end()) return -1;
+  const bool call = d.profile->basis == TimeBasis::kCall;
+  std::int32_t best = -1;
+  double best_d2 = 0;
+  for (std::int32_t f : it->second) {
+    const auto fi = static_cast<std::size_t>(f);
+    if (d.profile->vector_fits[fi].config.empty()) continue;
+    std::size_t index = 0;
+    double d2 = 0;
+    const auto& points = call ? d.call_residual[fi] : d.kernel_residual[fi];
+    if (points.nearest_k(key, 1, &index, &d2) == 0) continue;
+    if (best < 0 || d2 < best_d2) {
+      best = f;
+      best_d2 = d2;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 struct OperatorFitPredictor::Impl {
   const Profile* profiles = nullptr;     // the predictor's profiles, in order
   std::vector<OperatorFits> calibrated;  // parallel to the profiles
@@ -347,6 +378,16 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     }
   }
   if (best_d == nullptr) return std::nullopt;
+  const auto key = vector_key(v.rows, v.cols);
+  if (best_rank == kOperatorAndKernel && q.cls.config.empty()) {
+    // A call that names no kernel (a model file's operator) matched the operator's pooled
+    // fit, which is shape-blind. The framework launches one of the operator's kernels by
+    // shape: take the configuration it launched for the nearest calibrated shape.
+    if (const std::int32_t f = nearest_configuration(*best_d, key_op, key); f >= 0) {
+      best_f = f;
+      best_rank = kOperator;
+    }
+  }
   const auto fi = static_cast<std::size_t>(best_f);
   const VectorFit& fit = best_d->profile->vector_fits[fi];
   Prediction p;
@@ -356,7 +397,6 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
   if (t.spec_scaled) p.flags |= prediction_flags::kSpecScaled;
   const double bytes = v.bytes();
   const double rows = static_cast<double>(std::max<std::int64_t>(1, v.rows));
-  const auto key = vector_key(v.rows, v.cols);
   const bool specific = best_rank <= kOperator;  // the residual table belongs to this operator
   const bool call =
       q.options.basis == TimeBasis::kCall && best_d->profile->basis == TimeBasis::kCall;
