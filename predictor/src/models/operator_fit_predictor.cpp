@@ -379,10 +379,12 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
   }
   if (best_d == nullptr) return std::nullopt;
   const auto key = vector_key(v.rows, v.cols);
-  if (best_rank == kOperatorAndKernel && q.cls.config.empty()) {
+  if (best_rank == kOperatorAndKernel && q.cls.config.empty() &&
+      best_d->profile->vector_fits[static_cast<std::size_t>(best_f)].points == 0) {
     // A call that names no kernel (a model file's operator) matched the operator's pooled
-    // fit, which is shape-blind. The framework launches one of the operator's kernels by
-    // shape: take the configuration it launched for the nearest calibrated shape.
+    // fit, which has no calibration points of its own and so is shape-blind. The framework
+    // launches one of the operator's kernels by shape: take the configuration it launched for
+    // the nearest calibrated shape.
     if (const std::int32_t f = nearest_configuration(*best_d, key_op, key); f >= 0) {
       best_f = f;
       best_rank = kOperator;
