@@ -3,8 +3,10 @@
 #   1. the ci preset (release build): clang-tidy on the C++ files the change touches
 #      (scripts/tidy.sh), then every unit and integration test;
 #   2. the asan-ubsan preset: every test under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the tsan preset: the threaded tests under ThreadSanitizer;
+#   3. the tsan preset: the threaded tests under ThreadSanitizer (its build preset builds only
+#      those tests and what they run);
 #   4. the fuzz preset: each libFuzzer target for a short run (PM2LAT_FUZZ_SECONDS, default 20).
+# The sanitizer presets compile at -O1: the whole suite must fit CI's 90 minutes on 2 cores.
 # Set PM2LAT_TEST_PRESETS to run a subset, e.g. "ci" or "ci asan-ubsan".
 set -euo pipefail
 cd "$(dirname "$0")/.."
