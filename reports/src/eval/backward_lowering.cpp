@@ -52,6 +52,8 @@ std::vector<LoweredOp> gemm_backward(const ModelOpRow& r, OpGroup g, const RowCo
   ops.push_back(
       gemm(g, "dgrad", "bmm", r.B, r.M, r.N, r.K, false, !ctx.second_operand_transposed, false));
   ops.push_back(gemm(g, "wgrad", "bmm", r.B, r.N, r.K, r.M, true, false, false));
+  for (LoweredOp& copy : matmul_copies(OpClass::kGemm, g, "reshape", ctx, element_bytes(r.dtype)))
+    ops.push_back(std::move(copy));
   return ops;
 }
 

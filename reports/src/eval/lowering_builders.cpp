@@ -100,6 +100,17 @@ LoweredOp elementwise(OpClass c, OpGroup g, std::string_view role, const std::st
                       read, written);
 }
 
+std::vector<LoweredOp> matmul_copies(OpClass c, OpGroup g, std::string_view role,
+                                     const RowContext& ctx, double es) {
+  std::vector<LoweredOp> ops;
+  for (const TensorDims& d : ctx.matmul_copies) {
+    const double b = numel(d) * es;
+    ops.push_back(memory_bound(c, g, role, KernelFamily::kCopy, OpKind::kCopy, "contiguous",
+                               leading(d), last_dim(d), b, b));
+  }
+  return ops;
+}
+
 Inputs tensor_inputs(const ModelOpRow& r, double esize) {
   Inputs in;
   for (const auto& d : r.inputs) {

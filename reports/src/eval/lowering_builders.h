@@ -44,6 +44,11 @@ LoweredOp memory_bound(OpClass c, OpGroup g, std::string_view role, KernelFamily
 LoweredOp elementwise(OpClass c, OpGroup g, std::string_view role, const std::string& key,
                       std::int64_t rows, std::int64_t cols, double read, double written);
 
+// The copies torch.matmul makes of operands it cannot fold (RowContext::matmul_copies): the
+// same strided-to-contiguous copy as an explicit .contiguous(), one per operand.
+std::vector<LoweredOp> matmul_copies(OpClass c, OpGroup g, std::string_view role,
+                                     const RowContext& ctx, double es);
+
 // The kernel-table operator an elementwise row corresponds to ("add" / "addu", ...).
 std::string elementwise_key(const ModelOpRow& r, int tensor_inputs);
 // The embedding table's shape, from NeuSight's decompositions: "MEM:VxH" in the

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lowering_builders.h"
+#include "view_strides.h"
 
 namespace pm2lat::reports {
 
@@ -28,7 +29,10 @@ std::vector<LoweredOp> forward(const ModelOpRow& r, const RowContext& ctx) {
     // weight (cuBLAS tn); addmm (GPT-2's Conv1D) and activation products by the operand as
     // stored (nn).
     const bool trans_b = linear ? k == "linear" : ctx.second_operand_transposed;
-    return {gemm(g, "fwd", linear ? "linear" : "bmm", r.B, r.M, r.K, r.N, false, trans_b, linear)};
+    std::vector<LoweredOp> ops = matmul_copies(c, g, "reshape", ctx, es);
+    ops.push_back(
+        gemm(g, "fwd", linear ? "linear" : "bmm", r.B, r.M, r.K, r.N, false, trans_b, linear));
+    return ops;
   }
   if (ctx.masked_indexing) return masked_indexing(r, es, k != "getitem" && k != "index");
   if (host_reads_result(k)) {
@@ -229,6 +233,15 @@ std::vector<RowContext> describe_rows(const std::vector<ModelOpRow>& rows) {
   // shape just produced is almost always the tensor the next rows consume.
   std::map<std::string, std::string> dtype_of_shape;
   std::map<std::string, std::size_t> producer_of_shape;
+  // The strides of the last tensor produced with each shape: a view keeps (view of a
+  // contiguous tensor) or permutes (permute, transpose) its input's; any other operator
+  // writes a contiguous tensor. A view of a tensor that is not contiguous is taken as
+  // contiguous: the files' models view only freshly written tensors.
+  std::map<std::string, Strides> strides_of_shape;
+  auto strides_of = [&](const TensorDims& d) {
+    auto it = strides_of_shape.find(dims_key(d));
+    return it != strides_of_shape.end() ? it->second : contiguous_strides(d);
+  };
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ModelOpRow& r = rows[i];
     const auto tensors = tensor_inputs_of(r);
@@ -240,6 +253,12 @@ std::vector<RowContext> describe_rows(const std::vector<ModelOpRow>& rows) {
       auto it = producer_of_shape.find(dims_key(*tensors[1]));
       out[i].second_operand_transposed =
           it != producer_of_shape.end() && rows[it->second].op_kind == "transpose";
+      if (r.op_kind == "matmul" && tensors[0]->size() >= 3 && tensors[1]->size() >= 3) {
+        for (std::size_t t = 0; t < 2; ++t) {
+          if (!batch_dims_fold(*tensors[t], strides_of(*tensors[t])))
+            out[i].matmul_copies.push_back(*tensors[t]);
+        }
+      }
     }
     if (is_indexing(r.op_kind) && tensors.size() >= 2) {
       // A boolean index covering the leading dimensions of the indexed tensor.
@@ -252,7 +271,15 @@ std::vector<RowContext> describe_rows(const std::vector<ModelOpRow>& rows) {
       out[i].masked_indexing = bool_index && leading_dims;
     }
     if (r.output && !r.dtype.empty()) dtype_of_shape[dims_key(*r.output)] = r.dtype;
-    if (r.output) producer_of_shape[dims_key(*r.output)] = i;
+    if (r.output) {
+      producer_of_shape[dims_key(*r.output)] = i;
+      Strides strides = contiguous_strides(*r.output);
+      if ((r.op_kind == "permute" || r.op_kind == "transpose") && !tensors.empty()) {
+        if (auto permuted = permuted_strides(*tensors[0], strides_of(*tensors[0]), *r.output))
+          strides = std::move(*permuted);
+      }
+      strides_of_shape[dims_key(*r.output)] = std::move(strides);
+    }
   }
   place_gradient_sums(rows, out);
   return out;

@@ -88,6 +88,59 @@ TEST(ModelLowering, AttentionProductWithATransposedOperandReadsItTransposed) {
   EXPECT_EQ(cublas_layout(lower(scores, Pass::kBackward)[0].record.op.gemm), "tn");
 }
 
+// BERT's self-attention scores as the files list them: each projection viewed as heads and
+// permuted to [batch, heads, seq, head_dim], the keys transposed, then torch.matmul.
+std::vector<ModelOpRow> attention_scores_rows(std::int64_t batch) {
+  const TensorDims hidden{batch, 512, 1024}, split{batch, 512, 16, 64}, heads{batch, 16, 512, 64};
+  ModelOpRow scores = row("matmul", "gemm", {heads, TensorDims{batch, 16, 64, 512}},
+                          TensorDims{batch, 16, 512, 512});
+  scores.B = batch * 16;
+  scores.M = 512;
+  scores.N = 64;
+  scores.K = 512;
+  return {row("linear", "gemm", {hidden}, hidden),
+          row("view", "view", {hidden, std::nullopt}, split),
+          row("permute", "view", {split}, heads),
+          row("linear", "gemm", {hidden}, hidden),
+          row("view", "view", {hidden, std::nullopt}, split),
+          row("permute", "view", {split}, heads),
+          row("transpose", "view", {heads}, TensorDims{batch, 16, 64, 512}),
+          scores};
+}
+
+TEST(ModelLowering, MatmulCopiesPermutedOperandsItCannotFoldIntoOneBatch) {
+  // Batch 8: [8, 16, 512, 64] permuted from [8, 512, 16, 64] steps 512 * 1024 elements per
+  // batch but 64 per head, so the two batch dimensions do not fold: matmul copies both the
+  // queries and the transposed keys, and the backward copies both gradients back.
+  const auto rows = attention_scores_rows(8);
+  const auto ctx = describe_rows(rows);
+  const ModelOpRow& scores = rows.back();
+  ASSERT_EQ(ctx.back().matmul_copies.size(), 2u);
+  EXPECT_TRUE(ctx.back().second_operand_transposed);
+  const double operand = 8.0 * 512 * 1024 * 4;
+  const auto fw = lower(scores, Pass::kForward, ctx.back());
+  ASSERT_EQ(fw.size(), 3u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(fw[i].cls.family, KernelFamily::kCopy);
+    EXPECT_EQ(fw[i].group, OpGroup::kBmm);
+    EXPECT_DOUBLE_EQ(fw[i].record.op.vec.bytes_read, operand);
+    EXPECT_DOUBLE_EQ(fw[i].record.op.vec.bytes_written, operand);
+  }
+  EXPECT_EQ(fw[2].cls.family, KernelFamily::kGemm);
+  EXPECT_EQ(cublas_layout(fw[2].record.op.gemm), "tn");
+  const auto bw = lower(scores, Pass::kBackward, ctx.back());
+  ASSERT_EQ(bw.size(), 4u);
+  EXPECT_EQ(bw[2].cls.family, KernelFamily::kCopy);
+  EXPECT_EQ(bw[3].cls.family, KernelFamily::kCopy);
+
+  // Batch 1: a batch dimension of one folds away, and matmul views the heads as they are.
+  const auto single = attention_scores_rows(1);
+  EXPECT_TRUE(describe_rows(single).back().matmul_copies.empty());
+  // Operands written contiguous in the product's shape fold too.
+  const auto& plain = rows.back();
+  EXPECT_TRUE(describe_rows({plain}).back().matmul_copies.empty());
+}
+
 TEST(ModelLowering, TrainingLossBackwardSweepsTheLogits) {
   const ModelOpRow out =
       row("output", "io", {TensorDims{8, 512, 30522}, TensorDims{8, 2}}, TensorDims{8, 2});

@@ -86,6 +86,13 @@ struct RowContext {
   // A product's second operand is a transposed view (attention's K^T): the GEMM reads it
   // transposed (cuBLAS tn) and its input gradient multiplies by it as stored (nn).
   bool second_operand_transposed = false;
+  // The operands torch.matmul copies before its batched product: views of three or more
+  // dimensions whose batch dimensions do not fold into one (attention's heads split by
+  // permute(0, 2, 1, 3), batch above one). matmul reshapes each operand to [batch, rows,
+  // cols] and reshape copies what it cannot view (aten/src/ATen/native/LinearAlgebra.cpp,
+  // _matmul_impl). In the backward pass each such operand's gradient, contiguous out of the
+  // product, reaches its producer permuted, whose reshape copies it back.
+  std::vector<calibrate::TensorDims> matmul_copies;
   // Gradients autograd sums in this row's backward, one tensor shape per sum. A tensor used
   // by several operators receives one gradient from each; the engine adds them before it
   // runs the producer's backward (InputBuffer::accumulate: read both, write the sum). The
