@@ -6,7 +6,8 @@
 #   3. the tsan preset: the threaded tests under ThreadSanitizer (its build preset builds only
 #      those tests and what they run);
 #   4. the fuzz preset: each libFuzzer target for a short run (PM2LAT_FUZZ_SECONDS, default 20).
-# The sanitizer presets compile at -O1: the whole suite must fit CI's 90 minutes on 2 cores.
+# The sanitizer presets compile the libraries the tests spend their time in at -O1
+# (CMakeLists.txt, pm2lat_optimize_under_sanitizers): the suite must fit CI's 90 minutes.
 # Set PM2LAT_TEST_PRESETS to run a subset, e.g. "ci" or "ci asan-ubsan".
 set -euo pipefail
 cd "$(dirname "$0")/.."
