@@ -67,6 +67,8 @@ void PredictionCache::key_of(const KernelRecord& r, const KernelClass& cls, cons
   put(key, v.bytes_read);
   put(key, v.bytes_written);
   put(key, v.dtype);
+  put(key, v.broadcast_reuse_bytes);
+  put(key, v.broadcast_reread_bytes);
   put(key, op.collective.bytes);
   put(key, op.collective.ranks);
 }

@@ -11,6 +11,7 @@
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_predictor.h"
 #include "pm2lat/models/bounded_prediction.h"
+#include "pm2lat/models/broadcast_traffic.h"
 #include "pm2lat/models/collective_model.h"
 #include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/conv_predictor.h"
@@ -393,6 +394,10 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
                               const PredictOptions& options) const {
   if (target >= impl_->targets.size()) return Prediction{};
   const Target& t = impl_->targets[target];
+  // A broadcast operand this GPU's L2 cannot hold between reuses is read again at every
+  // reuse: the models and the bounds see those bytes (models/broadcast_traffic.h).
+  if (rereads_broadcast(record, *t.spec))
+    return predict(with_broadcast_rereads(record, *t.spec), cls, target, options);
   // The one exit: work the launch cannot have done is replaced by its geometry, and every
   // answer is held within the physical bounds (models/bounded_prediction.h).
   const DeviceSpec* source = impl_->source_spec(options);

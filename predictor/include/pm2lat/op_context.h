@@ -112,6 +112,14 @@ struct VectorShape {
   double bytes_read = 0;
   double bytes_written = 0;
   DType dtype = DType::kUnknown;
+  // An operand broadcast over the output (a position embedding added to every sample, a mask
+  // added to every head): bytes_read counts it once, as if every reuse of an element hit in
+  // L2. broadcast_reuse_bytes is what the kernel streams between two uses of one of its
+  // elements; where that exceeds the GPU's L2 the element is evicted before its reuse and
+  // read again from DRAM, broadcast_reread_bytes more in all (models/broadcast_traffic.h).
+  // 0 = no such operand (the runtime never knows of one).
+  double broadcast_reuse_bytes = 0;
+  double broadcast_reread_bytes = 0;
 
   std::int64_t elements() const noexcept { return rows * cols; }
   double bytes() const noexcept { return bytes_read + bytes_written; }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "broadcast_operands.h"
 #include "lowering_builders.h"
 #include "view_strides.h"
 
@@ -58,7 +59,16 @@ std::vector<LoweredOp> forward(const ModelOpRow& r, const RowContext& ctx) {
   if (k == "getitem") return {cpu_only(r, g, HostWork::kView)};
   const Inputs in = tensor_inputs(r, es);
   if (cl == "elementwise") {
-    return {elementwise(c, g, "fwd", elementwise_key(r, in.tensors), rows, cols, in.bytes, n * es)};
+    LoweredOp op =
+        elementwise(c, g, "fwd", elementwise_key(r, in.tensors), rows, cols, in.bytes, n * es);
+    // Arithmetic: every operand has the result's type (a comparison's or a select's mask does
+    // not, and the file does not say its type).
+    if (k == "add" || k == "sub" || k == "mul" || k == "div" || k == "truediv" || k == "pow") {
+      const BroadcastReuse b = broadcast_reuse(tensor_inputs_of(r), out, es);
+      op.record.op.vec.broadcast_reuse_bytes = b.reuse_bytes;
+      op.record.op.vec.broadcast_reread_bytes = b.reread_bytes;
+    }
+    return {op};
   }
   if (cl == "softmax") {
     return {memory_bound(c, g, "fwd", KernelFamily::kSoftmax, OpKind::kSoftmax, "softmax", rows,

@@ -141,6 +141,48 @@ TEST(ModelLowering, MatmulCopiesPermutedOperandsItCannotFoldIntoOneBatch) {
   EXPECT_TRUE(describe_rows({plain}).back().matmul_copies.empty());
 }
 
+TEST(ModelLowering, ArithmeticStatesTheReuseOfAnOperandItBroadcasts) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  // OPT's mask add: the [8, 1, S, S] mask is used again every head; in between the kernel
+  // streams one head of the scores and of the output and the mask's own [S, S] block.
+  const auto mask =
+      lower(row("add", "elementwise", {TensorDims{8, 32, 2048, 2048}, TensorDims{8, 1, 2048, 2048}},
+                TensorDims{8, 32, 2048, 2048}),
+            Pass::kForward);
+  ASSERT_EQ(mask.size(), 1u);
+  const VectorShape& v = mask[0].record.op.vec;
+  EXPECT_DOUBLE_EQ(v.bytes_read, (32.0 + 1) * 8 * 2048 * 2048 * 4);  // the mask once
+  EXPECT_DOUBLE_EQ(v.broadcast_reuse_bytes, 3 * 2048.0 * 2048 * 4);
+  EXPECT_DOUBLE_EQ(v.broadcast_reread_bytes, 31.0 * 8 * 2048 * 2048 * 4);
+  // BERT's position add, [1, 512, 1024] over the batch: 6 MiB between reuses.
+  const auto position =
+      lower(row("add", "elementwise", {TensorDims{16, 512, 1024}, TensorDims{1, 512, 1024}},
+                TensorDims{16, 512, 1024}),
+            Pass::kForward);
+  EXPECT_DOUBLE_EQ(position[0].record.op.vec.broadcast_reuse_bytes, 6 * kMiB);
+  EXPECT_DOUBLE_EQ(position[0].record.op.vec.broadcast_reread_bytes, 15.0 * 512 * 1024 * 4);
+  // BERT's attention mask, [B, 1, 1, S]: used again every row, 6 KB later; any L2 holds it.
+  const auto rows =
+      lower(row("add", "elementwise", {TensorDims{16, 16, 512, 512}, TensorDims{16, 1, 1, 512}},
+                TensorDims{16, 16, 512, 512}),
+            Pass::kForward);
+  EXPECT_EQ(rows[0].record.op.vec.broadcast_reread_bytes, 0);
+  // A select's mask is not of the result's type (the file does not say its type): no claim.
+  const auto select =
+      lower(row("where", "elementwise",
+                {TensorDims{1, 1, 1024, 1024}, TensorDims{8, 20, 1024, 1024}, TensorDims{1}},
+                TensorDims{8, 20, 1024, 1024}),
+            Pass::kForward);
+  EXPECT_EQ(select[0].record.op.vec.broadcast_reread_bytes, 0);
+  // Shapes that do not broadcast to the output say nothing (2 samples for 4, though the
+  // missing head dimension alone would be a 6 MiB reuse).
+  const auto odd =
+      lower(row("mul", "elementwise", {TensorDims{4, 8, 512, 1024}, TensorDims{2, 1, 512, 1024}},
+                TensorDims{4, 8, 512, 1024}),
+            Pass::kForward);
+  EXPECT_EQ(odd[0].record.op.vec.broadcast_reread_bytes, 0);
+}
+
 TEST(ModelLowering, TrainingLossBackwardSweepsTheLogits) {
   const ModelOpRow out =
       row("output", "io", {TensorDims{8, 512, 30522}, TensorDims{8, 2}}, TensorDims{8, 2});
