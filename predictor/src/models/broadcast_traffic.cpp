@@ -1,7 +1,17 @@
 #include "pm2lat/models/broadcast_traffic.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
 namespace pm2lat {
 namespace {
+
+double product(std::span<const std::int64_t> d, std::size_t from) {
+  double p = 1;
+  for (std::size_t i = from; i < d.size(); ++i) p *= static_cast<double>(d[i]);
+  return p;
+}
 
 constexpr double kBytesPerMb = 1024.0 * 1024.0;
 // The share of L2 a reused operand can count on. The A100's and H100's L2 is two partitions
@@ -17,6 +27,39 @@ bool misses_l2(const VectorShape& v, const DeviceSpec& gpu) noexcept {
 }
 
 }  // namespace
+
+void state_broadcast_reuse(std::span<const PointwiseOperand> operands,
+                           std::span<const std::int64_t> out, double out_element_bytes,
+                           VectorShape& v) noexcept {
+  const double n_out = product(out, 0);
+  double streamed = out_element_bytes;  // per output element: the output and full operands
+  for (const PointwiseOperand& o : operands) {
+    if (o.shape.size() > out.size()) return;
+    if (product(o.shape, 0) == n_out) streamed += o.element_bytes;
+  }
+  double reread = 0, shortest = std::numeric_limits<double>::infinity();
+  for (const PointwiseOperand& o : operands) {
+    const double n = product(o.shape, 0);
+    if (n <= 1 || n >= n_out) continue;
+    const std::size_t pad = out.size() - o.shape.size();
+    std::size_t inner = out.size();  // none yet
+    for (std::size_t i = out.size(); i-- > 0;) {
+      const std::int64_t own = i < pad ? 1 : o.shape[i - pad];
+      if (own != out[i] && own != 1) return;  // not broadcastable to `out`
+      if (own == 1 && out[i] > 1 && inner == out.size()) inner = i;
+    }
+    if (inner == out.size()) continue;
+    const std::size_t step = inner + 1;
+    const double own_block = step > pad ? product(o.shape, step - pad) : 1.0;
+    const double distance = product(out, step) * streamed + own_block * o.element_bytes;
+    if (distance < kAlwaysResidentBytes) continue;
+    reread += (n_out - n) * o.element_bytes;
+    shortest = std::min(shortest, distance);
+  }
+  if (reread <= 0) return;
+  v.broadcast_reread_bytes = reread;
+  v.broadcast_reuse_bytes = shortest;
+}
 
 double broadcast_bytes_read(const VectorShape& v, const DeviceSpec& gpu) noexcept {
   return v.bytes_read + (misses_l2(v, gpu) ? v.broadcast_reread_bytes : 0.0);

@@ -4,8 +4,8 @@
 #include <map>
 #include <set>
 
-#include "broadcast_operands.h"
 #include "lowering_builders.h"
+#include "pm2lat/models/broadcast_traffic.h"
 #include "view_strides.h"
 
 namespace pm2lat::reports {
@@ -64,9 +64,11 @@ std::vector<LoweredOp> forward(const ModelOpRow& r, const RowContext& ctx) {
     // Arithmetic: every operand has the result's type (a comparison's or a select's mask does
     // not, and the file does not say its type).
     if (k == "add" || k == "sub" || k == "mul" || k == "div" || k == "truediv" || k == "pow") {
-      const BroadcastReuse b = broadcast_reuse(tensor_inputs_of(r), out, es);
-      op.record.op.vec.broadcast_reuse_bytes = b.reuse_bytes;
-      op.record.op.vec.broadcast_reread_bytes = b.reread_bytes;
+      const std::vector<const TensorDims*> inputs = tensor_inputs_of(r);
+      std::vector<PointwiseOperand> operands;
+      operands.reserve(inputs.size());
+      for (const TensorDims* d : inputs) operands.push_back({*d, es});
+      state_broadcast_reuse(operands, out, es, op.record.op.vec);
     }
     return {op};
   }

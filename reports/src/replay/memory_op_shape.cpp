@@ -11,6 +11,7 @@
 
 #include "op_inputs.h"
 #include "op_shape_rules.h"
+#include "pm2lat/models/broadcast_traffic.h"
 
 namespace pm2lat::reports::trace_rules {
 namespace {
@@ -148,8 +149,13 @@ std::optional<MemoryWork> elementwise(const std::vector<Tensor>& ts, std::string
     out_type = ts[1].dtype;
     out_bytes = ts[1].element_bytes;
   }
-  return make(OpKind::kElementwise, out, sum_bytes(ts),
-              static_cast<double>(trace_inputs::numel(out)) * out_bytes, out_type);
+  MemoryWork w = make(OpKind::kElementwise, out, sum_bytes(ts),
+                      static_cast<double>(trace_inputs::numel(out)) * out_bytes, out_type);
+  std::vector<PointwiseOperand> operands;
+  operands.reserve(ts.size());
+  for (const Tensor& t : ts) operands.push_back({*t.shape, t.element_bytes});
+  state_broadcast_reuse(operands, out, out_bytes, w.vec);
+  return w;
 }
 
 std::optional<MemoryWork> in_place(const std::vector<Tensor>& ts, std::string_view a) {
@@ -536,6 +542,7 @@ std::optional<MemoryWork> work_without_buffers(const TraceOp& op, const KernelCl
   const auto ts = trace_inputs::tensors(op);
   if (ts.empty()) return std::nullopt;
   std::vector<double> sizes;
+  sizes.reserve(ts.size());
   for (const auto& t : ts) sizes.push_back(t.bytes());
   std::sort(sizes.begin(), sizes.end());
   const double median = sizes[(sizes.size() - 1) / 2];

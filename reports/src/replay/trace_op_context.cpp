@@ -43,6 +43,9 @@ bool is_conv_helper(std::string_view name, const TraceKernel& kernel) {
 void scale_work(MemoryWork& w, double f, bool rows) {
   w.vec.bytes_read *= f;
   w.vec.bytes_written *= f;
+  // Each piece re-reads its share of a broadcast operand; the distance between reuses is the
+  // same in every piece.
+  w.vec.broadcast_reread_bytes *= f;
   std::int64_t& dim = rows ? w.vec.rows : w.vec.cols;
   dim = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(dim) * f));
 }

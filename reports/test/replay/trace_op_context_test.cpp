@@ -294,6 +294,38 @@ TEST(TraceOpContext, BigTensorsSplitIntoSeveralLaunchesShareTheBytes) {
   EXPECT_NEAR(op.vec.bytes_written, quarter, quarter * 1e-6);
 }
 
+TEST(TraceOpContext, PointwiseOperatorsStateTheReuseOfTheOperandsTheyBroadcast) {
+  // ATen's vectorized kernel: 4 elements per thread, 128 threads per block.
+  const auto blocks = [](double elements) { return static_cast<std::uint32_t>(elements / 512); };
+  Linked l(test::TraceJson()
+               // An attention-mask add over the heads: the mask is used again every head,
+               // 12 MiB later (a head of the scores, of the output and of the mask itself).
+               .op("aten::add", 0, 10, "[[8,16,1024,1024],[8,1,1024,1024]]", R"(["float","float"])")
+               // A causal select with a bool mask over every sample and head: 1 MiB of the mask
+               // and 4 MiB of each float tensor between uses.
+               .op("aten::where", 20, 10, "[[1,1,1024,1024],[8,20,1024,1024],[]]",
+                   R"(["bool","float","float"])")
+               // A bias over the rows: used again every row, 8 KiB later.
+               .op("aten::add", 40, 10, "[[4096,1024],[1024]]", R"(["float","float"])")
+               .kernel("vectorized_elementwise_kernel", 1, 100, 1, {blocks(128.0 * 1048576), 1, 1},
+                       {128, 1, 1})
+               .kernel("vectorized_elementwise_kernel", 21, 110, 1, {blocks(160.0 * 1048576), 1, 1},
+                       {128, 1, 1})
+               .kernel("vectorized_elementwise_kernel", 41, 120, 1, {blocks(4096.0 * 1024), 1, 1},
+                       {128, 1, 1}));
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const OpContext mask = l.context(0);
+  EXPECT_DOUBLE_EQ(mask.vec.bytes_read, 17.0 * 8 * kMiB * 4) << "the mask counted once";
+  EXPECT_DOUBLE_EQ(mask.vec.broadcast_reuse_bytes, 12 * kMiB);
+  EXPECT_DOUBLE_EQ(mask.vec.broadcast_reread_bytes, 15.0 * 8 * kMiB * 4);
+  const OpContext select = l.context(1);
+  EXPECT_DOUBLE_EQ(select.vec.broadcast_reuse_bytes, 9 * kMiB) << "a byte per mask element";
+  EXPECT_DOUBLE_EQ(select.vec.broadcast_reread_bytes, (160.0 - 1) * kMiB);
+  const OpContext bias = l.context(2);
+  EXPECT_DOUBLE_EQ(bias.vec.bytes_read, (4096.0 + 1) * 1024 * 4);
+  EXPECT_EQ(bias.vec.broadcast_reread_bytes, 0) << "any L2 holds a row of bias";
+}
+
 TEST(TraceOpContext, LaunchGeometryStandsInWhenShapesWereNotRecorded) {
   Linked l(
       test::TraceJson()

@@ -13,11 +13,37 @@
 // (40 MB), and BERT's [B, 1, 1, 512] attention mask (6 KB) at a two-tensor speed everywhere.
 #pragma once
 
+#include <cstdint>
+#include <span>
+
 #include "pm2lat/device_spec.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/op_context.h"
 
 namespace pm2lat {
+
+// One operand of a pointwise kernel: its shape (broadcasting aligns shapes from the right)
+// and its element size.
+struct PointwiseOperand {
+  std::span<const std::int64_t> shape;
+  double element_bytes = 4;
+};
+
+// Operands that reach a broadcast operand's reuse distance at this size are left out: half the
+// smallest L2 of the GPUs the catalogue knows (the P4's 2 MB), the share the predictor counts
+// on (kReusableL2Share): any L2 holds them.
+inline constexpr double kAlwaysResidentBytes = 1024.0 * 1024.0;
+
+// States in `v` the reuse of the operands broadcast over `out` (fewer elements than it, more
+// than one), whose elements are `out_element_bytes` each. An element of such an operand is
+// used again every step of the innermost output dimension it lacks; in between, the kernel
+// streams that dimension's inner block of the output and of every full-size operand, and the
+// operand's own block. Of the operands whose distance reaches kAlwaysResidentBytes the
+// re-reads add up and the shortest distance stands for them all. Nothing is stated when an
+// operand does not broadcast to `out`.
+void state_broadcast_reuse(std::span<const PointwiseOperand> operands,
+                           std::span<const std::int64_t> out, double out_element_bytes,
+                           VectorShape& v) noexcept;
 
 // The bytes `v` reads from DRAM on `gpu`: its stated reads, plus the broadcast operand's
 // re-reads where their reuse distance exceeds the GPU's L2 (no L2 size known: no re-reads).
