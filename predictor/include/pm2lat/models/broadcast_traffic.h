@@ -29,9 +29,9 @@ struct PointwiseOperand {
   double element_bytes = 4;
 };
 
-// Operands that reach a broadcast operand's reuse distance at this size are left out: half the
-// smallest L2 of the GPUs the catalogue knows (the P4's 2 MB), the share the predictor counts
-// on (kReusableL2Share): any L2 holds them.
+// Broadcast operands reused within this many bytes are left out: the share the predictor
+// counts on (half, broadcast_traffic.cpp) of the smallest L2 in the catalogue (2 MB: the P4,
+// A2, A16). Any L2 holds them.
 inline constexpr double kAlwaysResidentBytes = 1024.0 * 1024.0;
 
 // States in `v` the reuse of the operands broadcast over `out` (fewer elements than it, more
