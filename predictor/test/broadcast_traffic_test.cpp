@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "pm2lat/predictor.h"
 #include "shipped_catalogue_test.h"
 
@@ -61,6 +63,20 @@ TEST_F(BroadcastTrafficTest, TheRereadsAreCountedOnceInTheBytesTheModelsSee) {
   EXPECT_DOUBLE_EQ(counted.op.vec.bytes_read,
                    r.op.vec.bytes_read + r.op.vec.broadcast_reread_bytes);
   EXPECT_FALSE(rereads_broadcast(counted, gpu("V100-PCIE-32GB")));
+}
+
+// The reuse distance from shapes: one step of the innermost dimension the operand lacks, of
+// the output and every full-size operand, and the operand's own block.
+TEST_F(BroadcastTrafficTest, TheReuseDistanceCountsTheOperandsOwnBlockWhateverItsRank) {
+  const std::vector<std::int64_t> out{16, 512, 1024}, padded{1, 512, 1024}, lower_rank{512, 1024};
+  for (const auto* position : {&padded, &lower_rank}) {
+    const std::vector<PointwiseOperand> operands{{out, 4}, {*position, 4}};
+    VectorShape v;
+    state_broadcast_reuse(operands, out, 4, v);
+    EXPECT_DOUBLE_EQ(v.broadcast_reuse_bytes, 512.0 * 1024 * (4 + 4) + 512.0 * 1024 * 4)
+        << position->size() << "-d operand";
+    EXPECT_DOUBLE_EQ(v.broadcast_reread_bytes, 15.0 * 512 * 1024 * 4);
+  }
 }
 
 // Through the predictor (no profiles: the roofline, which prices bytes): the rereads cost

@@ -49,8 +49,10 @@ void state_broadcast_reuse(std::span<const PointwiseOperand> operands,
       if (own == 1 && out[i] > 1 && inner == out.size()) inner = i;
     }
     if (inner == out.size()) continue;
+    // The operand's own dimensions inner to that step: all of them when it lacks the
+    // dimension only by having fewer (a [S, H] operand over [B, S, H]).
     const std::size_t step = inner + 1;
-    const double own_block = step > pad ? product(o.shape, step - pad) : 1.0;
+    const double own_block = product(o.shape, step > pad ? step - pad : 0);
     const double distance = product(out, step) * streamed + own_block * o.element_bytes;
     if (distance < kAlwaysResidentBytes) continue;
     reread += (n_out - n) * o.element_bytes;
