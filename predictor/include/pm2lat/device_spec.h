@@ -44,6 +44,8 @@ struct DeviceSpec {
   // Same, in GFLOP/µs-friendly units: FLOP per microsecond.
   double peak_flop_per_us(DType compute) const noexcept { return peak_tflops(compute) * 1e6; }
   double bytes_per_us() const noexcept { return mem_bw_gbps * 1e3; }
+  // L2 capacity in bytes: l2_mb is the data sheets' MB, 10^6 bytes.
+  double l2_bytes() const noexcept { return l2_mb * 1e6; }
   int compute_capability() const noexcept { return cc_major * 10 + cc_minor; }
 };
 

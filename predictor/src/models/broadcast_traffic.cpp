@@ -13,17 +13,16 @@ double product(std::span<const std::int64_t> d, std::size_t from) {
   return p;
 }
 
-constexpr double kBytesPerMb = 1024.0 * 1024.0;
 // The share of L2 a reused operand can count on. The A100's and H100's L2 is two partitions
 // and a line read by SMs on both sides is held in both (NVIDIA A100 Tensor Core GPU
 // Architecture, "L2 cache"); and under a stream of single-use lines an element survives
 // until its reuse only when the distance is well under the capacity. Half: BERT's position
-// add (reuse distance exactly the V100's 6 MB L2) runs as a full add on the V100.
+// add (6 MiB between reuses, about the V100's whole 6 MB L2) runs as a full add on the V100.
 constexpr double kReusableL2Share = 0.5;
 
 bool misses_l2(const VectorShape& v, const DeviceSpec& gpu) noexcept {
-  return v.broadcast_reread_bytes > 0 && gpu.l2_mb > 0 &&
-         v.broadcast_reuse_bytes > kReusableL2Share * gpu.l2_mb * kBytesPerMb;
+  return v.broadcast_reread_bytes > 0 && gpu.l2_bytes() > 0 &&
+         v.broadcast_reuse_bytes > kReusableL2Share * gpu.l2_bytes();
 }
 
 }  // namespace

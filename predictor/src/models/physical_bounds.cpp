@@ -171,7 +171,7 @@ PhysicalBounds physical_bounds(const BoundsQuery& q) noexcept {
   const double occupied = b.grid_limited ? blocks / sms : 1.0;
 
   const double bytes = std::max(0.0, q.work.bytes);
-  const double l2 = std::max(0.0, t.l2_mb) * 1e6;
+  const double l2 = std::max(0.0, t.l2_bytes());
   double bandwidth_us =
       std::max(0.0, bytes - l2) / fast_bw + std::min(bytes, l2) / (kL2BandwidthFactor * fast_bw);
   if (b.grid_limited)

@@ -32,7 +32,7 @@ struct PointwiseOperand {
 // Broadcast operands reused within this many bytes are left out: the share the predictor
 // counts on (half, broadcast_traffic.cpp) of the smallest L2 in the catalogue (2 MB: the P4,
 // A2, A16). Any L2 holds them.
-inline constexpr double kAlwaysResidentBytes = 1024.0 * 1024.0;
+inline constexpr double kAlwaysResidentBytes = 1e6;
 
 // States in `v` the reuse of the operands broadcast over `out` (fewer elements than it, more
 // than one), whose elements are `out_element_bytes` each. An element of such an operand is
