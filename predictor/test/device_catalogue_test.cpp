@@ -148,6 +148,28 @@ TEST(DeviceCatalogue, AnUnknownNameFindsItsClosestRelative) {
   EXPECT_EQ(relative(""), "");
 }
 
+TEST(DeviceCatalogue, AModelNobodyListedFindsTheNearestGpuOfItsArchitecture) {
+  const auto c = shipped();
+  auto nearest = [&](int major, int minor, int sms) -> std::string {
+    const DeviceSpec* s = c.closest_by_hardware(major, minor, sms);
+    return s != nullptr ? s->name : "";
+  };
+  // A GeForce RTX 4080 SUPER (8.9, 80 SMs): the Ada GPUs nearest are L20 (92) and
+  // RTX-5000-Ada (100); by ratio, L20.
+  EXPECT_EQ(nearest(8, 9, 80), "L20");
+  // A GeForce RTX 2080 Ti (7.5, 68 SMs): a TU102 Quadro (72; the 8000 is listed before the
+  // 6000), not the T4 (40).
+  EXPECT_EQ(nearest(7, 5, 68), "Quadro-RTX-8000");
+  // Equally near: the catalogue's first, its default variant.
+  EXPECT_EQ(nearest(9, 0, 132), "H100-SXM");
+  // Only the same compute capability: 8.0's 60 SMs find the A30 (56), not an 8.6 GPU of 56-64.
+  EXPECT_EQ(nearest(8, 0, 60), "A30");
+  EXPECT_EQ(nearest(8, 0, 90), "A100-SXM");
+  EXPECT_EQ(nearest(3, 7, 13), "") << "no Kepler GPU in the catalogue";
+  EXPECT_EQ(nearest(8, 9, 0), "");
+  EXPECT_EQ(nearest(0, 0, 80), "");
+}
+
 TEST(DeviceCatalogue, MalformedCatalogue) {
   EXPECT_THROW(DeviceCatalogue::load("/nonexistent.json"), ProfileError);
 }

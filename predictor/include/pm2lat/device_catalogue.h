@@ -54,6 +54,11 @@ class DeviceCatalogue {
   // "RTX PRO 6000 Blackwell Max-Q" -> RTX-PRO-6000-Server), else one whose model differs only by
   // a suffix letter ("A100X" -> A100); nullptr when no model matches.
   const DeviceSpec* closest_relative(std::string_view name) const noexcept;
+  // For a GPU whose name matches no model here ("NVIDIA GeForce RTX 4080 SUPER"), from what
+  // its driver or a trace reports of it: the catalogue GPU of the same compute capability
+  // (same architecture, same SM design) whose SM count is nearest by ratio, the catalogue's
+  // first on a tie; nullptr when none has that compute capability or the figures are unknown.
+  const DeviceSpec* closest_by_hardware(int cc_major, int cc_minor, int sm_count) const noexcept;
 
   const std::vector<DeviceSpec>& devices() const noexcept { return specs_; }
   void add(DeviceSpec spec);

@@ -208,6 +208,22 @@ const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const
   return nullptr;
 }
 
+const DeviceSpec* DeviceCatalogue::closest_by_hardware(int cc_major, int cc_minor,
+                                                       int sm_count) const noexcept {
+  if (cc_major <= 0 || cc_minor < 0 || sm_count <= 0) return nullptr;
+  const DeviceSpec* best = nullptr;
+  double best_distance = 0;
+  for (const auto& s : specs_) {
+    if (s.cc_major != cc_major || s.cc_minor != cc_minor || s.sm_count <= 0) continue;
+    const double distance = std::abs(std::log(static_cast<double>(s.sm_count) / sm_count));
+    if (best == nullptr || distance < best_distance) {
+      best = &s;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
 DeviceCatalogue DeviceCatalogue::load(const std::filesystem::path& file) {
   const auto root_json = json_fields::parse_file(file);
   const json_fields::Reader root(root_json, file.string(), "");

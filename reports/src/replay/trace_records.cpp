@@ -15,7 +15,12 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
   if (!trace.kernels.empty()) {
     const TraceDevice* dev = trace.device(trace.kernels.front().device);
     if (dev == nullptr && !trace.devices.empty()) dev = &trace.devices.front();
-    if (dev != nullptr) out.gpu = dev->name;
+    if (dev != nullptr) {
+      out.gpu = dev->name;
+      out.gpu_sm_count = dev->sm_count;
+      out.gpu_cc_major = dev->cc_major;
+      out.gpu_cc_minor = dev->cc_minor;
+    }
   }
   const double t0 = trace.kernels.empty() ? 0.0 : trace.kernels.front().ts_us;
   out.records.reserve(trace.kernels.size());

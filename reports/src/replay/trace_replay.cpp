@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/reports/eval/progress_bar.h"
@@ -77,11 +78,25 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
       // A name the catalogue does not list (a new memory size, a regional variant): the same
       // model's entry stands in, and accuracy is on it, said so.
       source = predictor.catalogue().closest_relative(out.device);
-      if (source != nullptr)
+      if (source != nullptr) {
         out.notes.push_back("GPU '" + out.device +
                             "' is not in the device catalogue: predicted and scored as its "
                             "closest relative " +
                             source->name);
+      } else if (options.gpu.empty()) {
+        // A model the catalogue does not list at all: the trace's device properties say its
+        // architecture and size, and the nearest GPU of that architecture stands in. Not for
+        // a name given with --gpu: the trace's properties describe the GPU it names.
+        source = predictor.catalogue().closest_by_hardware(
+            records.gpu_cc_major, records.gpu_cc_minor, records.gpu_sm_count);
+        if (source != nullptr)
+          out.notes.push_back(
+              "GPU '" + out.device + "' is not in the device catalogue: predicted and scored as " +
+              source->name + ", of the same compute capability (" +
+              std::to_string(records.gpu_cc_major) + "." + std::to_string(records.gpu_cc_minor) +
+              ") and nearest in SMs (" + std::to_string(source->sm_count) +
+              " against the trace's " + std::to_string(records.gpu_sm_count) + ")");
+      }
     }
     if (source != nullptr) {
       out.gpu = source->name;

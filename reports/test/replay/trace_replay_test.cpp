@@ -108,7 +108,22 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
   ASSERT_FALSE(relative.notes.empty());
   EXPECT_NE(relative.notes.front().find("closest relative H100-SXM"), std::string::npos);
 
+  // A model the catalogue does not list at all, named by the trace itself: the trace's device
+  // properties (compute capability 9.0, 132 SMs) find the GPU that stands in, said so.
+  const std::filesystem::path unlisted = test::scratch_dir("replay") / "unlisted.json";
+  std::string text = test::transformer_layer_trace();
+  const std::string listed = "NVIDIA H100 80GB HBM3";
+  ASSERT_NE(text.find(listed), std::string::npos);
+  text.replace(text.find(listed), listed.size(), "NVIDIA Next Accelerator");
+  test::write_text(unlisted, text);
   opt.gpu.clear();
+  const TraceReplay by_hardware = replay_trace(unlisted, predictor, opt);
+  EXPECT_EQ(by_hardware.gpu, "H100-SXM");
+  EXPECT_TRUE(by_hardware.summary.accuracy.available);
+  ASSERT_FALSE(by_hardware.notes.empty());
+  EXPECT_NE(by_hardware.notes.front().find("same compute capability (9.0)"), std::string::npos);
+  EXPECT_NE(by_hardware.notes.front().find("132 against the trace's 132"), std::string::npos);
+
   opt.targets = {"H1OO-typo"};
   EXPECT_THROW(replay_trace(trace, predictor, opt), UnknownDeviceError);
 }
