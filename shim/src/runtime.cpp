@@ -67,6 +67,23 @@ std::string device_name(const DriverApi* api) {
   return name;
 }
 
+// What the driver reports of device 0 besides its name; zeros where it does not answer.
+SourceHardware device_hardware(const DriverApi* api) {
+  SourceHardware hw;
+  if (api == nullptr || api->device_get == nullptr || api->device_get_attribute == nullptr)
+    return hw;
+  CUdevice dev = 0;
+  if (api->device_get(&dev, 0) != CUDA_SUCCESS) return hw;
+  auto attribute = [&](CUdevice_attribute a) {
+    int v = 0;
+    return api->device_get_attribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
+  };
+  hw.cc_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  hw.cc_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  hw.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  return hw;
+}
+
 void at_exit() { Runtime::instance().shutdown(0); }
 
 // `pm2lat run` passes a directory: records.<rank>.jsonl there (records.<pid>.jsonl when no
@@ -280,6 +297,7 @@ void Runtime::start() noexcept {
                        : expand_path(config_.summary, owner_pid_, g_forked_child);
     sink.targets = config_.targets;
     sink.source_device = device_name(api);
+    sink.source_hardware = device_hardware(api);
     sink.header.pid = owner_pid_;
     sink.header.rank = config_.rank;
     sink.header.host = host_name();

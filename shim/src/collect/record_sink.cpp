@@ -68,7 +68,8 @@ void RecordSink::start_loading_profiles() {
     sigset_t mask;
     sigfillset(&mask);
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
-    auto* p = new PredictorAdapter(setup_.targets, setup_.source_device, &load_problems_);
+    auto* p = new PredictorAdapter(setup_.targets, setup_.source_device, setup_.source_hardware,
+                                   &load_problems_);
     // Loading freed about as much as the predictor keeps (each table of points, each profile's
     // text): give the pages of those holes back rather than keep them resident for the run.
     malloc_trim(0);
