@@ -151,7 +151,7 @@ TEST(DeviceCatalogue, AnUnknownNameFindsItsClosestRelative) {
 TEST(DeviceCatalogue, AModelNobodyListedFindsTheNearestGpuOfItsArchitecture) {
   const auto c = shipped();
   auto nearest = [&](int major, int minor, int sms) -> std::string {
-    const DeviceSpec* s = c.closest_by_hardware(major, minor, sms);
+    const DeviceSpec* s = c.closest_by_hardware({major, minor, sms});
     return s != nullptr ? s->name : "";
   };
   // A GeForce RTX 4080 SUPER (8.9, 80 SMs): the Ada GPUs nearest are L20 (92) and
@@ -168,6 +168,35 @@ TEST(DeviceCatalogue, AModelNobodyListedFindsTheNearestGpuOfItsArchitecture) {
   EXPECT_EQ(nearest(3, 7, 13), "") << "no Kepler GPU in the catalogue";
   EXPECT_EQ(nearest(8, 9, 0), "");
   EXPECT_EQ(nearest(0, 0, 80), "");
+}
+
+TEST(DeviceCatalogue, TheStandInForARunsGpuAndTheNoteThatSaysWhichAndWhy) {
+  const auto c = shipped();
+  const GpuHardware ada{8, 9, 80};
+  const StandIn named = c.stand_in("NVIDIA L4", ada);
+  EXPECT_EQ(named.found, StandIn::Found::kNamed);
+  EXPECT_EQ(named.spec->name, "L4") << "a listed name wins over what the hardware says";
+  EXPECT_EQ(named.note("NVIDIA L4", ada), "");
+
+  const StandIn variant = c.stand_in("NVIDIA H100 80GB HBM2e", ada);
+  EXPECT_EQ(variant.found, StandIn::Found::kSameModel);
+  EXPECT_EQ(variant.note("NVIDIA H100 80GB HBM2e", ada),
+            "GPU 'NVIDIA H100 80GB HBM2e' is not in the device catalogue: predicted and scored "
+            "as its closest relative H100-SXM");
+
+  const StandIn unlisted = c.stand_in("NVIDIA GeForce RTX 4080 SUPER", ada);
+  EXPECT_EQ(unlisted.found, StandIn::Found::kSameArchitecture);
+  EXPECT_EQ(unlisted.note("NVIDIA GeForce RTX 4080 SUPER", ada),
+            "GPU 'NVIDIA GeForce RTX 4080 SUPER' is not in the device catalogue: predicted and "
+            "scored as L20, of the same compute capability (8.9) and nearest in SMs (92 against "
+            "its 80)");
+
+  const StandIn none = c.stand_in("NVIDIA GeForce RTX 4080 SUPER", GpuHardware{});
+  EXPECT_EQ(none.found, StandIn::Found::kNone);
+  EXPECT_EQ(none.spec, nullptr);
+  EXPECT_EQ(none.note("NVIDIA GeForce RTX 4080 SUPER", GpuHardware{}),
+            "GPU 'NVIDIA GeForce RTX 4080 SUPER' is not in the device catalogue: no accuracy on "
+            "the run's own GPU");
 }
 
 TEST(DeviceCatalogue, MalformedCatalogue) {

@@ -68,8 +68,8 @@ std::string device_name(const DriverApi* api) {
 }
 
 // What the driver reports of device 0 besides its name; zeros where it does not answer.
-SourceHardware device_hardware(const DriverApi* api) {
-  SourceHardware hw;
+GpuHardware device_hardware(const DriverApi* api) {
+  GpuHardware hw;
   if (api == nullptr || api->device_get == nullptr || api->device_get_attribute == nullptr)
     return hw;
   CUdevice dev = 0;

@@ -32,7 +32,7 @@ TEST(OwnGpu, AModelTheCatalogueDoesNotListIsScoredAsTheNearestGpuOfItsArchitectu
   std::size_t said = 0;
   for (const auto& w : summary.at("warnings")) {
     const std::string text = w.get<std::string>();
-    if (text.find("'NVIDIA GeForce RTX 4080 SUPER' is not in the device catalogue") ==
+    if (text.find("GPU 'NVIDIA GeForce RTX 4080 SUPER' is not in the device catalogue") ==
         std::string::npos)
       continue;
     ++said;

@@ -34,6 +34,28 @@ std::string device_name_key(std::string_view name);
 // V100-SXM2-32GB" -> "v100", "NVIDIA L40S" -> "l40s"); "" when no word has a digit.
 std::string device_model_key(std::string_view name);
 
+// What the hardware reports of a GPU besides its name (a trace's device properties, the
+// driver's attributes); 0 = not reported.
+struct GpuHardware {
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+};
+
+// The catalogue GPU a run's GPU is predicted and scored as, and how it was found.
+struct StandIn {
+  enum class Found {
+    kNamed,             // the name is the catalogue's own (or an alias)
+    kSameModel,         // closest_relative(): a variant of a model the catalogue lists
+    kSameArchitecture,  // closest_by_hardware(): a model it does not list
+    kNone,              // nothing stands in: no accuracy on the run's own GPU
+  };
+  const DeviceSpec* spec = nullptr;
+  Found found = Found::kNone;
+  // One line saying what stands in for `name` and why; "" when the name is the catalogue's.
+  std::string note(std::string_view name, GpuHardware hw) const;
+};
+
 class DeviceCatalogue {
  public:
   DeviceCatalogue() = default;
@@ -58,7 +80,10 @@ class DeviceCatalogue {
   // its driver or a trace reports of it: the catalogue GPU of the same compute capability
   // (same architecture, same SM design) whose SM count is nearest by ratio, the catalogue's
   // first on a tie; nullptr when none has that compute capability or the figures are unknown.
-  const DeviceSpec* closest_by_hardware(int cc_major, int cc_minor, int sm_count) const noexcept;
+  const DeviceSpec* closest_by_hardware(GpuHardware hw) const noexcept;
+  // The GPU a run on `name` is predicted and scored as: find(), else closest_relative(), else
+  // closest_by_hardware() — the one rule the replay, the bounds check and the runtime follow.
+  StandIn stand_in(std::string_view name, GpuHardware hardware) const noexcept;
 
   const std::vector<DeviceSpec>& devices() const noexcept { return specs_; }
   void add(DeviceSpec spec);

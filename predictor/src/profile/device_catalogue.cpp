@@ -208,20 +208,44 @@ const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const
   return nullptr;
 }
 
-const DeviceSpec* DeviceCatalogue::closest_by_hardware(int cc_major, int cc_minor,
-                                                       int sm_count) const noexcept {
-  if (cc_major <= 0 || cc_minor < 0 || sm_count <= 0) return nullptr;
+const DeviceSpec* DeviceCatalogue::closest_by_hardware(GpuHardware hw) const noexcept {
+  if (hw.cc_major <= 0 || hw.cc_minor < 0 || hw.sm_count <= 0) return nullptr;
   const DeviceSpec* best = nullptr;
   double best_distance = 0;
   for (const auto& s : specs_) {
-    if (s.cc_major != cc_major || s.cc_minor != cc_minor || s.sm_count <= 0) continue;
-    const double distance = std::abs(std::log(static_cast<double>(s.sm_count) / sm_count));
+    if (s.cc_major != hw.cc_major || s.cc_minor != hw.cc_minor || s.sm_count <= 0) continue;
+    const double distance = std::abs(std::log(static_cast<double>(s.sm_count) / hw.sm_count));
     if (best == nullptr || distance < best_distance) {
       best = &s;
       best_distance = distance;
     }
   }
   return best;
+}
+
+StandIn DeviceCatalogue::stand_in(std::string_view name, GpuHardware hardware) const noexcept {
+  if (const DeviceSpec* s = find(name)) return {s, StandIn::Found::kNamed};
+  if (const DeviceSpec* s = closest_relative(name)) return {s, StandIn::Found::kSameModel};
+  if (const DeviceSpec* s = closest_by_hardware(hardware))
+    return {s, StandIn::Found::kSameArchitecture};
+  return {};
+}
+
+std::string StandIn::note(std::string_view name, GpuHardware hw) const {
+  if (found == Found::kNamed) return {};
+  std::string out = "GPU '" + std::string(name) + "' is not in the device catalogue: ";
+  switch (found) {
+    case Found::kSameModel:
+      return out + "predicted and scored as its closest relative " + spec->name;
+    case Found::kSameArchitecture:
+      return out + "predicted and scored as " + spec->name + ", of the same compute capability (" +
+             std::to_string(hw.cc_major) + "." + std::to_string(hw.cc_minor) +
+             ") and nearest in SMs (" + std::to_string(spec->sm_count) + " against its " +
+             std::to_string(hw.sm_count) + ")";
+    case Found::kNamed:
+    case Found::kNone: break;
+  }
+  return out + "no accuracy on the run's own GPU";
 }
 
 DeviceCatalogue DeviceCatalogue::load(const std::filesystem::path& file) {

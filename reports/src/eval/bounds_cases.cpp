@@ -18,8 +18,8 @@ void add_trace_bounds_cases(const std::filesystem::path& trace, const DeviceCata
     for (const auto& r : records.records) names.push_back(r.launch.name);
     gpu = infer_gpu_from_kernel_names(names);
   }
-  const DeviceSpec* source = gpu.empty() ? nullptr : catalogue.find(gpu);
-  if (source == nullptr && !gpu.empty()) source = catalogue.closest_relative(gpu);
+  const DeviceSpec* source =
+      gpu.empty() ? nullptr : catalogue.stand_in(gpu, records.gpu_hardware).spec;
   std::string set = trace.filename().string();
   set = set.substr(0, set.find(".json"));
   for (std::size_t i = 0; i < records.records.size(); ++i)

@@ -17,9 +17,7 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
     if (dev == nullptr && !trace.devices.empty()) dev = &trace.devices.front();
     if (dev != nullptr) {
       out.gpu = dev->name;
-      out.gpu_sm_count = dev->sm_count;
-      out.gpu_cc_major = dev->cc_major;
-      out.gpu_cc_minor = dev->cc_minor;
+      out.gpu_hardware = {dev->cc_major, dev->cc_minor, dev->sm_count};
     }
   }
   const double t0 = trace.kernels.empty() ? 0.0 : trace.kernels.front().ts_us;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/reports/eval/progress_bar.h"
@@ -73,31 +74,14 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   }
   const DeviceSpec* source = nullptr;  // the trace's GPU, resolved once
   if (!out.device.empty()) {
-    source = predictor.catalogue().find(out.device);
-    if (source == nullptr) {
-      // A name the catalogue does not list (a new memory size, a regional variant): the same
-      // model's entry stands in, and accuracy is on it, said so.
-      source = predictor.catalogue().closest_relative(out.device);
-      if (source != nullptr) {
-        out.notes.push_back("GPU '" + out.device +
-                            "' is not in the device catalogue: predicted and scored as its "
-                            "closest relative " +
-                            source->name);
-      } else if (options.gpu.empty()) {
-        // A model the catalogue does not list at all: the trace's device properties say its
-        // architecture and size, and the nearest GPU of that architecture stands in. Not for
-        // a name given with --gpu: the trace's properties describe the GPU it names.
-        source = predictor.catalogue().closest_by_hardware(
-            records.gpu_cc_major, records.gpu_cc_minor, records.gpu_sm_count);
-        if (source != nullptr)
-          out.notes.push_back(
-              "GPU '" + out.device + "' is not in the device catalogue: predicted and scored as " +
-              source->name + ", of the same compute capability (" +
-              std::to_string(records.gpu_cc_major) + "." + std::to_string(records.gpu_cc_minor) +
-              ") and nearest in SMs (" + std::to_string(source->sm_count) +
-              " against the trace's " + std::to_string(records.gpu_sm_count) + ")");
-      }
-    }
+    // A name the catalogue does not list: the same model's entry, else the GPU of the same
+    // compute capability nearest in SMs the trace's device properties point to (not for a
+    // name given with --gpu: the properties describe the GPU the trace names), said so.
+    const GpuHardware hardware = options.gpu.empty() ? records.gpu_hardware : GpuHardware{};
+    const StandIn stand_in = predictor.catalogue().stand_in(out.device, hardware);
+    source = stand_in.spec;
+    if (std::string note = stand_in.note(out.device, hardware); !note.empty())
+      out.notes.push_back(std::move(note));
     if (source != nullptr) {
       out.gpu = source->name;
       const std::size_t own = run_predictor.add_target(*source);
@@ -108,9 +92,6 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
             "no profile for " + out.gpu + ": predictions spec-scaled" +
             (from != nullptr ? " from " + from->name : std::string(" (roofline only)")));
       }
-    } else {
-      out.notes.push_back("GPU '" + out.device +
-                          "' is not in the device catalogue: no accuracy on the trace's own GPU");
     }
   } else {
     out.notes.push_back(

@@ -122,7 +122,7 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
   EXPECT_TRUE(by_hardware.summary.accuracy.available);
   ASSERT_FALSE(by_hardware.notes.empty());
   EXPECT_NE(by_hardware.notes.front().find("same compute capability (9.0)"), std::string::npos);
-  EXPECT_NE(by_hardware.notes.front().find("132 against the trace's 132"), std::string::npos);
+  EXPECT_NE(by_hardware.notes.front().find("132 against its 132"), std::string::npos);
 
   opt.targets = {"H1OO-typo"};
   EXPECT_THROW(replay_trace(trace, predictor, opt), UnknownDeviceError);

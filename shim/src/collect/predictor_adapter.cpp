@@ -3,6 +3,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "pm2lat/classifier.h"
 #include "pm2lat/device_catalogue.h"
@@ -18,29 +19,6 @@ namespace {
 // few hundred to a few thousand; more only costs a repeated prediction, never memory.
 constexpr std::size_t kCachedPairs = std::size_t{1} << 12;
 
-// The catalogue's entry for the GPU the program runs on. A name it does not list is scored as
-// its model's entry, else (a model it does not list at all) as the GPU of the same compute
-// capability nearest in SMs; either is said once, so the summary's accuracy is read as what it
-// is. nullptr (said too) when neither finds one.
-const DeviceSpec* resolve_source(const DeviceCatalogue& catalogue, const std::string& name,
-                                 SourceHardware hw, std::vector<std::string>* problems) {
-  if (const DeviceSpec* s = catalogue.find(name)) return s;
-  const std::string unlisted = "the GPU '" + name + "' is not in the device catalogue";
-  if (const DeviceSpec* s = catalogue.closest_relative(name)) {
-    problems->push_back(unlisted + ": predicted and scored as its closest relative " + s->name);
-    return s;
-  }
-  if (const DeviceSpec* s = catalogue.closest_by_hardware(hw.cc_major, hw.cc_minor, hw.sm_count)) {
-    problems->push_back(
-        unlisted + ": predicted and scored as " + s->name + ", of the same compute capability (" +
-        std::to_string(hw.cc_major) + "." + std::to_string(hw.cc_minor) + ") and nearest in SMs (" +
-        std::to_string(s->sm_count) + " against its " + std::to_string(hw.sm_count) + ")");
-    return s;
-  }
-  problems->push_back(unlisted + ": no accuracy on the run's own GPU");
-  return nullptr;
-}
-
 }  // namespace
 
 struct PredictorAdapter::Impl {
@@ -50,7 +28,7 @@ struct PredictorAdapter::Impl {
 };
 
 PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
-                                   const std::string& source_device, SourceHardware hardware,
+                                   const std::string& source_device, GpuHardware hardware,
                                    std::vector<std::string>* problems)
     : impl_(std::make_unique<Impl>()) {
   const auto dir = Predictor::default_profile_dir();
@@ -79,8 +57,10 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
     }
   }
   if (!source_device.empty()) {
-    impl_->source =
-        resolve_source(impl_->predictor->catalogue(), source_device, hardware, problems);
+    const StandIn stand_in = impl_->predictor->catalogue().stand_in(source_device, hardware);
+    impl_->source = stand_in.spec;
+    if (std::string note = stand_in.note(source_device, hardware); !note.empty())
+      problems->push_back(std::move(note));
     try {
       if (impl_->source != nullptr) source_name_ = set.names()[set.add(*impl_->source)];
     } catch (const std::exception&) {

@@ -9,30 +9,23 @@
 #include <utility>
 #include <vector>
 
+#include "pm2lat/device_catalogue.h"
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/prediction.h"
 
 namespace pm2lat::shim {
 
-// What the driver reports of the GPU the program runs on besides its name (0 = unknown): what
-// finds the catalogue GPU that stands in for a model the catalogue does not list.
-struct SourceHardware {
-  int cc_major = 0;
-  int cc_minor = 0;
-  int sm_count = 0;
-};
-
 class PredictorAdapter {
  public:
   // Loads the profiles (PM2LAT_PROFILES or the shipped ones) and resolves `targets` plus the
-  // GPU the program runs on (`source_device`, the driver's name for it), each name once; a
-  // GPU the catalogue does not list is its model's entry, else the catalogue GPU of the same
-  // compute capability nearest in SMs (`hardware`), said in `problems`.
+  // GPU the program runs on (`source_device`, the driver's name for it, and what the driver
+  // reports of it), each name once; a GPU the catalogue does not list is scored as what
+  // DeviceCatalogue::stand_in finds, said in `problems`.
   // Problems (a bad profile, an unknown target) are returned in `problems`, one clear line
   // each; the adapter then predicts for what it could load, or for nothing.
   PredictorAdapter(const std::vector<std::string>& targets, const std::string& source_device,
-                   SourceHardware hardware, std::vector<std::string>* problems);
+                   GpuHardware hardware, std::vector<std::string>* problems);
   ~PredictorAdapter();
 
   bool available() const noexcept;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "pm2lat/device_catalogue.h"
 #include "pm2lat/kernel_record.h"
 #include "pm2lat/reports/replay/kernel_class_cache.h"
 #include "pm2lat/reports/replay/kineto_trace.h"
@@ -16,11 +17,9 @@ namespace pm2lat::reports {
 struct TraceRecords {
   std::string source;
   std::string gpu;  // the GPU the trace ran on, as the trace names it ("" = not recorded)
-  // What the trace's device properties say of that GPU (0 = not recorded): what finds its
-  // closest relative when the catalogue does not know the name.
-  int gpu_sm_count = 0;
-  int gpu_cc_major = 0;
-  int gpu_cc_minor = 0;
+  // What the trace's device properties say of that GPU (0 = not recorded): what finds the
+  // GPU that stands in when the catalogue does not know the name.
+  GpuHardware gpu_hardware;
   std::int32_t rank = 0;
   std::vector<KernelRecord> records;
   std::vector<const KernelClass*> classes;  // parallel to records, owned by the cache
