@@ -66,13 +66,12 @@ std::vector<DeviceListing> list_named_devices(Predictor& predictor,
   const DeviceCatalogue& catalogue = predictor.catalogue();
   std::vector<DeviceListing> out;
   for (const std::string& name : names) {
-    const DeviceSpec* spec = catalogue.find(name);
-    const bool relative = spec == nullptr;
-    if (relative) spec = catalogue.closest_relative(name);
-    if (spec == nullptr) catalogue.resolve(name);  // throws, naming the closest names
-    DeviceListing d = listing_of(predictor, *spec);
+    // A name alone (no hardware to read): the catalogue's entry, else its model's.
+    const StandIn stand_in = catalogue.stand_in(name, GpuHardware{});
+    if (stand_in.spec == nullptr) catalogue.resolve(name);  // throws, naming the closest names
+    DeviceListing d = listing_of(predictor, *stand_in.spec);
     d.asked_as = name;
-    d.closest_relative = relative;
+    d.closest_relative = stand_in.found == StandIn::Found::kSameModel;
     out.push_back(std::move(d));
   }
   return out;
