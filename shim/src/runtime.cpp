@@ -56,32 +56,24 @@ std::string host_name() {
   return buf;
 }
 
-std::string device_name(const DriverApi* api) {
-  if (api == nullptr || api->device_get == nullptr || api->device_get_name == nullptr) return {};
+// Device 0 as the driver names and describes it, into the sink's setup; what the driver does
+// not answer stays empty or zero.
+void describe_device(const DriverApi* api, SinkSetup& sink) {
   CUdevice dev = 0;
+  if (api == nullptr || api->device_get == nullptr || api->device_get(&dev, 0) != CUDA_SUCCESS)
+    return;
   char name[256] = {};
-  if (api->device_get(&dev, 0) != CUDA_SUCCESS ||
-      api->device_get_name(name, sizeof(name) - 1, dev) != CUDA_SUCCESS) {
-    return {};
-  }
-  return name;
-}
-
-// What the driver reports of device 0 besides its name; zeros where it does not answer.
-GpuHardware device_hardware(const DriverApi* api) {
-  GpuHardware hw;
-  if (api == nullptr || api->device_get == nullptr || api->device_get_attribute == nullptr)
-    return hw;
-  CUdevice dev = 0;
-  if (api->device_get(&dev, 0) != CUDA_SUCCESS) return hw;
+  if (api->device_get_name != nullptr &&
+      api->device_get_name(name, sizeof(name) - 1, dev) == CUDA_SUCCESS)
+    sink.source_device = name;
+  if (api->device_get_attribute == nullptr) return;
   auto attribute = [&](CUdevice_attribute a) {
     int v = 0;
     return api->device_get_attribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
   };
-  hw.cc_major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-  hw.cc_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-  hw.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  return hw;
+  sink.source_hardware = {attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                          attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+                          attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)};
 }
 
 void at_exit() { Runtime::instance().shutdown(0); }
@@ -296,8 +288,7 @@ void Runtime::start() noexcept {
                        ? config_.summary
                        : expand_path(config_.summary, owner_pid_, g_forked_child);
     sink.targets = config_.targets;
-    sink.source_device = device_name(api);
-    sink.source_hardware = device_hardware(api);
+    describe_device(api, sink);
     sink.header.pid = owner_pid_;
     sink.header.rank = config_.rank;
     sink.header.host = host_name();
