@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <span>
+#include <system_error>
 
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_predictor.h"
@@ -252,7 +254,11 @@ Predictor Predictor::from_directory(const std::filesystem::path& profile_dir) {
 std::filesystem::path Predictor::default_profile_dir() {
   if (const char* env = std::getenv("PM2LAT_PROFILES"); env != nullptr && *env != '\0') return env;
 #ifdef PM2LAT_INSTALL_PROFILE_DIR
-  if (std::filesystem::exists(std::filesystem::path(PM2LAT_INSTALL_PROFILE_DIR) / "devices.json"))
+  // Not the throwing overload: a directory the user may not enter (EACCES) means "not
+  // installed here", not an error in the program that loaded the library.
+  std::error_code unreadable;
+  if (std::filesystem::exists(std::filesystem::path(PM2LAT_INSTALL_PROFILE_DIR) / "devices.json",
+                              unreadable))
     return PM2LAT_INSTALL_PROFILE_DIR;
 #endif
 #ifdef PM2LAT_SOURCE_PROFILE_DIR

@@ -1,6 +1,7 @@
 #include "collect/predictor_adapter.h"
 
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,8 +32,9 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
                                    const std::string& source_device, GpuHardware hardware,
                                    std::vector<std::string>* problems)
     : impl_(std::make_unique<Impl>()) {
-  const auto dir = Predictor::default_profile_dir();
+  std::filesystem::path dir;
   try {
+    dir = Predictor::default_profile_dir();
     impl_->predictor.emplace(Predictor::from_directory(dir));
   } catch (const ProfileError& e) {
     problems->push_back("cannot load the GPU profiles (" + e.file() +

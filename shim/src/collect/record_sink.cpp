@@ -10,7 +10,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <string>
 
+#include "collect/run_contained.h"
 #include "diagnostics.h"
 #include "launch_path/clock.h"
 #include "launch_path/handle_cache.h"
@@ -63,22 +65,56 @@ RecordSink::~RecordSink() {
 void RecordSink::start_loading_profiles() {
   // Loading the profiles takes from a fraction of a second to seconds; the rings and CUPTI's
   // buffers are drained meanwhile and the records made wait (bounded) for predictions.
+  // No thread to be had (the process's limit) is a load that failed, not an error to throw.
+  run_contained([this] { start_loader(); },
+                [this](const char* what) noexcept { note_load_failure(what); });
+}
+
+void RecordSink::start_loader() {
   loader_ = std::thread([this] {
     thread_state().internal = true;
     sigset_t mask;
     sigfillset(&mask);
     pthread_sigmask(SIG_BLOCK, &mask, nullptr);
-    auto* p = new PredictorAdapter(setup_.targets, setup_.source_device, setup_.source_hardware,
-                                   &load_problems_);
-    // Loading freed about as much as the predictor keeps (each table of points, each profile's
-    // text): give the pages of those holes back rather than keep them resident for the run.
-    malloc_trim(0);
-    loaded_.store(p, std::memory_order_release);
+    // A load that fails in a way the adapter does not report itself (out of memory) ends in
+    // no predictions, not in the end of the program.
+    run_contained(
+        [this] {
+          auto* p = new PredictorAdapter(setup_.targets, setup_.source_device,
+                                         setup_.source_hardware, &load_problems_);
+          // Loading freed about as much as the predictor keeps (each table of points, each
+          // profile's text): give the pages of those holes back rather than keep them.
+          malloc_trim(0);
+          loaded_.store(p, std::memory_order_release);
+        },
+        [this](const char* what) noexcept { note_load_failure(what); });
   });
 }
 
+void RecordSink::note_load_failure(const char* what) noexcept {
+  try {
+    load_problems_.push_back(std::string("cannot load the GPU profiles (") + what +
+                             "); no predictions will be made");
+  } catch (...) {  // NOLINT(bugprone-empty-catch): the failure itself is still marked below
+  }
+  load_failed_.store(true, std::memory_order_release);
+}
+
+bool RecordSink::load_ended() const noexcept {
+  return loaded_.load(std::memory_order_acquire) != nullptr ||
+         load_failed_.load(std::memory_order_acquire);
+}
+
 void RecordSink::adopt_profiles() {
-  if (predictor_ != nullptr) return;
+  if (predictor_ != nullptr || load_reported_) return;
+  if (load_failed_.load(std::memory_order_acquire)) {
+    if (loader_.joinable()) loader_.join();
+    for (const auto& msg : load_problems_) Diagnostics::instance().warn_once(msg, msg);
+    load_reported_ = true;
+    gave_up_ = true;  // records go out without predictions, from now on
+    open_records_file();
+    return;
+  }
   PredictorAdapter* p = loaded_.load(std::memory_order_acquire);
   if (p == nullptr) return;
   if (loader_.joinable()) loader_.join();
@@ -89,11 +125,10 @@ void RecordSink::adopt_profiles() {
 }
 
 void RecordSink::settle_profiles(std::uint64_t deadline_ns) {
-  while (deadline_ns != 0 && loaded_.load(std::memory_order_acquire) == nullptr &&
-         monotonic_ns() < deadline_ns) {
+  while (deadline_ns != 0 && !load_ended() && monotonic_ns() < deadline_ns) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  if (deadline_ns == 0 || loaded_.load(std::memory_order_acquire) != nullptr) {
+  if (deadline_ns == 0 || load_ended()) {
     if (loader_.joinable()) loader_.join();
     adopt_profiles();
     return;

@@ -84,6 +84,11 @@ class RecordSink {
   // prediction disagrees with its measured time has its other targets' forecasts anchored.
   void guard_forecasts(PredictedRecord& pr, double source_lower_us) const;
   void finish(BuiltRecord& b);
+  void start_loader();
+  // The loader thread's end without an adapter: its reason kept for the worker to report.
+  void note_load_failure(const char* what) noexcept;
+  // Whether the loader thread is done, with profiles or without.
+  bool load_ended() const noexcept;
   void open_records_file();
   void write_summary();
 
@@ -92,6 +97,8 @@ class RecordSink {
   std::thread loader_;
   std::atomic<PredictorAdapter*> loaded_{nullptr};
   std::vector<std::string> load_problems_;
+  std::atomic<bool> load_failed_{false};  // the loader ended without an adapter
+  bool load_reported_ = false;            // that failure has been reported
   bool gave_up_ = false;  // the profiles did not load in time: records go without predictions
   std::unordered_map<std::uint64_t, Predicted> predictions_;
   Summary summary_;

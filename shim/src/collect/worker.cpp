@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 
+#include "collect/run_contained.h"
+#include "diagnostics.h"
 #include "driver_api.h"
 #include "interpose/library_context.h"
 #include "launch_path/clock.h"
@@ -89,6 +92,17 @@ void Worker::finish(std::uint32_t timeout_ms) {
   }
 }
 
+// Out of memory is the one error expected here: the step's batch is lost, said once, and the
+// worker goes on.
+void Worker::report_error(const char* what) noexcept {
+  try {
+    Diagnostics::instance().warn_once(
+        "worker-error", std::string("records lost to an error in the worker (") + what +
+                            "); the program is not affected");
+  } catch (...) {  // NOLINT(bugprone-empty-catch): nothing left to say it with
+  }
+}
+
 void Worker::run() {
   thread_state().internal = true;
   sigset_t all;
@@ -107,7 +121,7 @@ void Worker::run() {
   std::uint32_t idle_sleep_us = kFirstIdleSleepUs;
   while (!stop_.load(std::memory_order_acquire)) {
     const std::uint64_t before = work_done_;
-    iteration(false);
+    run_contained([this] { iteration(false); }, report_error);
     if (work_done_ != before) {
       idle_sleep_us = kFirstIdleSleepUs;
       continue;
@@ -116,7 +130,12 @@ void Worker::run() {
     ::poll(&p, wake_pipe_[0] >= 0 ? 1 : 0, static_cast<int>(idle_sleep_us / 1000 + 1));
     idle_sleep_us = idle_sleep_us < kLastIdleSleepUs ? idle_sleep_us * 2 : kLastIdleSleepUs;
   }
-  finalise();
+  run_contained([this] { finalise(); }, report_error);
+  // What finalise did not get to (an error midway): the exit must not wait for it.
+  if (!finished_.exchange(true, std::memory_order_acq_rel) && done_pipe_[1] >= 0) {
+    const char c = 'd';
+    [[maybe_unused]] ssize_t n = ::write(done_pipe_[1], &c, 1);
+  }
 }
 
 RingState Worker::ring_state() const noexcept {
@@ -227,8 +246,7 @@ void Worker::finalise() {
   c.dropped = ring_state().launches_dropped;
   if (cupti_activity_) c.cupti_dropped += CuptiActivity::instance().records_dropped();
   sink_.close();
-  finished_.store(true, std::memory_order_release);
-  if (done_pipe_[1] >= 0) {
+  if (!finished_.exchange(true, std::memory_order_acq_rel) && done_pipe_[1] >= 0) {
     const char c = 'd';
     [[maybe_unused]] ssize_t n = ::write(done_pipe_[1], &c, 1);
   }

@@ -49,6 +49,8 @@ class Worker {
  private:
   void run();
   void finalise();
+  // What a step of the worker threw (run_contained.h), said once.
+  static void report_error(const char* what) noexcept;
   // Handles the ring's slots until `until` (a published() count); true if it handled any.
   bool drain_ring(ThreadRing* ring, bool final, std::uint64_t until);
   // False when the slot must stay in its ring (its CUDA events are not done yet).
