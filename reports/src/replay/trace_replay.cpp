@@ -14,6 +14,11 @@
 #include "pm2lat/reports/run_predictor.h"
 
 namespace pm2lat::reports {
+namespace {
+// A duration from two whole-microsecond timestamps (each cut to its microsecond) is the true
+// one to within 1 µs either way.
+constexpr double kWholeMicrosecond = 1.0;
+}  // namespace
 
 std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names) {
   // Newest architecture first: a Hopper run also uses sm80 kernels, never the reverse.
@@ -103,6 +108,7 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   rank.gpu = out.gpu;
   rank.source = out.trace;
   rank.spec_scaled = out.own_spec_scaled;
+  rank.timer_resolution_us = trace.whole_us_timestamps ? kWholeMicrosecond : 0.0;
   out.table.add_rank(std::move(rank));
   run_predictor.add_columns(out.table);
   predict_records(run_predictor, records.records, records.classes, source, 0, out.table,

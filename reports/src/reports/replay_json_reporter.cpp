@@ -126,6 +126,9 @@ json trace_json(const TraceReplay& r) {
             // (null when the predictions carry no bands), overall and per coverage reason.
             {"band_coverage_pct", band_coverage(a)},
             {"band_coverage_by_reason_pct", band_coverage_by_reason(a)},
+            // How finely the trace's times were read (the band check allows for it).
+            {"timer_resolution_us",
+             r.table.ranks().empty() ? 0.0 : r.table.ranks().front().timer_resolution_us},
             {"notes", r.notes},
             {"families", families},
             {"targets", targets}};

@@ -12,9 +12,19 @@ namespace {
 constexpr std::size_t kFamilies = kKernelFamilyCount;
 
 // Whether the measured time lies inside the prediction's band: the band is a quantile of
-// |predicted - measured| / measured, so the same ratio is compared here.
-bool inside_band(double predicted_us, double measured_us, double band_pct) {
-  return measured_us > 0 && std::fabs(predicted_us - measured_us) / measured_us * 100.0 <= band_pct;
+// |predicted - measured| / measured, so the same ratio is compared here. A time read with a
+// coarse timer (`resolution_us`: whole-microsecond timestamps) is any duration within that
+// much of the reading: it lies inside when one of those durations does, i.e. when
+// [measured - resolution, measured + resolution] meets the durations the band allows,
+// [predicted / (1 + band), predicted / (1 - band)].
+bool inside_band(double predicted_us, double measured_us, double band_pct, double resolution_us) {
+  if (!(measured_us > 0)) return false;
+  if (std::fabs(predicted_us - measured_us) / measured_us * 100.0 <= band_pct) return true;
+  if (!(resolution_us > 0)) return false;
+  const double band = band_pct / 100.0;
+  const double shortest = predicted_us / (1.0 + band);
+  const double longest = band < 1.0 ? predicted_us / (1.0 - band) : HUGE_VAL;
+  return measured_us - resolution_us <= longest && measured_us + resolution_us >= shortest;
 }
 
 // Prediction-weighted mean band in percent; NaN when nothing carried a band.
@@ -144,7 +154,9 @@ RunSummary summarize(const RunTable& table) {
     if (const double band = table.band_pct(i, own); !std::isnan(band)) {
       const auto r = static_cast<std::size_t>(reason);
       ++s.accuracy.banded[r];
-      if (inside_band(p, k.measured_us, band)) ++s.accuracy.inside_band[r];
+      const double resolution_us =
+          table.ranks()[static_cast<std::size_t>(k.rank_index)].timer_resolution_us;
+      if (inside_band(p, k.measured_us, band, resolution_us)) ++s.accuracy.inside_band[r];
     }
   }
   s.kernels = rows.size();

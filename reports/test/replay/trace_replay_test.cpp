@@ -58,11 +58,13 @@ TEST(TraceReplay, JsonHasTheDocumentedFields) {
   const nlohmann::json j = replay_json({&r});
   ASSERT_EQ(j["traces"].size(), 1u);
   const auto& t = j["traces"][0];
-  for (const char* key : {"trace", "device", "kernels", "coverage_time_pct", "measured_ms",
-                          "predicted_ms", "error_pct", "families", "per_kernel_median_ape_pct",
-                          "coverage_by_reason_pct", "worst_major_family", "band_coverage_pct"}) {
+  for (const char* key :
+       {"trace", "device", "kernels", "coverage_time_pct", "measured_ms", "predicted_ms",
+        "error_pct", "families", "per_kernel_median_ape_pct", "coverage_by_reason_pct",
+        "worst_major_family", "band_coverage_pct", "timer_resolution_us"}) {
     EXPECT_TRUE(t.contains(key)) << key;
   }
+  EXPECT_EQ(t["timer_resolution_us"], 0.0) << "a trace of fractional microseconds";
   // Coverage and the reasons for the rest account for all compared kernel time.
   double reasons = 0;
   for (const auto& [reason, pct] : t["coverage_by_reason_pct"].items())
@@ -107,6 +109,9 @@ TEST(TraceReplay, GpuFromNamesOverrideAndUnknownGpus) {
   EXPECT_TRUE(relative.summary.accuracy.available);
   ASSERT_FALSE(relative.notes.empty());
   EXPECT_NE(relative.notes.front().find("closest relative H100-SXM"), std::string::npos);
+  ASSERT_EQ(relative.table.ranks().size(), 1u);
+  EXPECT_EQ(relative.table.ranks().front().timer_resolution_us, 1.0)
+      << "every timestamp of this trace is a whole microsecond";
 
   // A model the catalogue does not list at all, named by the trace itself: the trace's device
   // properties (compute capability 9.0, 132 SMs) find the GPU that stands in, said so.

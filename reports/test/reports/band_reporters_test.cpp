@@ -103,5 +103,27 @@ TEST(BandCoverage, ShareOfJudgedKernelsInsideTheirOwnGpuBand) {
   EXPECT_TRUE(k["band_coverage_pct"].is_null());
 }
 
+TEST(BandCoverage, ATimeReadInWholeMicrosecondsIsInsideWhenADurationItMayBeIs) {
+  // The 110 µs GEMM measured at 100 with a band of 9 %: durations 100.9-120.9 µs are inside.
+  TraceReplay r;
+  r.gpu = "H100-SXM";
+  r.table = banded_run();
+  Prediction p =
+      test::prediction(r.table.predicted_us(1, 0), r.table.flags(1, 0), r.table.model(1, 0));
+  p.band_pct = 9;
+  r.table.set_prediction(1, 0, p);
+  EXPECT_NEAR(summarize(r.table).accuracy.band_coverage_pct(), 200.0 / 3.0, 1e-9)
+      << "read in nanoseconds, 100 µs is outside";
+  r.table.ranks().front().timer_resolution_us = 1;
+  r.summary = summarize(r.table);
+  EXPECT_NEAR(r.summary.accuracy.band_coverage_pct(), 100.0, 1e-9)
+      << "read as 100 of whole microseconds, it may have been 100.9";
+  EXPECT_EQ(replay_json({&r})["traces"][0]["timer_resolution_us"], 1.0);
+  // A whole microsecond does not excuse more: with a band of 5 % (104.8-115.8 µs) it misses.
+  p.band_pct = 5;
+  r.table.set_prediction(1, 0, p);
+  EXPECT_NEAR(summarize(r.table).accuracy.band_coverage_pct(), 200.0 / 3.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace pm2lat::reports

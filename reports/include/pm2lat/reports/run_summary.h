@@ -85,7 +85,8 @@ struct Accuracy {
   double communication_us = 0;
   ErrorSummary per_kernel;  // absolute percentage error of single kernels
   // Kernels whose own-GPU prediction carries an error band, and those whose measured time
-  // lies inside it (|predicted - measured| <= band x predicted), per CoverageReason.
+  // lies inside it (|predicted - measured| <= band x measured, to within the timer's
+  // resolution: RankInfo::timer_resolution_us), per CoverageReason.
   std::array<std::size_t, kCoverageReasons> banded{};
   std::array<std::size_t, kCoverageReasons> inside_band{};
 

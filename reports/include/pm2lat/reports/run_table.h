@@ -26,6 +26,9 @@ struct RankInfo {
   std::string host;
   std::string command;
   bool spec_scaled = false;  // its own GPU has no profile: own-GPU predictions are scaled
+  // How finely its measured times were read, in µs: 1 for a trace whose timestamps are whole
+  // microseconds (a duration is then known to ±1 µs), 0 for CUPTI's nanoseconds.
+  double timer_resolution_us = 0;
 };
 
 struct KernelRow {
