@@ -106,11 +106,11 @@ bool RecordSink::load_ended() const noexcept {
 }
 
 void RecordSink::adopt_profiles() {
-  if (predictor_ != nullptr || load_reported_) return;
+  if (predictor_ != nullptr) return;
   if (load_failed_.load(std::memory_order_acquire)) {
+    if (gave_up_) return;  // said already, or the exit gave up on the load first
     if (loader_.joinable()) loader_.join();
     for (const auto& msg : load_problems_) Diagnostics::instance().warn_once(msg, msg);
-    load_reported_ = true;
     gave_up_ = true;  // records go out without predictions, from now on
     open_records_file();
     return;

@@ -98,8 +98,9 @@ class RecordSink {
   std::atomic<PredictorAdapter*> loaded_{nullptr};
   std::vector<std::string> load_problems_;
   std::atomic<bool> load_failed_{false};  // the loader ended without an adapter
-  bool load_reported_ = false;            // that failure has been reported
-  bool gave_up_ = false;  // the profiles did not load in time: records go without predictions
+  // No profiles will be adopted (they did not load in time, or the load failed): records go
+  // without predictions.
+  bool gave_up_ = false;
   std::unordered_map<std::uint64_t, Predicted> predictions_;
   Summary summary_;
   AccuracyMonitor accuracy_;  // rolling per-family error on the run's GPU

@@ -131,8 +131,9 @@ void Worker::run() {
     idle_sleep_us = idle_sleep_us < kLastIdleSleepUs ? idle_sleep_us * 2 : kLastIdleSleepUs;
   }
   run_contained([this] { finalise(); }, report_error);
-  // What finalise did not get to (an error midway): the exit must not wait for it.
-  if (!finished_.exchange(true, std::memory_order_acq_rel) && done_pipe_[1] >= 0) {
+  // Said even when finalise stopped on an error midway: the exit must not wait for it.
+  finished_.store(true, std::memory_order_release);
+  if (done_pipe_[1] >= 0) {
     const char c = 'd';
     [[maybe_unused]] ssize_t n = ::write(done_pipe_[1], &c, 1);
   }
@@ -246,10 +247,6 @@ void Worker::finalise() {
   c.dropped = ring_state().launches_dropped;
   if (cupti_activity_) c.cupti_dropped += CuptiActivity::instance().records_dropped();
   sink_.close();
-  if (!finished_.exchange(true, std::memory_order_acq_rel) && done_pipe_[1] >= 0) {
-    const char c = 'd';
-    [[maybe_unused]] ssize_t n = ::write(done_pipe_[1], &c, 1);
-  }
 }
 
 }  // namespace pm2lat::shim
