@@ -7,8 +7,10 @@
 #include <utility>
 
 #include "pm2lat/call_dispatch.h"
+#include "pm2lat/classifier.h"
 #include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/narrow_operand_access.h"
 #include "pm2lat/profile_error.h"
 
 namespace pm2lat {
@@ -38,6 +40,10 @@ void build_indexes(GemmCalibration& d) {
   std::vector<std::vector<double>> kres(nc), cres(nc);
   d.points_per_config.assign(nc, 0);
   d.fit_range.assign(nc, GemmFitRange{});
+  d.access_bytes.clear();
+  for (const GemmConfigFit& c : p.gemm_configs)
+    d.access_bytes.push_back(
+        static_cast<std::uint8_t>(operand_access_bytes(classify_kernel(c.config).gemm, c.dtype)));
   if (d.spec != nullptr) d.traffic_floor = traffic_floor_ops(p, ops_with_small_calls(p, *d.spec));
   for (const GemmPoint& pt : p.gemm_points)
     ++d.points_per_config[static_cast<std::size_t>(pt.config)];

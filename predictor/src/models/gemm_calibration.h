@@ -50,6 +50,8 @@ struct GemmCalibration {
   std::vector<ResidualInterpolator<5>> call_residual;
   std::vector<std::int32_t> points_per_config;
   std::vector<GemmFitRange> fit_range;  // per config: the K loops its calibration covered
+  // Per config: bytes per operand access its name states (models/narrow_operand_access.h).
+  std::vector<std::uint8_t> access_bytes;
   // The operators whose call floor is their table's shortest calls' traffic (call_dispatch.h):
   // it holds no call of theirs (NeuSight's A100-PCIE-80GB `linear`, timed at model-like shapes
   // only: a floor of 198.8 us).

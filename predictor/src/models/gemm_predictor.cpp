@@ -12,6 +12,7 @@
 #include "pm2lat/models/gemm_fit_range.h"
 #include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/models/narrow_operand_access.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
 #include "pm2lat/models/shapeless_tile_model.h"
@@ -363,6 +364,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   int cfg = -1;
   double blocks = 0;
   std::int32_t split = 1;
+  // The chosen stand-in was timed on a shape it may have loaded as narrowly as the kernel.
+  bool stand_in_timed_narrow = false;
   // A kernel observed on the target runs as itself: its own calibration, if the target has
   // one for that configuration.
   if (!cls.config.empty() && q.observed_on_target) {
@@ -447,6 +450,8 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
         votes.begin());
     const GemmLaunchPoint& pt = d->points[idx[winner]];
     cfg = configs[winner];
+    stand_in_timed_narrow = !every_dimension_whole_vectors(
+        pt.m, pt.n, pt.k, d->profile->gemm_configs[static_cast<std::size_t>(cfg)].dtype);
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
     // ways (some loop over several tiles per block), and the fit saw them that way.
@@ -495,6 +500,11 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   } else {
     kern = gemm_kernel_us_in_range(fit, *t.spec, w, range, s.flops(), launch_blocks, gemv_product);
   }
+  // A kernel loading its operands in narrower accesses than the configuration pricing it (an
+  // aligned stand-in for an `align1` kernel of an odd-width shape) runs slower than it.
+  const int ran_access = operand_access_bytes(cls.gemm, dtype);
+  kern.us *=
+      narrow_access_slowdown(ran_access, stand_in_timed_narrow ? ran_access : d->access_bytes[ci]);
   if (p.has(prediction_flags::kConfigChosen) && matrix_vector) {
     const double operand_bytes = element_bytes * static_cast<double>(s.batch) *
                                  static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n);
