@@ -116,28 +116,23 @@ Prediction predict(const Predictor& predictor, const std::string& kernel) {
                            {TimeBasis::kKernel, "A100-SXM4-40GB"});
 }
 
-class NarrowKernelOnTheTarget : public ::testing::Test {
- protected:
-  Prediction predict(const std::string& kernel) const {
-    return pm2lat::predict(*predictor_, kernel);
-  }
-  std::unique_ptr<Predictor> predictor_ = table_predictor(0);
-};
-
-TEST_F(NarrowKernelOnTheTarget, AnAlignedStandInPricesTheNarrowKernelSlowerByItsExtraAccesses) {
-  const Prediction narrow = predict("cutlass_80_tensorop_s1688gemm_128x128_16x4_nt_align1");
-  const Prediction aligned = predict("cutlass_80_tensorop_s1688gemm_128x128_16x4_nt_align4");
+TEST(NarrowKernelOnTheTarget, AnAlignedStandInPricesItSlowerByItsExtraAccesses) {
+  const std::unique_ptr<Predictor> table = table_predictor(0);
+  const Prediction narrow = predict(*table, "cutlass_80_tensorop_s1688gemm_128x128_16x4_nt_align1");
+  const Prediction aligned =
+      predict(*table, "cutlass_80_tensorop_s1688gemm_128x128_16x4_nt_align4");
   ASSERT_TRUE(narrow.has(prediction_flags::kConfigChosen));
   ASSERT_TRUE(aligned.has(prediction_flags::kConfigChosen));
   EXPECT_EQ(narrow.config, aligned.config);
   EXPECT_NEAR(narrow.us, aligned.us * (1.0 + 3 * kNarrowAccessCost), 1e-9 * aligned.us);
 }
 
-TEST_F(NarrowKernelOnTheTarget, ASimtKernelOfTheSameAlignmentIsNotSlowed) {
+TEST(NarrowKernelOnTheTarget, ASimtKernelOfTheSameAlignmentIsNotSlowed) {
   // The same SIMT tiles stated four elements wide: the same price (CUDA-core math, at the
   // FP32 rate either way).
-  const Prediction simt = predict("cutlass_80_simt_sgemm_128x128_8x4_nt_align1");
-  const Prediction wider = predict("cutlass_80_simt_sgemm_128x128_8x4_nt_align4");
+  const std::unique_ptr<Predictor> table = table_predictor(0);
+  const Prediction simt = predict(*table, "cutlass_80_simt_sgemm_128x128_8x4_nt_align1");
+  const Prediction wider = predict(*table, "cutlass_80_simt_sgemm_128x128_8x4_nt_align4");
   ASSERT_TRUE(simt.has(prediction_flags::kConfigChosen));
   EXPECT_EQ(simt.config, wider.config);
   EXPECT_DOUBLE_EQ(simt.us, wider.us);

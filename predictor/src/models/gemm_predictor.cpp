@@ -450,8 +450,10 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
         votes.begin());
     const GemmLaunchPoint& pt = d->points[idx[winner]];
     cfg = configs[winner];
-    stand_in_timed_narrow = !every_dimension_whole_vectors(
-        pt.m, pt.n, pt.k, d->profile->gemm_configs[static_cast<std::size_t>(cfg)].dtype);
+    // Its layout is not kept with the point: aligned whatever it was, or taken as narrow.
+    const DType pt_type = d->profile->gemm_configs[static_cast<std::size_t>(cfg)].dtype;
+    stand_in_timed_narrow = !operands_vector_aligned(pt.m, pt.n, pt.k, false, false, pt_type) ||
+                            !operands_vector_aligned(pt.m, pt.n, pt.k, true, true, pt_type);
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
     // ways (some loop over several tiles per block), and the fit saw them that way.

@@ -12,14 +12,6 @@ int operand_access_bytes(const GemmConfig& kernel, DType element) noexcept {
   return access >= kVectorAccessBytes ? kVectorAccessBytes : std::max(1, static_cast<int>(access));
 }
 
-bool every_dimension_whole_vectors(std::int64_t m, std::int64_t n, std::int64_t k,
-                                   DType element) noexcept {
-  const double bytes = dtype_bytes(element);
-  if (bytes <= 0) return false;
-  const auto per_vector = static_cast<std::int64_t>(std::max(1.0, kVectorAccessBytes / bytes));
-  return m % per_vector == 0 && n % per_vector == 0 && k % per_vector == 0;
-}
-
 double narrow_access_slowdown(int ran_bytes, int stand_in_bytes) noexcept {
   const auto cost = [](int bytes) {
     const double per_vector = static_cast<double>(kVectorAccessBytes) / std::max(1, bytes);

@@ -7,15 +7,14 @@
 // access on every GPU: a row of odd length is unaligned whatever library runs it.
 #pragma once
 
-#include <cstdint>
-
 #include "pm2lat/dtype.h"
 #include "pm2lat/kernel_class.h"
+#include "pm2lat/models/gemm_neighbourhood.h"
 
 namespace pm2lat {
 
-// The widest global access of an operand: 16 bytes.
-inline constexpr int kVectorAccessBytes = 16;
+// The widest global access of an operand: the vector the selector's alignment test counts in.
+inline constexpr int kVectorAccessBytes = static_cast<int>(gemm_neighbourhood::kVectorBytes);
 
 // The time one more access per 16-byte vector adds, as a fraction of the aligned kernel's time.
 // Measured on profiler traces, predicted (aligned stand-in) over measured, geometric means of
@@ -34,12 +33,6 @@ inline constexpr double kNarrowAccessCost = 0.22;
 // kVectorAccessBytes when it does not state one, or for a SIMT kernel (which loads element by
 // element whatever its alignment, and is timed that way).
 int operand_access_bytes(const GemmConfig& kernel, DType element) noexcept;
-
-// Whether a product of these dimensions was loaded in whole vectors whatever its layout: each
-// dimension a whole number of 16-byte vectors of `element`. A stand-in timed on a shape that is
-// not may have run as narrow as the kernel it stands in for, whatever its name states.
-bool every_dimension_whole_vectors(std::int64_t m, std::int64_t n, std::int64_t k,
-                                   DType element) noexcept;
 
 // How much slower a kernel loading operands `ran_bytes` at a time is than a stand-in loading
 // them `stand_in_bytes` at a time: 1 when the stand-in's accesses are no wider.
