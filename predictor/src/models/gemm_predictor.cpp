@@ -450,10 +450,11 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
         votes.begin());
     const GemmLaunchPoint& pt = d->points[idx[winner]];
     cfg = configs[winner];
-    // Its layout is not kept with the point: aligned whatever it was, or taken as narrow.
-    const DType pt_type = d->profile->gemm_configs[static_cast<std::size_t>(cfg)].dtype;
-    stand_in_timed_narrow = !operands_vector_aligned(pt.m, pt.n, pt.k, false, false, pt_type) ||
-                            !operands_vector_aligned(pt.m, pt.n, pt.k, true, true, pt_type);
+    // The point in the layout the selector keeps it apart by (calibration points hold A
+    // untransposed; B as the query's, which a point of the other layout is penalised for).
+    stand_in_timed_narrow =
+        !operands_vector_aligned(pt.m, pt.n, pt.k, false, s.trans_b,
+                                 d->profile->gemm_configs[static_cast<std::size_t>(cfg)].dtype);
     // Launch the way this kernel launched for its nearest calibrated shape: same split-K,
     // and blocks scaled with the output tiles. Kernels map tiles to blocks in their own
     // ways (some loop over several tiles per block), and the fit saw them that way.
