@@ -459,6 +459,18 @@ Profile own_kernel_fit_profile(const std::string& device, const KernelClass& cls
   return p;
 }
 
+// A launch of `kernel` for the operator `op` over `rows` rows of `cols` elements (bytes unset).
+KernelRecord vector_record(const std::string& kernel, OpKind kind, const char* op,
+                           std::int64_t rows, std::int64_t cols) {
+  KernelRecord r;
+  r.launch.name = kernel;
+  r.op.kind = kind;
+  r.op.name = op;
+  r.op.vec.rows = rows;
+  r.op.vec.cols = cols;
+  return r;
+}
+
 TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLargestSize) {
   DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs
   const std::string kernel =
@@ -470,12 +482,7 @@ TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLarg
   const Profile p = own_kernel_fit_profile("G", cls, "layernorm", 10, 1, 1e5, 1e6);
   Predictor predictor(cat, {p});
   const TargetId t = predictor.add_target("G");
-  KernelRecord r;
-  r.launch.name = kernel;
-  r.op.kind = OpKind::kLayerNorm;
-  r.op.name = "aten::native_layer_norm";
-  r.op.vec.rows = 256;
-  r.op.vec.cols = 1024;
+  KernelRecord r = vector_record(kernel, OpKind::kLayerNorm, "aten::native_layer_norm", 256, 1024);
   r.op.vec.bytes_read = r.op.vec.bytes_written = 2.5e5;
   EXPECT_NEAR(predictor.predict(r, cls, t).us, 10.5, 1e-9);
   // Call time is the per-operator tables' business.
@@ -496,6 +503,40 @@ TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLarg
   KernelClass other = cls;
   other.config = "cuApplyLayerNorm";
   EXPECT_NE(predictor.predict(r, other, t).us, 10.5);
+}
+
+// Past the largest size a kernel fit saw, the fit's bandwidth form carries on from its last
+// point: the bytes beyond it at the fit's efficiency, while the per-row term stays what it was
+// at that edge (a fill does not slow with how its tensor splits into rows).
+TEST(LongTailModels, AKernelFitPastItsLargestSizeCarriesOnAtItsBandwidthNotItsRowTerm) {
+  DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs, 100 SMs
+  const std::string kernel =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1>)";
+  const KernelClass cls = classify_kernel(kernel);
+  ASSERT_EQ(cls.family, KernelFamily::kMemset);
+  Profile p = own_kernel_fit_profile("G", cls, "memset", 2, 1, 1e3, 1e6);
+  p.family_fits[0].c_row = 0.5;
+  Predictor predictor(cat, {p});
+  const TargetId t = predictor.add_target("G");
+  KernelRecord r = vector_record(kernel, OpKind::kMemset, "aten::fill_", 1000, 250);
+  r.op.vec.bytes_written = 1e6;  // the fit's largest size: the fit itself
+  const Prediction edge = predictor.predict(r, cls, t);
+  EXPECT_EQ(edge.model, ModelKind::kMemoryBound);
+  EXPECT_NEAR(edge.us, 2 + 1 + 0.5 * 1000 / 100.0, 1e-9);
+  EXPECT_FALSE(edge.has(prediction_flags::kClamped));
+  // Three times past it, same bytes per row: the edge's time, then 2e6 bytes at the fit's
+  // efficiency; the whole fit taken that far would say 2 + 3 + 0.5 * 3000 / 100 = 20.
+  r.op.vec.rows = 3000;
+  r.op.vec.bytes_written = 3e6;
+  const Prediction past = predictor.predict(r, cls, t);
+  EXPECT_NEAR(past.us, 8 + 2, 1e-9);
+  EXPECT_TRUE(past.has(prediction_flags::kClamped));
+  // A fit that put no weight on bytes still charges them past its range, at the peak.
+  p.family_fits[0].c_byte = 0;
+  Predictor no_bytes(cat, {p});
+  EXPECT_NEAR(no_bytes.predict(r, cls, no_bytes.add_target("G")).us, 2 + 5 + 2, 1e-9);
 }
 
 // A persistent softmax launched outside any library call (every ATen softmax of a live run)

@@ -23,4 +23,13 @@ double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
   return fixed_us + std::max(0.0, edge_us - fixed_us) * bytes / edge_bytes;
 }
 
+double above_range_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
+                             double rows) noexcept {
+  const double edge = fit.bytes_max;
+  if (!(edge > 0) || !(bytes > edge)) return memory_bound_kernel_us(fit, spec, bytes, rows);
+  const double edge_us = memory_bound_kernel_us(fit, spec, edge, rows * edge / bytes);
+  const double per_byte = fit.c_byte > 0 ? fit.c_byte : 1.0;
+  return edge_us + per_byte * memory_bound_features(spec, bytes - edge, 0).bytes_term;
+}
+
 }  // namespace pm2lat

@@ -229,6 +229,12 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
     p.flags |= prediction_flags::kClamped;
     return p;
   }
+  if (!geometry && fit->bytes_max > 0 && bytes > fit->bytes_max) {
+    // Past the largest size the fit saw: its bandwidth form from its last point.
+    p.us = above_range_kernel_us(*fit, *t.spec, bytes, rows);
+    p.flags |= prediction_flags::kClamped;
+    return p;
+  }
   p.us = memory_bound_kernel_us(*fit, *t.spec, bytes, rows);
   return p;
 }

@@ -36,4 +36,13 @@ double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, doub
 double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
                              double edge_bytes) noexcept;
 
+// A kernel of more bytes than the largest size its fit was made on (`fit.bytes_max`): the
+// fit's time at that edge (same bytes per row), then each further byte at the fit's bandwidth
+// efficiency (`c_byte`; at the peak when the fit gave bytes no weight). The per-row term is
+// not extrapolated past the rows it was fitted on: a flat elementwise kernel does not slow
+// with how its tensor splits into rows (VGG-13's 1.6 GB fills on the H100, 500 us measured,
+// were priced 880-1,270 us by an A100 fill fit's per-row term taken 10x past its range).
+double above_range_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
+                             double rows) noexcept;
+
 }  // namespace pm2lat
