@@ -198,8 +198,10 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
   // configuration (a family-wide fit pools kernels as different as a warp-per-row softmax and
   // a block-per-row one), up to a few times the largest size measured. Below the smallest,
   // the kernel only gets closer to its fixed cost on this GPU: the fit's bandwidth form runs
-  // down to it (flag clamped), rather than another GPU's call-time fit.
+  // down to it (flag clamped), rather than another GPU's call-time fit. Above the largest, any
+  // fit carries on from its time there at its bandwidth, its per-row term taken no further.
   const bool below_range = !geometry && fit->bytes_max > 0 && shape_bytes < fit->bytes_min;
+  const bool above_range = !geometry && fit->bytes_max > 0 && shape_bytes > fit->bytes_max;
   if (own_only && (!specific || (!geometry && fit->bytes_max > 0 &&
                                  shape_bytes > kOwnFitReach * fit->bytes_max)))
     return std::nullopt;
@@ -229,8 +231,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
     p.flags |= prediction_flags::kClamped;
     return p;
   }
-  if (!geometry && fit->bytes_max > 0 && bytes > fit->bytes_max) {
-    // Past the largest size the fit saw: its bandwidth form from its last point.
+  if (above_range) {
     p.us = above_range_kernel_us(*fit, *t.spec, bytes, rows);
     p.flags |= prediction_flags::kClamped;
     return p;
