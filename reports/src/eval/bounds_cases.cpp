@@ -1,9 +1,9 @@
 #include "pm2lat/reports/eval/bounds_cases.h"
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/reports/replay/gpu_inference.h"
 #include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/replay/trace_records.h"
-#include "pm2lat/reports/replay/trace_replay.h"
 
 namespace pm2lat::reports {
 

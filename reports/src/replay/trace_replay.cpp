@@ -9,6 +9,7 @@
 #include "pm2lat/reports/eval/progress_bar.h"
 #include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/records_file.h"
+#include "pm2lat/reports/replay/gpu_inference.h"
 #include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/replay/trace_records.h"
 #include "pm2lat/reports/run_predictor.h"
@@ -19,25 +20,6 @@ namespace {
 // one to within 1 µs either way.
 constexpr double kWholeMicrosecond = 1.0;
 }  // namespace
-
-std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names) {
-  // Newest architecture first: a Hopper run also uses sm80 kernels, never the reverse.
-  struct Arch {
-    const char* token;
-    const char* gpu;
-  };
-  static constexpr Arch kArchs[] = {
-      {"sm100", "B200"}, {"Sm100", "B200"}, {"sm90", "H100"},    {"Sm90", "H100"},
-      {"sm80", "A100"},  {"Sm80", "A100"},  {"ampere_", "A100"}, {"cutlass_80_", "A100"},
-      {"sm75", "T4"},    {"turing_", "T4"}, {"sm70", "V100"},    {"volta_", "V100"},
-  };
-  for (const auto& a : kArchs) {
-    for (const auto& n : names) {
-      if (n.find(a.token) != std::string::npos) return a.gpu;
-    }
-  }
-  return "";
-}
 
 void predict_records(const RunPredictor& predictor, const std::vector<KernelRecord>& records,
                      const std::vector<const KernelClass*>& classes, const DeviceSpec* source,
@@ -73,9 +55,17 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
     std::vector<std::string> names;
     for (std::size_t i = 0; i < trace.strings.size(); ++i)
       names.push_back(trace.strings[static_cast<std::uint32_t>(i)]);
-    out.device = infer_gpu_from_kernel_names(names);
-    if (!out.device.empty())
+    const std::string architecture = infer_gpu_from_kernel_names(names);
+    out.device = architecture;
+    if (const DeviceSpec* named = predictor.catalogue().find(architecture)) {
+      out.device =
+          best_calibrated_variant(predictor, *named, records.records, records.classes).name;
+      out.notes.push_back("GPU not recorded in the trace: " + architecture +
+                          " by its kernels' names, scored as " + out.device +
+                          " (of that architecture, the GPU whose calibration knows most of them)");
+    } else if (!out.device.empty()) {
       out.notes.push_back("GPU not recorded in the trace: inferred from kernel names");
+    }
   }
   const DeviceSpec* source = nullptr;  // the trace's GPU, resolved once
   if (!out.device.empty()) {

@@ -50,10 +50,6 @@ void predict_records(const RunPredictor& predictor, const std::vector<KernelReco
                      const std::vector<const KernelClass*>& classes, const DeviceSpec* source,
                      std::size_t rank_index, RunTable& table, ProgressBar* progress = nullptr);
 
-// The GPU a trace's kernels were built for, from architecture tokens in their names
-// ("sm90_xmma..." -> "H100"), or "" when the names do not say.
-std::string infer_gpu_from_kernel_names(const std::vector<std::string>& names);
-
 // Throws InputError for an unreadable trace, UnknownDeviceError for an unknown target GPU.
 TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor,
                          const ReplayOptions& options);
