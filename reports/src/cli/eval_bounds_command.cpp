@@ -73,7 +73,7 @@ void add_eval_bounds_command(CLI::App& app, const GlobalOptions& global,
     const DeviceCatalogue& catalogue = predictor.catalogue();
     std::vector<reports::BoundsCase> cases;
     for (const auto& file : trace_files(o->traces))
-      reports::add_trace_bounds_cases(file, catalogue, cases);
+      reports::add_trace_bounds_cases(file, predictor, cases);
     if (!o->neusight.empty()) {
       reports::add_table_bounds_cases(
           calibrate::read_neusight_kernels(calibrate::CsvTable::read(o->neusight)), "neusight",

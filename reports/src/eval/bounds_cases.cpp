@@ -7,8 +7,9 @@
 
 namespace pm2lat::reports {
 
-void add_trace_bounds_cases(const std::filesystem::path& trace, const DeviceCatalogue& catalogue,
+void add_trace_bounds_cases(const std::filesystem::path& trace, Predictor& predictor,
                             std::vector<BoundsCase>& cases) {
+  const DeviceCatalogue& catalogue = predictor.catalogue();
   KinetoTrace kineto = read_kineto_trace(trace);
   KernelClassCache classes;
   TraceRecords records = records_from_trace(kineto, classes);
@@ -16,7 +17,7 @@ void add_trace_bounds_cases(const std::filesystem::path& trace, const DeviceCata
   if (gpu.empty()) {
     std::vector<std::string> names;
     for (const auto& r : records.records) names.push_back(r.launch.name);
-    gpu = infer_gpu_from_kernel_names(names);
+    gpu = infer_trace_gpu(predictor, names, records.records, records.classes).device;
   }
   const DeviceSpec* source =
       gpu.empty() ? nullptr : catalogue.stand_in(gpu, records.gpu_hardware).spec;

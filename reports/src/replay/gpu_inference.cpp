@@ -70,4 +70,22 @@ const DeviceSpec& best_calibrated_variant(Predictor& predictor, const DeviceSpec
   return *best;
 }
 
+InferredTraceGpu infer_trace_gpu(Predictor& predictor, const std::vector<std::string>& names,
+                                 const std::vector<KernelRecord>& records,
+                                 const std::vector<const KernelClass*>& classes) {
+  const std::string architecture = infer_gpu_from_kernel_names(names);
+  InferredTraceGpu out{architecture, {}};
+  if (architecture.empty()) return out;
+  const DeviceSpec* named = predictor.catalogue().find(architecture);
+  if (named == nullptr) {  // a catalogue without that architecture's entry
+    out.note = "GPU not recorded in the trace: inferred from kernel names";
+    return out;
+  }
+  out.device = best_calibrated_variant(predictor, *named, records, classes).name;
+  out.note = "GPU not recorded in the trace: " + architecture +
+             " by its kernels' names, scored as " + out.device +
+             " (of that architecture, the GPU whose calibration knows most of them)";
+  return out;
+}
+
 }  // namespace pm2lat::reports

@@ -55,17 +55,9 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
     std::vector<std::string> names;
     for (std::size_t i = 0; i < trace.strings.size(); ++i)
       names.push_back(trace.strings[static_cast<std::uint32_t>(i)]);
-    const std::string architecture = infer_gpu_from_kernel_names(names);
-    out.device = architecture;
-    if (const DeviceSpec* named = predictor.catalogue().find(architecture)) {
-      out.device =
-          best_calibrated_variant(predictor, *named, records.records, records.classes).name;
-      out.notes.push_back("GPU not recorded in the trace: " + architecture +
-                          " by its kernels' names, scored as " + out.device +
-                          " (of that architecture, the GPU whose calibration knows most of them)");
-    } else if (!out.device.empty()) {
-      out.notes.push_back("GPU not recorded in the trace: inferred from kernel names");
-    }
+    InferredTraceGpu inferred = infer_trace_gpu(predictor, names, records.records, records.classes);
+    out.device = std::move(inferred.device);
+    if (!inferred.note.empty()) out.notes.push_back(std::move(inferred.note));
   }
   const DeviceSpec* source = nullptr;  // the trace's GPU, resolved once
   if (!out.device.empty()) {

@@ -53,7 +53,7 @@ TEST(PhysicalBoundsOnData, EveryTraceKernelOnEveryGpuIsWithinItsBounds) {
   std::sort(traces.begin(), traces.end());
   ASSERT_FALSE(traces.empty());
   std::vector<BoundsCase> cases;
-  for (const auto& t : traces) add_trace_bounds_cases(t, predictor.catalogue(), cases);
+  for (const auto& t : traces) add_trace_bounds_cases(t, predictor, cases);
   const BoundsEvalResult r = eval_bounds(predictor, cases, every_gpu(predictor));
   EXPECT_EQ(r.predicted.size(), traces.size());
   expect_none_outside(r);

@@ -80,5 +80,19 @@ TEST(GpuInference, TheArchitecturesGpuWhoseOwnCalibrationKnowsTheKernels) {
   EXPECT_EQ(best_calibrated_variant(only_other, a2, records, classes).name, "A");
 }
 
+TEST(GpuInference, ATraceGpuIsOnlyWhatItsNamesAndTheCatalogueTell) {
+  DeviceCatalogue cat({gpu("A", 8, 0)});
+  Predictor predictor(cat, {});
+  // Names of no architecture: no GPU, no note.
+  const InferredTraceGpu none =
+      infer_trace_gpu(predictor, {"vectorized_elementwise_kernel"}, {}, {});
+  EXPECT_EQ(none.device, "");
+  EXPECT_EQ(none.note, "");
+  // An architecture this catalogue has no entry for: its name, said to be inferred.
+  const InferredTraceGpu volta = infer_trace_gpu(predictor, {"volta_sgemm_128x64_nn"}, {}, {});
+  EXPECT_EQ(volta.device, "V100");
+  EXPECT_NE(volta.note.find("inferred from kernel names"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pm2lat::reports

@@ -25,4 +25,15 @@ const DeviceSpec& best_calibrated_variant(Predictor& predictor, const DeviceSpec
                                           const std::vector<KernelRecord>& records,
                                           const std::vector<const KernelClass*>& classes);
 
+// The GPU a trace without device properties is scored as, by the two rules above, and the
+// replay's note saying how it was found; both empty when the names tell no architecture. The
+// one decision replay and the bounds check follow. `names`: the trace's kernel names.
+struct InferredTraceGpu {
+  std::string device;
+  std::string note;
+};
+InferredTraceGpu infer_trace_gpu(Predictor& predictor, const std::vector<std::string>& names,
+                                 const std::vector<KernelRecord>& records,
+                                 const std::vector<const KernelClass*>& classes);
+
 }  // namespace pm2lat::reports
