@@ -15,7 +15,45 @@ double tiles(const GemmShape& g, double tm, double tn) {
          static_cast<double>(std::max<std::int64_t>(1, g.batch));
 }
 
+// cuDNN's Winograd F(4x4, 3x3) transforms 6x6 input tiles of 4x4 output tiles: its
+// non-fused algorithm runs one GEMM per point of the transformed tile, batched over the
+// launch's z dimension.
+constexpr std::uint32_t kWinogradTransformPoints = 36;
+constexpr std::int64_t kWinogradOutputTile = 4;
+
 }  // namespace
+
+std::string_view to_string(ConvAlgorithm a) noexcept {
+  switch (a) {
+    case ConvAlgorithm::kWinogradFused: return "winograd_fused";
+    case ConvAlgorithm::kWinogradBatchedGemm: return "winograd_batched_gemm";
+    default: return "implicit_gemm";
+  }
+}
+
+ConvAlgorithm conv_algorithm(std::string_view config, const ConvShape& conv, ConvPass pass,
+                             const Dim3& grid) noexcept {
+  if (pass != ConvPass::kForward || conv.kernel_h != 3 || conv.kernel_w != 3 ||
+      conv.stride_h != 1 || conv.stride_w != 1 || conv.dilation_h != 1 || conv.dilation_w != 1)
+    return ConvAlgorithm::kImplicitGemm;
+  if (has(config, "winograd")) return ConvAlgorithm::kWinogradFused;
+  if (grid.z == kWinogradTransformPoints) return ConvAlgorithm::kWinogradBatchedGemm;
+  return ConvAlgorithm::kImplicitGemm;
+}
+
+Dim3 winograd_batched_gemm_grid(const GemmConfigFit& config, const ConvShape& conv) noexcept {
+  auto tiles = [](std::int64_t n, std::int64_t t) {
+    return (std::max<std::int64_t>(1, n) + t - 1) / t;
+  };
+  const std::int64_t transformed = std::max<std::int64_t>(1, conv.batch) *
+                                   tiles(conv.out_h(), kWinogradOutputTile) *
+                                   tiles(conv.out_w(), kWinogradOutputTile);
+  const auto clamp32 = [](std::int64_t v) {
+    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 1, 2147483647));
+  };
+  return {clamp32(tiles(transformed, std::max(1, config.tile_m))),
+          clamp32(tiles(conv.out_channels, std::max(1, config.tile_n))), kWinogradTransformPoints};
+}
 
 std::string_view to_string(ConvPass p) noexcept {
   switch (p) {
@@ -45,6 +83,11 @@ GemmShape conv_implicit_gemm(const ConvShape& conv, ConvPass pass) noexcept {
   s.n = std::max<std::int64_t>(1, s.n);
   s.k = std::max<std::int64_t>(1, s.k);
   return s;
+}
+
+double conv_outputs(const ConvShape& conv, ConvPass pass) noexcept {
+  const GemmShape g = conv_implicit_gemm(conv, pass);
+  return static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.batch);
 }
 
 ConvShape kernel_channels(const ConvShape& conv, const KernelClass& cls) noexcept {
@@ -132,6 +175,12 @@ bool is_conv_helper_kernel(const KernelRecord& r, const KernelClass& cls) noexce
 
 GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass pass,
                    const Dim3& grid, double element_bytes) noexcept {
+  return conv_work(config, conv, pass, grid, element_bytes,
+                   conv_algorithm(config.config, conv, pass, grid));
+}
+
+GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass pass,
+                   const Dim3& grid, double element_bytes, ConvAlgorithm algorithm) noexcept {
   const GemmConfigFit& c = config;
   const double eb = element_bytes;
   const GemmShape g = conv_implicit_gemm(conv, pass);
@@ -142,9 +191,18 @@ GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass 
   // tiles: a grid smaller than the output tiles says nothing about the work.
   const double blocks = grid_blocks > 1 && grid_blocks >= tiles_mn ? grid_blocks : tiles_mn;
   const double split = std::max(1.0, std::floor(blocks / std::max(1.0, tiles_mn) + 0.25));
-  GemmWork w = gemm_work(c, g, blocks, 1, eb);
-  w.k_iters = std::max(1.0, std::ceil(static_cast<double>(g.k) / split / std::max(1, c.tile_k)));
   const double groups = static_cast<double>(std::max<std::int64_t>(1, conv.groups));
+  GemmWork w;
+  if (algorithm != ConvAlgorithm::kImplicitGemm) {
+    // Each block of the grid loops over its group's input channels: the taps are folded into
+    // the transforms.
+    w = gemm_work(c, g, grid_blocks >= 1 ? grid_blocks : tiles_mn, 1, eb);
+    w.k_iters = std::max(
+        1.0, std::ceil(static_cast<double>(conv.in_channels) / groups / std::max(1, c.tile_k)));
+  } else {
+    w = gemm_work(c, g, blocks, 1, eb);
+    w.k_iters = std::max(1.0, std::ceil(static_cast<double>(g.k) / split / std::max(1, c.tile_k)));
+  }
   const double input = static_cast<double>(conv.batch) * static_cast<double>(conv.in_channels) *
                        static_cast<double>(conv.in_h) * static_cast<double>(conv.in_w);
   const double filter = static_cast<double>(conv.out_channels) *

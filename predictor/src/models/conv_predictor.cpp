@@ -67,8 +67,12 @@ struct ConvPredictor::Impl {
     const DeviceSpec* spec = nullptr;
     std::unordered_map<std::string, std::size_t> by_config;  // config or class name -> fit
     std::unordered_map<std::string, std::size_t>
-        geometry;                                   // the same, fits for launches without shapes
-    std::vector<double> typical_k_iters;            // per fit, from its points
+        geometry;                         // the same, fits for launches without shapes
+    std::vector<double> typical_k_iters;  // per fit, from its points
+    // Per fit, from its points: how it computes convolutions (the most frequent), and the
+    // output elements of its pass per block of its launches (median).
+    std::vector<ConvAlgorithm> algorithm;
+    std::vector<double> outputs_per_block;
     std::vector<ResidualInterpolator<5>> residual;  // per fit, from its points
     // Every calibrated convolution of a configuration fit (not class or geometry fits),
     // to choose this GPU's configuration for a shape seen on another GPU.
@@ -104,6 +108,8 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
     d.spec = catalogue.find(p.device);
     if (d.spec == nullptr) continue;
     std::vector<std::vector<double>> k_iters(p.conv_configs.size());
+    std::vector<std::vector<double>> per_block(p.conv_configs.size());
+    std::vector<std::array<int, 3>> algorithms(p.conv_configs.size(), {0, 0, 0});
     std::vector<std::vector<std::array<double, 5>>> keys(p.conv_configs.size());
     std::vector<std::vector<double>> res(p.conv_configs.size());
     std::vector<std::array<double, 5>> chooser_keys;
@@ -130,6 +136,9 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       const auto ci = static_cast<std::size_t>(pt.config);
       const ConvShape run = kernel_channels(s, d.config_classes[ci]);
       k_iters[ci].push_back(conv_work(c, run, pass, pt.grid, 4).k_iters);
+      ++algorithms[ci][static_cast<std::size_t>(conv_algorithm(c.config, s, pass, pt.grid))];
+      if (pt.grid.volume() > 0)
+        per_block[ci].push_back(conv_outputs(run, pass) / static_cast<double>(pt.grid.volume()));
       keys[ci].push_back(conv_key(s));
       if (c.config.rfind("conv:", 0) != 0 && c.config.find("#geometry") == std::string::npos) {
         chooser_keys.push_back(conv_key(s));
@@ -147,6 +156,10 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
         d.by_config.emplace(name, i);
       }
       d.typical_k_iters.push_back(upper_median(k_iters[i]));
+      d.outputs_per_block.push_back(per_block[i].empty() ? 0.0 : upper_median(per_block[i]));
+      const auto& a = algorithms[i];
+      d.algorithm.push_back(
+          static_cast<ConvAlgorithm>(std::max_element(a.begin(), a.end()) - a.begin()));
       d.residual.emplace_back(std::move(keys[i]), std::move(res[i]), kNeighbours);
     }
     d.chooser = ResidualInterpolator<5>(
@@ -169,15 +182,15 @@ void ConvPredictor::add_target(const Target& target) {
   impl_->targets.push_back(std::move(t));
 }
 
-const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const KernelClass& cls,
-                                                    DType dtype,
-                                                    std::size_t target) const noexcept {
+ConvPredictor::ChosenConfig ConvPredictor::choose_own_config(const KernelRecord& r,
+                                                             const KernelClass& cls, DType dtype,
+                                                             std::size_t target) const noexcept {
   const Impl::TargetDevices& t = impl_->targets[target];
   const ConvPass pass = conv_pass(cls, r.op, r.launch.grid);
   for (int own : {t.own_kernel, t.own_call}) {
     if (own < 0) continue;
     const Impl::Device& d = impl_->devices[static_cast<std::size_t>(own)];
-    if (d.by_config.contains(cls.config)) return nullptr;  // the target runs this kernel too
+    if (d.by_config.contains(cls.config)) return {};  // the target runs this kernel too
   }
   for (int own : {t.own_kernel, t.own_call}) {
     if (own < 0) continue;
@@ -202,9 +215,24 @@ const KernelClass* ConvPredictor::choose_own_config(const KernelRecord& r, const
     if (distinct == 0) continue;
     const std::size_t best = static_cast<std::size_t>(
         std::max_element(weight.begin(), weight.begin() + distinct) - weight.begin());
-    return &d.config_classes[static_cast<std::size_t>(configs[best])];
+    const auto fit = static_cast<std::size_t>(configs[best]);
+    ChosenConfig chosen;
+    chosen.cls = &d.config_classes[fit];
+    chosen.algorithm = d.algorithm[fit];
+    const ConvShape run = kernel_channels(r.op.conv, *chosen.cls);
+    const double per_block = d.outputs_per_block[fit];
+    if (chosen.algorithm == ConvAlgorithm::kWinogradBatchedGemm) {
+      chosen.grid = winograd_batched_gemm_grid(d.profile->conv_configs[fit], run);
+    } else if (chosen.algorithm == conv_algorithm(cls.config, r.op.conv, pass, r.launch.grid)) {
+      // The record's kernel cuts the output the same way: its grid is the nearest guess.
+      chosen.grid = r.launch.grid;
+    } else if (per_block > 0) {
+      const double blocks = std::ceil(conv_outputs(run, pass) / per_block);
+      chosen.grid = {static_cast<std::uint32_t>(std::clamp(blocks, 1.0, 2147483647.0)), 1, 1};
+    }
+    return chosen;
   }
-  return nullptr;
+  return {};
 }
 
 std::optional<Prediction> ConvPredictor::predict(const ModelQuery& q) const noexcept {
@@ -213,8 +241,8 @@ std::optional<Prediction> ConvPredictor::predict(const ModelQuery& q) const noex
 }
 
 Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls, std::size_t target,
-                                  bool call_basis, bool choose_config,
-                                  const DeviceSpec* source) const noexcept {
+                                  bool call_basis, bool choose_config, const DeviceSpec* source,
+                                  const ChosenConfig* chosen) const noexcept {
   Prediction p;
   p.model = ModelKind::kConv;
   p.basis = TimeBasis::kKernel;
@@ -228,12 +256,14 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
                       : cls.dtype != DType::kUnknown                  ? cls.dtype
                                                                       : DType::kFp32;
   if (choose_config && has_shape) {
-    if (const KernelClass* chosen = choose_own_config(r, cls, dtype, target)) {
-      Prediction q = predict(r, *chosen, target, call_basis, false, source);
+    if (const ChosenConfig own = choose_own_config(r, cls, dtype, target); own.cls != nullptr) {
+      Prediction q = predict(r, *own.cls, target, call_basis, false, source, &own);
       q.flags |= prediction_flags::kConfigChosen;
       return q;
     }
   }
+  // The launch the kernel makes: the record's, or the one the chosen configuration would.
+  const Dim3& grid = chosen != nullptr && chosen->grid.volume() > 0 ? chosen->grid : r.launch.grid;
   const DType math = conv_math_type(cls, dtype);
   const GemmConfigFit kernel = conv_kernel_config(cls, dtype);
 
@@ -331,8 +361,10 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
   GemmWork w;
   const double grid_blocks = static_cast<double>(r.launch.grid.volume());
   if (has_shape) {
-    w = conv_work(fit, kernel_channels(r.op.conv, cls), conv_pass(cls, r.op, r.launch.grid),
-                  r.launch.grid, dtype_bytes(dtype));
+    const ConvShape run = kernel_channels(r.op.conv, cls);
+    const ConvPass pass = conv_pass(cls, r.op, grid);
+    w = chosen != nullptr ? conv_work(fit, run, pass, grid, dtype_bytes(dtype), chosen->algorithm)
+                          : conv_work(fit, run, pass, grid, dtype_bytes(dtype));
   } else {
     w.blocks = std::max(1.0, grid_blocks);
     w.k_iters = k_iters_guess;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pm2lat/device_catalogue.h"
+#include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/model_query.h"
 #include "pm2lat/prediction.h"
 #include "pm2lat/profile.h"
@@ -35,13 +36,24 @@ class ConvPredictor {
   std::optional<Prediction> predict(const ModelQuery& query) const noexcept;
 
  private:
-  // `source`: the GPU the record was measured on, when known.
+  // The target's own configuration for a shape seen on another GPU, how it computes it, and
+  // the grid it would launch: the record's grid is another kernel's. A non-fused Winograd
+  // GEMM's from the shape; the record's where its kernel runs the same algorithm; else as
+  // many blocks as the configuration's calibrated launches have output elements per block.
+  struct ChosenConfig {
+    const KernelClass* cls = nullptr;
+    ConvAlgorithm algorithm = ConvAlgorithm::kImplicitGemm;
+    Dim3 grid;
+  };
+  // `source`: the GPU the record was measured on, when known. `chosen`: the configuration
+  // chosen for the target, whose launch replaces the record's.
   Prediction predict(const KernelRecord& record, const KernelClass& cls, std::size_t target,
-                     bool call_basis, bool choose_config, const DeviceSpec* source) const noexcept;
-  // The target's own configuration for a shape seen on another GPU, or nullptr when the
-  // target runs the record's kernel itself or has no calibrated convolution to choose from.
-  const KernelClass* choose_own_config(const KernelRecord& record, const KernelClass& cls,
-                                       DType dtype, std::size_t target) const noexcept;
+                     bool call_basis, bool choose_config, const DeviceSpec* source,
+                     const ChosenConfig* chosen = nullptr) const noexcept;
+  // Nothing chosen (cls nullptr) when the target runs the record's kernel itself or has no
+  // calibrated convolution to choose from.
+  ChosenConfig choose_own_config(const KernelRecord& record, const KernelClass& cls, DType dtype,
+                                 std::size_t target) const noexcept;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
