@@ -23,14 +23,6 @@ constexpr std::int64_t kWinogradOutputTile = 4;
 
 }  // namespace
 
-std::string_view to_string(ConvAlgorithm a) noexcept {
-  switch (a) {
-    case ConvAlgorithm::kWinogradFused: return "winograd_fused";
-    case ConvAlgorithm::kWinogradBatchedGemm: return "winograd_batched_gemm";
-    default: return "implicit_gemm";
-  }
-}
-
 ConvAlgorithm conv_algorithm(std::string_view config, const ConvShape& conv, ConvPass pass,
                              const Dim3& grid) noexcept {
   if (pass != ConvPass::kForward || conv.kernel_h != 3 || conv.kernel_w != 3 ||

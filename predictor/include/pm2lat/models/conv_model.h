@@ -40,8 +40,6 @@ std::string_view to_string(ConvPass p) noexcept;
 // loop (split by how far the grid exceeds its tiles) gave 12.1-18.1 (predictor/ACCURACY.md).
 enum class ConvAlgorithm : std::uint8_t { kImplicitGemm = 0, kWinogradFused, kWinogradBatchedGemm };
 
-std::string_view to_string(ConvAlgorithm a) noexcept;
-
 ConvAlgorithm conv_algorithm(std::string_view config, const ConvShape& conv, ConvPass pass,
                              const Dim3& grid) noexcept;
 
