@@ -18,6 +18,15 @@ struct Dim3 {
   friend constexpr bool operator==(const Dim3&, const Dim3&) = default;
 };
 
+// CUDA's largest grid.x (2^31 - 1; grid.y and grid.z stop at 65535).
+inline constexpr std::uint32_t kMaxGridX = 2147483647u;
+
+// A count of blocks launched along grid.x: at least one, at most kMaxGridX.
+constexpr std::uint32_t grid_x_for(double blocks) noexcept {
+  if (!(blocks >= 1)) return 1;
+  return blocks >= kMaxGridX ? kMaxGridX : static_cast<std::uint32_t>(blocks);
+}
+
 struct KernelLaunch {
   // The kernel's name as the source gives it: mangled (driver/CUPTI) or demangled (Kineto).
   std::string name;

@@ -40,11 +40,9 @@ Dim3 winograd_batched_gemm_grid(const GemmConfigFit& config, const ConvShape& co
   const std::int64_t transformed = std::max<std::int64_t>(1, conv.batch) *
                                    tiles(conv.out_h(), kWinogradOutputTile) *
                                    tiles(conv.out_w(), kWinogradOutputTile);
-  const auto clamp32 = [](std::int64_t v) {
-    return static_cast<std::uint32_t>(std::clamp<std::int64_t>(v, 1, 2147483647));
-  };
-  return {clamp32(tiles(transformed, std::max(1, config.tile_m))),
-          clamp32(tiles(conv.out_channels, std::max(1, config.tile_n))), kWinogradTransformPoints};
+  return {grid_x_for(static_cast<double>(tiles(transformed, std::max(1, config.tile_m)))),
+          grid_x_for(static_cast<double>(tiles(conv.out_channels, std::max(1, config.tile_n)))),
+          kWinogradTransformPoints};
 }
 
 std::string_view to_string(ConvPass p) noexcept {

@@ -219,16 +219,16 @@ ConvPredictor::ChosenConfig ConvPredictor::choose_own_config(const KernelRecord&
     ChosenConfig chosen;
     chosen.cls = &d.config_classes[fit];
     chosen.algorithm = d.algorithm[fit];
+    // The record's grid where its kernel cuts the output the same way (the nearest guess),
+    // and where nothing better is known.
+    chosen.grid = r.launch.grid;
     const ConvShape run = kernel_channels(r.op.conv, *chosen.cls);
     const double per_block = d.outputs_per_block[fit];
     if (chosen.algorithm == ConvAlgorithm::kWinogradBatchedGemm) {
       chosen.grid = winograd_batched_gemm_grid(d.profile->conv_configs[fit], run);
-    } else if (chosen.algorithm == conv_algorithm(cls.config, r.op.conv, pass, r.launch.grid)) {
-      // The record's kernel cuts the output the same way: its grid is the nearest guess.
-      chosen.grid = r.launch.grid;
-    } else if (per_block > 0) {
-      const double blocks = std::ceil(conv_outputs(run, pass) / per_block);
-      chosen.grid = {static_cast<std::uint32_t>(std::clamp(blocks, 1.0, 2147483647.0)), 1, 1};
+    } else if (chosen.algorithm != conv_algorithm(cls.config, r.op.conv, pass, r.launch.grid) &&
+               per_block > 0) {
+      chosen.grid = {grid_x_for(std::ceil(conv_outputs(run, pass) / per_block)), 1, 1};
     }
     return chosen;
   }
@@ -263,7 +263,7 @@ Prediction ConvPredictor::predict(const KernelRecord& r, const KernelClass& cls,
     }
   }
   // The launch the kernel makes: the record's, or the one the chosen configuration would.
-  const Dim3& grid = chosen != nullptr && chosen->grid.volume() > 0 ? chosen->grid : r.launch.grid;
+  const Dim3& grid = chosen != nullptr ? chosen->grid : r.launch.grid;
   const DType math = conv_math_type(cls, dtype);
   const GemmConfigFit kernel = conv_kernel_config(cls, dtype);
 

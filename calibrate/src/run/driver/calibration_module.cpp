@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "pm2lat/calibrate/run/measurement_backend.h"
+#include "pm2lat/kernel_launch.h"
 
 // calibration_kernels.cu as PTX, embedded at build time (empty without nvcc).
 extern const unsigned char kCalibrationKernelsPtx[];
@@ -67,7 +68,7 @@ void CalibrationModule::busy(CUstream s, double us, int sm_count) const {
   // to 16 blocks of 128 threads share an SM): the kernel spans the whole device throughout.
   const double sms = std::max(1, sm_count);
   const double blocks =
-      std::clamp(std::ceil(us / 50.0 * kBusyBlocksPerSm) * sms, sms, 2147483647.0);
+      std::clamp(std::ceil(us / 50.0 * kBusyBlocksPerSm) * sms, sms, double{pm2lat::kMaxGridX});
   const double waves = std::ceil(blocks / (16.0 * sms));
   unsigned long long ns = static_cast<unsigned long long>(std::max(1.0, us * 1e3 / waves));
   void* args[] = {&ns};

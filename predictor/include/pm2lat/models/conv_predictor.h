@@ -39,7 +39,8 @@ class ConvPredictor {
   // The target's own configuration for a shape seen on another GPU, how it computes it, and
   // the grid it would launch: the record's grid is another kernel's. A non-fused Winograd
   // GEMM's from the shape; the record's where its kernel runs the same algorithm; else as
-  // many blocks as the configuration's calibrated launches have output elements per block.
+  // many blocks as the configuration's calibrated launches have output elements per block
+  // (the record's again when its launches give no such figure).
   struct ChosenConfig {
     const KernelClass* cls = nullptr;
     ConvAlgorithm algorithm = ConvAlgorithm::kImplicitGemm;
