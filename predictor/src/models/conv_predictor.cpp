@@ -135,8 +135,9 @@ ConvPredictor::ConvPredictor(const DeviceCatalogue& catalogue, const std::vector
       const ConvPass pass = conv_pass(cls, OpContext{}, pt.grid);
       const auto ci = static_cast<std::size_t>(pt.config);
       const ConvShape run = kernel_channels(s, d.config_classes[ci]);
-      k_iters[ci].push_back(conv_work(c, run, pass, pt.grid, 4).k_iters);
-      ++algorithms[ci][static_cast<std::size_t>(conv_algorithm(c.config, s, pass, pt.grid))];
+      const ConvAlgorithm algorithm = conv_algorithm(c.config, run, pass, pt.grid);
+      k_iters[ci].push_back(conv_work(c, run, pass, pt.grid, 4, algorithm).k_iters);
+      ++algorithms[ci][static_cast<std::size_t>(algorithm)];
       if (pt.grid.volume() > 0)
         per_block[ci].push_back(conv_outputs(run, pass) / static_cast<double>(pt.grid.volume()));
       keys[ci].push_back(conv_key(s));
