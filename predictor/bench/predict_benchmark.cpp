@@ -234,7 +234,7 @@ void BM_PredictorMemoryBreakdown(benchmark::State& state) {
     // No shortest calls noted: which operators' dispatch a table measured is a few map
     // entries, nothing the breakdown resolves.
     state.counters["operator_fits_MB"] = model_mb<OperatorFitPredictor>(
-        catalogue, profiles, std::vector<SmallestCalls>(profiles.size()));
+        catalogue, profiles, std::vector<SmallestCalls>(profiles.size()), HostDispatchTable{});
     state.counters["family_fits_MB"] = model_mb<MemoryFamilyPredictor>(catalogue, profiles);
   }
   double gemm = 0, scaled = 0, other = 0;

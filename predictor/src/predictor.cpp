@@ -318,7 +318,8 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   }
   load_points(m.profiles, PointTable::kVector);
   for (std::size_t i = 0; i < m.profiles.size(); ++i) note_calls_of(i);
-  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles, smallest_calls);
+  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles, smallest_calls,
+                                         HostDispatchTable(m.profiles, smallest_calls));
   release_points(m.profiles, &Profile::vector_points);
   load_points(m.profiles, PointTable::kFamily);
   m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);

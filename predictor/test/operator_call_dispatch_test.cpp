@@ -110,5 +110,32 @@ TEST_F(OperatorCallDispatch, WithoutATableThatTimedSmallCallsTheDispatchStaysUnk
   EXPECT_LT(p.us, kDenseFloorUs) << "no dispatch is known, none is invented";
 }
 
+// A GPU with no table borrows the most similar GPU's fits, not its host: dispatch is the host's
+// and the framework's, and the tables' hosts differ in no order of their GPUs' specs. A P4
+// priced with its donor P100's fits is dispatched as the tables' median host, not the P100's.
+TEST(OperatorCallDispatchOnAnotherHost, AGpuWithoutATableIsDispatchedAsTheTablesMedianHost) {
+  constexpr double kSlowHostFloorUs = 50, kSlowHostPreUs = 35;
+  constexpr double kHostFloorUs = 30, kHostPreUs = 18;
+  DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  std::vector<Profile> profiles{
+      relu_table(cat.resolve("P100"), 4096, kSlowHostFloorUs, kSlowHostPreUs),
+      relu_table(cat.resolve("T4"), 4096, kHostFloorUs, kHostPreUs),
+      relu_table(cat.resolve("A100-PCIE-40GB"), 4096, kHostFloorUs, kHostPreUs)};
+  Predictor predictor(std::move(cat), std::move(profiles));
+  const KernelRecord small = relu_call(16384);
+  PredictOptions o;
+  o.basis = TimeBasis::kCall;
+  const auto predict = [&](const char* gpu) {
+    return predictor.predict(small, classify_kernel(small.launch.name), predictor.add_target(gpu),
+                             o);
+  };
+  const Prediction p4 = predict("P4");
+  ASSERT_TRUE(p4.has(prediction_flags::kSpecScaled));
+  EXPECT_EQ(p4.basis, TimeBasis::kCall);
+  EXPECT_NEAR(p4.us, kHostFloorUs, 1.0) << "the P100 host's " << kSlowHostFloorUs << " us";
+  // The P100 itself keeps its own host.
+  EXPECT_NEAR(predict("P100").us, kSlowHostFloorUs, 1.0);
+}
+
 }  // namespace
 }  // namespace pm2lat

@@ -5,9 +5,12 @@
 // predictor releases after load: it keeps this summary (Predictor::measured_dispatch()).
 #pragma once
 
+#include <cstddef>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "pm2lat/device_spec.h"
 #include "pm2lat/profile.h"
@@ -51,5 +54,33 @@ inline double table_call_us(const CallOverhead& o, bool floor_is_traffic, double
 // kernel-timed profile.
 std::map<std::string, double> measured_dispatch(const Profile& profile,
                                                 const SmallestCalls& smallest);
+
+// The host dispatch of a call whose fit another GPU's table made. Dispatch is the host's and
+// the framework's, not the GPU's: NeuSight's tables put the same operator's floor at 26 us on
+// the A100-40GB, T4 and P4 hosts, 32 on the V100's and 42 on the P100's, in no order of the
+// GPUs' specs, so the most similar GPU lends its fits, not its host (a P4 priced with its donor
+// P100's host was 1.7x too slow on every small call; with the tables' median, 1.1x). The
+// per-operator fits take it; GEMM calls keep their table's dispatch (a `linear` floor is more
+// than a host's dispatch; predictor/MODELS.md, "Dispatch on a GPU without a table").
+class HostDispatchTable {
+ public:
+  HostDispatchTable() = default;
+  // From the call-timed `profiles` (`smallest` parallel to them): each one's measured dispatch
+  // (measured_dispatch above, with its floor), and per operator their medians, profile `skip`
+  // left out of the medians.
+  HostDispatchTable(const std::vector<Profile>& profiles,
+                    const std::vector<SmallestCalls>& smallest,
+                    std::optional<std::size_t> skip = std::nullopt);
+
+  // The median over the tables that measured `op`'s dispatch; for an operator none measured,
+  // the median over tables of each one's median operator; nullptr when no table measured any.
+  const CallOverhead* median(const std::string& op) const;
+  // `device`'s own table's where it measured `op`'s dispatch, else median(op).
+  const CallOverhead* on(const std::string& device, const std::string& op) const;
+
+ private:
+  std::map<std::string, CallOverhead> median_;  // op -> median; "" -> any operator
+  std::map<std::string, std::map<std::string, CallOverhead>> own_;  // device -> op -> measured
+};
 
 }  // namespace pm2lat

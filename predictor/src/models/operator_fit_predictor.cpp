@@ -9,7 +9,6 @@
 #include <string>
 
 #include "pm2lat/call_dispatch.h"
-#include "pm2lat/median.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/memory_bound_model.h"
@@ -71,11 +70,10 @@ struct OperatorFits {
   std::vector<FitByteRange> range;
   std::map<std::string, std::vector<std::int32_t>> fits_by_op;
   std::size_t point_count = 0;  // calibration points of the fits
-  // Per operator, the host dispatch of a call as the tables that identify it measured it (their
-  // median), for the operators this profile's table does not identify (a table of large tensors
-  // only: its shortest calls are their own traffic, and its dispatch intercept is noise); "" =
-  // any operator, for one no table timed.
-  std::map<std::string, CallOverhead> borrowed_dispatch;
+  // The host dispatch of calls of the operators this profile's table does not identify (a
+  // table of large tensors only: its shortest calls are their own traffic, and its dispatch
+  // intercept is noise): the medians of the tables that identify it, this one left out.
+  HostDispatchTable others;
   // The operators whose host dispatch this profile's table measured (call_dispatch.h).
   std::set<std::string> dispatch_identified;
   // The operators whose call floor is their table's shortest calls' traffic (call_dispatch.h):
@@ -175,54 +173,18 @@ void set_dispatch_identified(OperatorFits& d, const SmallestCalls& smallest) {
     d.dispatch_identified.insert(op);
 }
 
-// For every operator a call-basis profile times, where its table does not identify the
-// dispatch, the median dispatch (floor and pre) of the tables that identify it; and one for any
-// other operator (the median over those tables of each one's median operator). Dispatch is the
-// host's and the framework's, not the GPU's (calibrate's borrowed_dispatch.h takes GEMM
-// operators' the same way): NeuSight's tables put the same operator's floor at 26 us on the
-// A100-40GB, T4 and P4 hosts, 32 on the V100's and 42 on the P100's, in no order of the GPUs'
-// specs, so the most similar GPU's lent one host's quirks (the V100 priced small softmax and
-// `add` calls at the P100's 57 and 42 us: 1.40x and 1.30x its own).
-void set_borrowed_dispatch(std::vector<OperatorFits>& devices,
+// Which operators' dispatch each call-basis table identifies, and for the others the
+// dispatch of the tables that identify them (HostDispatchTable, the table itself left out):
+// calibrate's borrowed_dispatch.h takes GEMM operators' the same way. The most similar GPU's
+// would lend one host's quirks (the V100 priced small softmax and `add` calls at the P100's 57
+// and 42 us: 1.40x and 1.30x its own).
+void set_borrowed_dispatch(std::vector<OperatorFits>& devices, const std::vector<Profile>& profiles,
                            const std::vector<SmallestCalls>& smallest_calls) {
-  std::vector<std::string> ops;
-  for (const OperatorFits& d : devices) {
-    if (d.profile->basis != TimeBasis::kCall) continue;
-    for (const auto& [op, o] : d.profile->call_overhead) ops.push_back(op);
-  }
-  std::sort(ops.begin(), ops.end());
-  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    set_dispatch_identified(devices[i], smallest_calls[i]);
-  std::vector<double> pre, floor;
-  for (OperatorFits& d : devices) {
-    if (d.profile->basis != TimeBasis::kCall || d.spec == nullptr) continue;
-    for (const std::string& op : ops) {
-      if (d.dispatch_identified.contains(op)) continue;
-      pre.clear();
-      floor.clear();
-      for (const OperatorFits& o : devices) {
-        if (&o == &d || !o.dispatch_identified.contains(op)) continue;
-        const CallOverhead& c = o.profile->call_overhead.at(op);
-        pre.push_back(c.pre_us);
-        floor.push_back(c.floor_us);
-      }
-      if (!pre.empty()) d.borrowed_dispatch[op] = {median(floor), median(pre)};
-    }
-    std::vector<double> table_pre, table_floor;
-    for (const OperatorFits& o : devices) {
-      if (&o == &d || o.dispatch_identified.empty()) continue;
-      pre.clear();
-      floor.clear();
-      for (const std::string& op : o.dispatch_identified) {
-        const CallOverhead& c = o.profile->call_overhead.at(op);
-        pre.push_back(c.pre_us);
-        floor.push_back(c.floor_us);
-      }
-      table_pre.push_back(median(pre));
-      table_floor.push_back(median(floor));
-    }
-    if (!table_pre.empty()) d.borrowed_dispatch[""] = {median(table_floor), median(table_pre)};
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    OperatorFits& d = devices[i];
+    set_dispatch_identified(d, smallest_calls[i]);
+    if (d.profile->basis == TimeBasis::kCall && d.spec != nullptr)
+      d.others = HostDispatchTable(profiles, smallest_calls, i);
   }
 }
 
@@ -230,9 +192,7 @@ void set_borrowed_dispatch(std::vector<OperatorFits>& devices,
 
 const CallOverhead* OperatorFits::dispatch_for(const std::string& op) const {
   if (dispatch_identified.contains(op)) return &profile->call_overhead.at(op);
-  if (auto it = borrowed_dispatch.find(op); it != borrowed_dispatch.end()) return &it->second;
-  if (auto it = borrowed_dispatch.find(""); it != borrowed_dispatch.end()) return &it->second;
-  return nullptr;
+  return others.median(op);
 }
 
 namespace {
@@ -269,6 +229,7 @@ std::int32_t nearest_configuration(const OperatorFits& d, const std::string& op,
 struct OperatorFitPredictor::Impl {
   const Profile* profiles = nullptr;     // the predictor's profiles, in order
   std::vector<OperatorFits> calibrated;  // parallel to the profiles
+  HostDispatchTable hosts;               // every call-basis table's dispatch and their medians
   // Where a target's fits come from: its own profiles, or (when they have no operator fits)
   // the most similar calibrated GPU's, evaluated with the target's spec.
   struct TargetState {
@@ -286,7 +247,8 @@ OperatorFitPredictor::~OperatorFitPredictor() = default;
 
 OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
                                            const std::vector<Profile>& profiles,
-                                           const std::vector<SmallestCalls>& smallest_calls)
+                                           const std::vector<SmallestCalls>& smallest_calls,
+                                           HostDispatchTable hosts)
     : impl_(std::make_unique<Impl>()) {
   if (smallest_calls.size() != profiles.size())
     throw std::invalid_argument("OperatorFitPredictor: one SmallestCalls per profile");
@@ -300,7 +262,8 @@ OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
     build_indexes(d);
   }
   set_floors(impl_->calibrated);
-  set_borrowed_dispatch(impl_->calibrated, smallest_calls);
+  set_borrowed_dispatch(impl_->calibrated, profiles, smallest_calls);
+  impl_->hosts = std::move(hosts);
 }
 
 void OperatorFitPredictor::add_target(const Target& target) {
@@ -406,6 +369,11 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
   const double kernel_floor = best_d->floor_us[fi];
   const FitByteRange range = best_d->range[fi];
   p.basis = call ? TimeBasis::kCall : TimeBasis::kKernel;
+  const bool measured_here = best_d->spec != nullptr && best_d->spec->name == t.spec->name;
+  // A call priced with another GPU's fit: dispatched by the target's host, not by the host of
+  // the GPU that lent the fit (HostDispatchTable).
+  const CallOverhead* other_host =
+      call && !measured_here ? impl_->hosts.on(t.spec->name, key_op) : nullptr;
   if (range.known() && (bytes < range.lo || bytes > range.hi)) {
     // Outside the sizes the fit was made on, neither its fixed cost nor its residual table
     // is known: the bandwidth form takes over from the fit at the nearest edge of its range
@@ -428,13 +396,15 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
             : 0.0;
     const bool dispatch_floor = oh.floor_us <= bound_constants::kMaxFixedCallUs &&
                                 oh.pre_us + kAboveFloor * smallest_call_kernel_us < oh.floor_us;
-    const bool measured_here = measured_on != nullptr && measured_on->name == t.spec->name;
     const double call_floor = dispatch_floor ? oh.floor_us : 0.0;
     // A call below the sizes its table timed is dispatched like the table's smallest calls,
     // where they show a dispatch; a table of large tensors only (A100-PCIE-80GB, L4) does
-    // not: the tables that do say what the host adds before the kernel (their median).
-    const CallOverhead* dispatch =
-        call && bytes < range.lo && !dispatch_floor ? best_d->dispatch_for(key_op) : nullptr;
+    // not: the tables that do say what the host adds before the kernel (their median). On a
+    // GPU other than the table's, at any size, the target's host's (other_host).
+    const CallOverhead* dispatch = other_host != nullptr ? other_host
+                                   : call && bytes < range.lo && !dispatch_floor
+                                       ? best_d->dispatch_for(key_op)
+                                       : nullptr;
     // The kernel at the edge is the edge's call less the dispatch the call adds back. On the
     // GPU that timed the table the edge's call is the table's own (its intercept as dispatch),
     // so the dispatch added back below the range is subtracted there: a call just below the
@@ -463,10 +433,11 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
     // the operator called. So is a call on another GPU than the one whose table of large
     // tensors made the fit: that table's floor is the traffic of its smallest calls on its
     // own GPU, not a dispatch (an L4's 134 MB gelu calls' 587 us priced an RTX 4090's).
-    const bool measured_here = best_d->spec != nullptr && best_d->spec->name == t.spec->name;
     const bool own_overhead_holds = (oh.floor_us > 0 || oh.pre_us > 0) &&
                                     (measured_here || best_d->dispatch_identified.contains(fit.op));
-    const CallOverhead* dispatch = own_overhead_holds ? nullptr : best_d->dispatch_for(key_op);
+    const CallOverhead* dispatch = other_host != nullptr ? other_host
+                                   : own_overhead_holds  ? nullptr
+                                                         : best_d->dispatch_for(key_op);
     p.us = (dispatch != nullptr ? dispatch->call_us(kern)
                                 : table_call_us(oh, best_d->traffic_floor.contains(fit.op), kern)) *
            (specific ? best_d->call_residual[fi].correction(key) : 1.0);
