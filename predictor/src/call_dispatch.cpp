@@ -65,44 +65,51 @@ std::map<std::string, double> measured_dispatch(const Profile& p, const Smallest
   return out;
 }
 
-HostDispatchTable::HostDispatchTable(const std::vector<Profile>& profiles,
-                                     const std::vector<SmallestCalls>& smallest,
-                                     std::optional<std::size_t> skip) {
+DispatchMedians::DispatchMedians(const std::vector<Profile>& profiles,
+                                 const std::vector<SmallestCalls>& smallest,
+                                 std::optional<std::size_t> skip) {
   std::map<std::string, std::vector<double>> floor, pre;
   std::vector<double> table_floor, table_pre;
   for (std::size_t i = 0; i < profiles.size() && i < smallest.size(); ++i) {
+    if (i == skip) continue;
     const Profile& p = profiles[i];
-    const std::map<std::string, double> measured = measured_dispatch(p, smallest[i]);
-    if (measured.empty()) continue;
     std::vector<double> op_floor, op_pre;
-    for (const auto& [op, pre_us] : measured) {
+    for (const auto& [op, pre_us] : measured_dispatch(p, smallest[i])) {
       const CallOverhead& c = p.call_overhead.at(op);
-      own_[p.device][op] = c;
-      if (i == skip) continue;
       floor[op].push_back(c.floor_us);
       pre[op].push_back(c.pre_us);
       op_floor.push_back(c.floor_us);
       op_pre.push_back(c.pre_us);
     }
-    if (i == skip) continue;
-    table_floor.push_back(pm2lat::median(op_floor));
-    table_pre.push_back(pm2lat::median(op_pre));
+    if (op_floor.empty()) continue;
+    table_floor.push_back(median(op_floor));
+    table_pre.push_back(median(op_pre));
   }
-  for (const auto& [op, f] : floor) median_[op] = {pm2lat::median(f), pm2lat::median(pre.at(op))};
-  if (!table_floor.empty()) median_[""] = {pm2lat::median(table_floor), pm2lat::median(table_pre)};
+  for (const auto& [op, f] : floor) by_op_[op] = {median(f), median(pre.at(op))};
+  if (!table_floor.empty()) by_op_[""] = {median(table_floor), median(table_pre)};
 }
 
-const CallOverhead* HostDispatchTable::median(const std::string& op) const {
-  if (auto it = median_.find(op); it != median_.end()) return &it->second;
-  if (auto it = median_.find(""); it != median_.end()) return &it->second;
+const CallOverhead* DispatchMedians::of(const std::string& op) const {
+  if (auto it = by_op_.find(op); it != by_op_.end()) return &it->second;
+  if (auto it = by_op_.find(""); it != by_op_.end()) return &it->second;
   return nullptr;
+}
+
+HostDispatchTable::HostDispatchTable(const std::vector<Profile>& profiles,
+                                     const std::vector<SmallestCalls>& smallest)
+    : medians_(profiles, smallest) {
+  for (std::size_t i = 0; i < profiles.size() && i < smallest.size(); ++i) {
+    const Profile& p = profiles[i];
+    for (const auto& [op, pre_us] : measured_dispatch(p, smallest[i]))
+      own_[p.device][op] = p.call_overhead.at(op);
+  }
 }
 
 const CallOverhead* HostDispatchTable::on(const std::string& device, const std::string& op) const {
   if (auto d = own_.find(device); d != own_.end()) {
     if (auto it = d->second.find(op); it != d->second.end()) return &it->second;
   }
-  return median(op);
+  return medians_.of(op);
 }
 
 }  // namespace pm2lat

@@ -55,6 +55,22 @@ inline double table_call_us(const CallOverhead& o, bool floor_is_traffic, double
 std::map<std::string, double> measured_dispatch(const Profile& profile,
                                                 const SmallestCalls& smallest);
 
+// Per operator, the median host dispatch (floor and pre) of the call-timed tables that measured
+// it (measured_dispatch above); for an operator none measured, the median over tables of each
+// one's median operator.
+class DispatchMedians {
+ public:
+  DispatchMedians() = default;
+  // From the call-timed `profiles` (`smallest` parallel to them), profile `skip` left out.
+  DispatchMedians(const std::vector<Profile>& profiles, const std::vector<SmallestCalls>& smallest,
+                  std::optional<std::size_t> skip = std::nullopt);
+  // nullptr when no table measured any dispatch.
+  const CallOverhead* of(const std::string& op) const;
+
+ private:
+  std::map<std::string, CallOverhead> by_op_;  // "" -> any operator
+};
+
 // The host dispatch of a call whose fit another GPU's table made. Dispatch is the host's and
 // the framework's, not the GPU's: NeuSight's tables put the same operator's floor at 26 us on
 // the A100-40GB, T4 and P4 hosts, 32 on the V100's and 42 on the P100's, in no order of the
@@ -65,21 +81,14 @@ std::map<std::string, double> measured_dispatch(const Profile& profile,
 class HostDispatchTable {
  public:
   HostDispatchTable() = default;
-  // From the call-timed `profiles` (`smallest` parallel to them): each one's measured dispatch
-  // (measured_dispatch above, with its floor), and per operator their medians, profile `skip`
-  // left out of the medians.
   HostDispatchTable(const std::vector<Profile>& profiles,
-                    const std::vector<SmallestCalls>& smallest,
-                    std::optional<std::size_t> skip = std::nullopt);
+                    const std::vector<SmallestCalls>& smallest);
 
-  // The median over the tables that measured `op`'s dispatch; for an operator none measured,
-  // the median over tables of each one's median operator; nullptr when no table measured any.
-  const CallOverhead* median(const std::string& op) const;
-  // `device`'s own table's where it measured `op`'s dispatch, else median(op).
+  // `device`'s own table's where it measured `op`'s dispatch, else every table's median.
   const CallOverhead* on(const std::string& device, const std::string& op) const;
 
  private:
-  std::map<std::string, CallOverhead> median_;  // op -> median; "" -> any operator
+  DispatchMedians medians_;
   std::map<std::string, std::map<std::string, CallOverhead>> own_;  // device -> op -> measured
 };
 

@@ -73,7 +73,7 @@ struct OperatorFits {
   // The host dispatch of calls of the operators this profile's table does not identify (a
   // table of large tensors only: its shortest calls are their own traffic, and its dispatch
   // intercept is noise): the medians of the tables that identify it, this one left out.
-  HostDispatchTable others;
+  DispatchMedians others;
   // The operators whose host dispatch this profile's table measured (call_dispatch.h).
   std::set<std::string> dispatch_identified;
   // The operators whose call floor is their table's shortest calls' traffic (call_dispatch.h):
@@ -174,7 +174,7 @@ void set_dispatch_identified(OperatorFits& d, const SmallestCalls& smallest) {
 }
 
 // Which operators' dispatch each call-basis table identifies, and for the others the
-// dispatch of the tables that identify them (HostDispatchTable, the table itself left out):
+// dispatch of the tables that identify them (DispatchMedians, the table itself left out):
 // calibrate's borrowed_dispatch.h takes GEMM operators' the same way. The most similar GPU's
 // would lend one host's quirks (the V100 priced small softmax and `add` calls at the P100's 57
 // and 42 us: 1.40x and 1.30x its own).
@@ -184,7 +184,7 @@ void set_borrowed_dispatch(std::vector<OperatorFits>& devices, const std::vector
     OperatorFits& d = devices[i];
     set_dispatch_identified(d, smallest_calls[i]);
     if (d.profile->basis == TimeBasis::kCall && d.spec != nullptr)
-      d.others = HostDispatchTable(profiles, smallest_calls, i);
+      d.others = DispatchMedians(profiles, smallest_calls, i);
   }
 }
 
@@ -192,7 +192,7 @@ void set_borrowed_dispatch(std::vector<OperatorFits>& devices, const std::vector
 
 const CallOverhead* OperatorFits::dispatch_for(const std::string& op) const {
   if (dispatch_identified.contains(op)) return &profile->call_overhead.at(op);
-  return others.median(op);
+  return others.of(op);
 }
 
 namespace {
