@@ -65,23 +65,19 @@ std::map<std::string, double> measured_dispatch(const Profile& p, const Smallest
   return out;
 }
 
-DispatchMedians::DispatchMedians(const std::vector<Profile>& profiles,
-                                 const std::vector<SmallestCalls>& smallest,
+DispatchMedians::DispatchMedians(const MeasuredDispatchByProfile& measured,
                                  std::optional<std::size_t> skip) {
   std::map<std::string, std::vector<double>> floor, pre;
   std::vector<double> table_floor, table_pre;
-  for (std::size_t i = 0; i < profiles.size() && i < smallest.size(); ++i) {
-    if (i == skip) continue;
-    const Profile& p = profiles[i];
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    if (i == skip || measured[i].empty()) continue;
     std::vector<double> op_floor, op_pre;
-    for (const auto& [op, pre_us] : measured_dispatch(p, smallest[i])) {
-      const CallOverhead& c = p.call_overhead.at(op);
+    for (const auto& [op, c] : measured[i]) {
       floor[op].push_back(c.floor_us);
       pre[op].push_back(c.pre_us);
       op_floor.push_back(c.floor_us);
       op_pre.push_back(c.pre_us);
     }
-    if (op_floor.empty()) continue;
     table_floor.push_back(median(op_floor));
     table_pre.push_back(median(op_pre));
   }
@@ -96,13 +92,25 @@ const CallOverhead* DispatchMedians::of(const std::string& op) const {
 }
 
 HostDispatchTable::HostDispatchTable(const std::vector<Profile>& profiles,
-                                     const std::vector<SmallestCalls>& smallest)
-    : medians_(profiles, smallest) {
+                                     const std::vector<SmallestCalls>& smallest) {
+  measured_.resize(profiles.size());
   for (std::size_t i = 0; i < profiles.size() && i < smallest.size(); ++i) {
     const Profile& p = profiles[i];
-    for (const auto& [op, pre_us] : measured_dispatch(p, smallest[i]))
+    for (const auto& [op, pre_us] : measured_dispatch(p, smallest[i])) {
+      measured_[i][op] = p.call_overhead.at(op);
       own_[p.device][op] = p.call_overhead.at(op);
+    }
   }
+  medians_ = DispatchMedians(measured_);
+}
+
+const std::map<std::string, CallOverhead>& HostDispatchTable::measured(std::size_t i) const {
+  static const std::map<std::string, CallOverhead> kNone;
+  return i < measured_.size() ? measured_[i] : kNone;
+}
+
+DispatchMedians HostDispatchTable::medians_without(std::size_t skip) const {
+  return DispatchMedians(measured_, skip);
 }
 
 const CallOverhead* HostDispatchTable::on(const std::string& device, const std::string& op) const {

@@ -55,15 +55,18 @@ inline double table_call_us(const CallOverhead& o, bool floor_is_traffic, double
 std::map<std::string, double> measured_dispatch(const Profile& profile,
                                                 const SmallestCalls& smallest);
 
-// Per operator, the median host dispatch (floor and pre) of the call-timed tables that measured
-// it (measured_dispatch above); for an operator none measured, the median over tables of each
-// one's median operator.
+// Each call-timed table's measured dispatch with its floor, per operator (measured_dispatch
+// above); parallel to the profiles it was read from.
+using MeasuredDispatchByProfile = std::vector<std::map<std::string, CallOverhead>>;
+
+// Per operator, the median host dispatch (floor and pre) of the tables that measured it; for an
+// operator none measured, the median over tables of each one's median operator.
 class DispatchMedians {
  public:
   DispatchMedians() = default;
-  // From the call-timed `profiles` (`smallest` parallel to them), profile `skip` left out.
-  DispatchMedians(const std::vector<Profile>& profiles, const std::vector<SmallestCalls>& smallest,
-                  std::optional<std::size_t> skip = std::nullopt);
+  // Over the tables of `measured`, table `skip` left out.
+  explicit DispatchMedians(const MeasuredDispatchByProfile& measured,
+                           std::optional<std::size_t> skip = std::nullopt);
   // nullptr when no table measured any dispatch.
   const CallOverhead* of(const std::string& op) const;
 
@@ -81,13 +84,19 @@ class DispatchMedians {
 class HostDispatchTable {
  public:
   HostDispatchTable() = default;
+  // From the call-timed `profiles` (`smallest` parallel to them), each read once.
   HostDispatchTable(const std::vector<Profile>& profiles,
                     const std::vector<SmallestCalls>& smallest);
 
+  // What profile `i`'s table measured (empty for a kernel-timed one).
+  const std::map<std::string, CallOverhead>& measured(std::size_t i) const;
+  // The tables' medians with profile `skip` left out.
+  DispatchMedians medians_without(std::size_t skip) const;
   // `device`'s own table's where it measured `op`'s dispatch, else every table's median.
   const CallOverhead* on(const std::string& device, const std::string& op) const;
 
  private:
+  MeasuredDispatchByProfile measured_;
   DispatchMedians medians_;
   std::map<std::string, std::map<std::string, CallOverhead>> own_;  // device -> op -> measured
 };

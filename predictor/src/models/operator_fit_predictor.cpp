@@ -165,26 +165,18 @@ void set_floors(std::vector<OperatorFits>& devices) {
   }
 }
 
-// The operators whose host dispatch a table measured (call_dispatch.h: it timed calls too
-// small to be kernel-bound), whose call floor is therefore a dispatch, not traffic.
-void set_dispatch_identified(OperatorFits& d, const SmallestCalls& smallest) {
-  if (d.spec == nullptr) return;
-  for (const auto& [op, pre_us] : measured_dispatch(*d.profile, smallest))
-    d.dispatch_identified.insert(op);
-}
-
-// Which operators' dispatch each call-basis table identifies, and for the others the
-// dispatch of the tables that identify them (DispatchMedians, the table itself left out):
-// calibrate's borrowed_dispatch.h takes GEMM operators' the same way. The most similar GPU's
-// would lend one host's quirks (the V100 priced small softmax and `add` calls at the P100's 57
-// and 42 us: 1.40x and 1.30x its own).
-void set_borrowed_dispatch(std::vector<OperatorFits>& devices, const std::vector<Profile>& profiles,
-                           const std::vector<SmallestCalls>& smallest_calls) {
+// Which operators' host dispatch each table measured (call_dispatch.h: it timed calls too small
+// to be kernel-bound), whose call floor is therefore a dispatch, not traffic; and for a
+// call-basis table's other operators the dispatch of the tables that measured them (their
+// medians, the table itself left out): calibrate's borrowed_dispatch.h takes GEMM operators'
+// the same way. The most similar GPU's would lend one host's quirks (the V100 priced small
+// softmax and `add` calls at the P100's 57 and 42 us: 1.40x and 1.30x its own).
+void set_borrowed_dispatch(std::vector<OperatorFits>& devices, const HostDispatchTable& hosts) {
   for (std::size_t i = 0; i < devices.size(); ++i) {
     OperatorFits& d = devices[i];
-    set_dispatch_identified(d, smallest_calls[i]);
-    if (d.profile->basis == TimeBasis::kCall && d.spec != nullptr)
-      d.others = DispatchMedians(profiles, smallest_calls, i);
+    if (d.spec == nullptr) continue;
+    for (const auto& [op, c] : hosts.measured(i)) d.dispatch_identified.insert(op);
+    if (d.profile->basis == TimeBasis::kCall) d.others = hosts.medians_without(i);
   }
 }
 
@@ -262,8 +254,8 @@ OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
     build_indexes(d);
   }
   set_floors(impl_->calibrated);
-  set_borrowed_dispatch(impl_->calibrated, profiles, smallest_calls);
   impl_->hosts = std::move(hosts);
+  set_borrowed_dispatch(impl_->calibrated, impl_->hosts);
 }
 
 void OperatorFitPredictor::add_target(const Target& target) {
