@@ -11,6 +11,19 @@ namespace {
 // dispatch, not its kernel: the tables' empty-kernel calls floor at 7-30 µs.
 constexpr double kSmallCallUs = 2.0;
 
+// The operators whose dispatch `p` measured: those with a calibration call too small to be
+// kernel-bound and a `pre_us`.
+std::map<std::string, CallOverhead> measured_dispatch(const Profile& p,
+                                                      const SmallestCalls& smallest) {
+  std::map<std::string, CallOverhead> out;
+  if (p.basis != TimeBasis::kCall) return out;
+  for (const std::string& op : ops_with_small_calls(smallest)) {
+    const auto it = p.call_overhead.find(op);
+    if (it != p.call_overhead.end() && it->second.pre_us > 0) out.emplace(op, it->second);
+  }
+  return out;
+}
+
 }  // namespace
 
 void note_smallest_calls(const Profile& p, const DeviceSpec& spec, SmallestCalls& smallest) {
@@ -55,16 +68,6 @@ std::set<std::string> traffic_floor_ops(const Profile& profile,
   return out;
 }
 
-std::map<std::string, double> measured_dispatch(const Profile& p, const SmallestCalls& smallest) {
-  if (p.basis != TimeBasis::kCall) return {};
-  std::map<std::string, double> out;
-  for (const std::string& op : ops_with_small_calls(smallest)) {
-    const auto it = p.call_overhead.find(op);
-    if (it != p.call_overhead.end() && it->second.pre_us > 0) out[op] = it->second.pre_us;
-  }
-  return out;
-}
-
 DispatchMedians::DispatchMedians(const MeasuredDispatchByProfile& measured,
                                  std::optional<std::size_t> skip) {
   std::map<std::string, std::vector<double>> floor, pre;
@@ -94,12 +97,13 @@ const CallOverhead* DispatchMedians::of(const std::string& op) const {
 HostDispatchTable::HostDispatchTable(const std::vector<Profile>& profiles,
                                      const std::vector<SmallestCalls>& smallest) {
   measured_.resize(profiles.size());
-  for (std::size_t i = 0; i < profiles.size() && i < smallest.size(); ++i) {
+  devices_.reserve(profiles.size());
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
     const Profile& p = profiles[i];
-    for (const auto& [op, pre_us] : measured_dispatch(p, smallest[i])) {
-      measured_[i][op] = p.call_overhead.at(op);
-      own_[p.device][op] = p.call_overhead.at(op);
-    }
+    devices_.push_back(p.device);
+    if (i >= smallest.size()) continue;
+    measured_[i] = measured_dispatch(p, smallest[i]);
+    for (const auto& [op, c] : measured_[i]) own_[p.device][op] = c;
   }
   medians_ = DispatchMedians(measured_);
 }

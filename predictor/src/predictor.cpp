@@ -187,8 +187,8 @@ struct Predictor::Impl {
   AttentionPredictor attention;
   ConvPredictor conv;
   ScaledGemmPredictor scaled_gemm;
-  std::vector<MeasuredDispatch> dispatch;
-  ErrorBandTable bands;  // empty unless the profile directory ships error_bands.json
+  HostDispatchTable host_dispatch;  // every call-timed table's measured dispatch
+  ErrorBandTable bands;             // empty unless the profile directory ships error_bands.json
 
   // Whether the record was observed on the target GPU itself (then its kernel is one this
   // GPU runs).
@@ -287,11 +287,6 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   // the text). Attention, GEMM and low-precision models are built one profile at a time, the
   // attention ones first (their parse is the largest, so it comes while little is held);
   // per-operator fits borrow across GPUs and read every profile's vector points at once.
-  const auto call_timed = [&m](auto&& each) {
-    for (std::size_t i = 0; i < m.profiles.size(); ++i) {
-      if (m.profiles[i].basis == TimeBasis::kCall) each(i, *m.catalogue.find(m.profiles[i].device));
-    }
-  };
   // The dispatch summaries read GEMM and vector points, noted while each table is held.
   std::vector<SmallestCalls> smallest_calls(m.profiles.size());
   const auto note_calls_of = [&](std::size_t i) {
@@ -318,8 +313,8 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   }
   load_points(m.profiles, PointTable::kVector);
   for (std::size_t i = 0; i < m.profiles.size(); ++i) note_calls_of(i);
-  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles, smallest_calls,
-                                         HostDispatchTable(m.profiles, smallest_calls));
+  m.host_dispatch = HostDispatchTable(m.profiles, smallest_calls);
+  m.operator_fits = OperatorFitPredictor(m.catalogue, m.profiles, smallest_calls, m.host_dispatch);
   release_points(m.profiles, &Profile::vector_points);
   load_points(m.profiles, PointTable::kFamily);
   m.family_fits = MemoryFamilyPredictor(m.catalogue, m.profiles);
@@ -327,9 +322,6 @@ Predictor::Predictor(DeviceCatalogue catalogue, std::vector<Profile> profiles)
   load_points(m.profiles, PointTable::kConv);
   m.conv = ConvPredictor(m.catalogue, m.profiles);
   release_points(m.profiles, &Profile::conv_points);
-  call_timed([&](std::size_t i, const DeviceSpec& spec) {
-    m.dispatch.push_back({&spec, pm2lat::measured_dispatch(m.profiles[i], smallest_calls[i])});
-  });
 }
 
 Predictor::Predictor(Predictor&&) noexcept = default;
@@ -380,9 +372,7 @@ TargetId Predictor::add_target(const DeviceSpec& spec) {
 
 const Target& Predictor::target(TargetId id) const { return impl_->targets.at(id); }
 const DeviceCatalogue& Predictor::catalogue() const noexcept { return impl_->catalogue; }
-const std::vector<MeasuredDispatch>& Predictor::measured_dispatch() const noexcept {
-  return impl_->dispatch;
-}
+const HostDispatchTable& Predictor::host_dispatch() const noexcept { return impl_->host_dispatch; }
 
 Prediction Predictor::Impl::route(const KernelRecord& record, const KernelClass& cls,
                                   TargetId target, const PredictOptions& options,

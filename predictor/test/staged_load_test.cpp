@@ -131,11 +131,23 @@ TEST(StagedLoad, PredictsAsProfilesLoadedWhole) {
     }
   }
   EXPECT_GT(compared, 50000u);
-  ASSERT_EQ(staged.measured_dispatch().size(), whole.measured_dispatch().size());
-  for (std::size_t i = 0; i < staged.measured_dispatch().size(); ++i) {
-    EXPECT_EQ(staged.measured_dispatch()[i].spec->name, whole.measured_dispatch()[i].spec->name);
-    EXPECT_EQ(staged.measured_dispatch()[i].pre_us, whole.measured_dispatch()[i].pre_us);
+  const HostDispatchTable& staged_hosts = staged.host_dispatch();
+  const HostDispatchTable& whole_hosts = whole.host_dispatch();
+  ASSERT_EQ(staged_hosts.size(), whole_hosts.size());
+  std::size_t measured = 0;
+  for (std::size_t i = 0; i < staged_hosts.size(); ++i) {
+    EXPECT_EQ(staged_hosts.device(i), whole_hosts.device(i));
+    const auto& a = staged_hosts.measured(i);
+    const auto& b = whole_hosts.measured(i);
+    ASSERT_EQ(a.size(), b.size()) << staged_hosts.device(i);
+    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
+      EXPECT_EQ(ia->first, ib->first);
+      EXPECT_EQ(ia->second.pre_us, ib->second.pre_us);
+      EXPECT_EQ(ia->second.floor_us, ib->second.floor_us);
+    }
+    measured += a.size();
   }
+  EXPECT_GT(measured, 0u) << "no table measured a dispatch: the comparison above compared nothing";
 }
 
 }  // namespace

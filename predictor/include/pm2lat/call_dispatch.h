@@ -2,7 +2,7 @@
 // less than a couple of microseconds at the GPU's peak rate times its dispatch, not its
 // kernel, so the profile's `pre_us` of that operator is a measurement rather than an
 // intercept extrapolated from large shapes. Derived from the calibration points, which the
-// predictor releases after load: it keeps this summary (Predictor::measured_dispatch()).
+// predictor releases after load: it keeps this summary (Predictor::host_dispatch()).
 #pragma once
 
 #include <cstddef>
@@ -16,11 +16,6 @@
 #include "pm2lat/profile.h"
 
 namespace pm2lat {
-
-struct MeasuredDispatch {
-  const DeviceSpec* spec = nullptr;      // the GPU the profile measured
-  std::map<std::string, double> pre_us;  // op key -> measured dispatch (µs)
-};
 
 // The shortest roofline time of a call-timed profile's calibration calls, per operator: noted
 // from the GEMM and vector points the profile holds (again as other tables are read: the
@@ -49,14 +44,9 @@ inline double table_call_us(const CallOverhead& o, bool floor_is_traffic, double
   return floor_is_traffic ? o.pre_us + kernel_us : o.call_us(kernel_us);
 }
 
-// The operators whose dispatch `profile` measured, with their `pre_us`: those with a
-// calibration call too small to be kernel-bound (`smallest`, as noted above). Empty for a
-// kernel-timed profile.
-std::map<std::string, double> measured_dispatch(const Profile& profile,
-                                                const SmallestCalls& smallest);
-
-// Each call-timed table's measured dispatch with its floor, per operator (measured_dispatch
-// above); parallel to the profiles it was read from.
+// Each call-timed table's measured dispatch with its floor, per operator: the operators with a
+// calibration call too small to be kernel-bound (`smallest`, as noted above) and a `pre_us`;
+// parallel to the profiles it was read from, empty for a kernel-timed one.
 using MeasuredDispatchByProfile = std::vector<std::map<std::string, CallOverhead>>;
 
 // Per operator, the median host dispatch (floor and pre) of the tables that measured it; for an
@@ -88,6 +78,10 @@ class HostDispatchTable {
   HostDispatchTable(const std::vector<Profile>& profiles,
                     const std::vector<SmallestCalls>& smallest);
 
+  // One table per profile it was built from, in their order.
+  std::size_t size() const noexcept { return measured_.size(); }
+  // The GPU profile `i` measured (its canonical catalogue name).
+  const std::string& device(std::size_t i) const { return devices_.at(i); }
   // What profile `i`'s table measured (empty for a kernel-timed one).
   const std::map<std::string, CallOverhead>& measured(std::size_t i) const;
   // The tables' medians with profile `skip` left out.
@@ -96,6 +90,7 @@ class HostDispatchTable {
   const CallOverhead* on(const std::string& device, const std::string& op) const;
 
  private:
+  std::vector<std::string> devices_;  // parallel to measured_
   MeasuredDispatchByProfile measured_;
   DispatchMedians medians_;
   std::map<std::string, std::map<std::string, CallOverhead>> own_;  // device -> op -> measured

@@ -67,9 +67,9 @@ class Predictor {
   const Target& target(TargetId id) const;
 
   const DeviceCatalogue& catalogue() const noexcept;
-  // Per call-timed profile, the operators whose host dispatch it measured (call_dispatch.h),
-  // kept from the calibration points the predictor releases after load.
-  const std::vector<MeasuredDispatch>& measured_dispatch() const noexcept;
+  // Per profile, the operators whose host dispatch its table measured (call_dispatch.h), kept
+  // from the calibration points the predictor releases after load.
+  const HostDispatchTable& host_dispatch() const noexcept;
 
   // The expected-error table every prediction's band_pct is read from (from_directory loads
   // error_bands.json when the directory has one; otherwise bands are NaN). Set before

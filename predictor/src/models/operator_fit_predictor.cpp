@@ -219,9 +219,9 @@ std::int32_t nearest_configuration(const OperatorFits& d, const std::string& op,
 }  // namespace
 
 struct OperatorFitPredictor::Impl {
-  const Profile* profiles = nullptr;     // the predictor's profiles, in order
-  std::vector<OperatorFits> calibrated;  // parallel to the profiles
-  HostDispatchTable hosts;               // every call-basis table's dispatch and their medians
+  const Profile* profiles = nullptr;         // the predictor's profiles, in order
+  std::vector<OperatorFits> calibrated;      // parallel to the profiles
+  const HostDispatchTable* hosts = nullptr;  // every call-basis table's dispatch, their medians
   // Where a target's fits come from: its own profiles, or (when they have no operator fits)
   // the most similar calibrated GPU's, evaluated with the target's spec.
   struct TargetState {
@@ -240,7 +240,7 @@ OperatorFitPredictor::~OperatorFitPredictor() = default;
 OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
                                            const std::vector<Profile>& profiles,
                                            const std::vector<SmallestCalls>& smallest_calls,
-                                           HostDispatchTable hosts)
+                                           const HostDispatchTable& hosts)
     : impl_(std::make_unique<Impl>()) {
   if (smallest_calls.size() != profiles.size())
     throw std::invalid_argument("OperatorFitPredictor: one SmallestCalls per profile");
@@ -254,8 +254,8 @@ OperatorFitPredictor::OperatorFitPredictor(const DeviceCatalogue& catalogue,
     build_indexes(d);
   }
   set_floors(impl_->calibrated);
-  impl_->hosts = std::move(hosts);
-  set_borrowed_dispatch(impl_->calibrated, impl_->hosts);
+  impl_->hosts = &hosts;
+  set_borrowed_dispatch(impl_->calibrated, hosts);
 }
 
 void OperatorFitPredictor::add_target(const Target& target) {
@@ -364,8 +364,9 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
   const bool measured_here = best_d->spec != nullptr && best_d->spec->name == t.spec->name;
   // A call priced with another GPU's fit: dispatched by the target's host, not by the host of
   // the GPU that lent the fit (HostDispatchTable).
-  const CallOverhead* other_host =
-      call && !measured_here ? impl_->hosts.on(t.spec->name, key_op) : nullptr;
+  const CallOverhead* other_host = call && !measured_here && impl_->hosts != nullptr
+                                       ? impl_->hosts->on(t.spec->name, key_op)
+                                       : nullptr;
   if (range.known() && (bytes < range.lo || bytes > range.hi)) {
     // Outside the sizes the fit was made on, neither its fixed cost nor its residual table
     // is known: the bandwidth form takes over from the fit at the nearest edge of its range

@@ -10,12 +10,12 @@ namespace pm2lat::reports {
 HostDispatch::HostDispatch(const Predictor& predictor, TargetId target) {
   const Target& t = predictor.target(target);
   std::map<std::string, std::vector<double>> pool;
-  for (const MeasuredDispatch& d : predictor.measured_dispatch()) {
-    const DeviceSpec* spec = d.spec;
-    const auto& measured = d.pre_us;
-    for (const auto& [op, us] : measured) pool[op].push_back(us);
-    if (spec == t.spec && !t.spec_scaled) {
-      for (const auto& [op, us] : measured) own_[op] = us;
+  const HostDispatchTable& tables = predictor.host_dispatch();
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    const bool own = tables.device(i) == t.spec->name && !t.spec_scaled;
+    for (const auto& [op, c] : tables.measured(i)) {
+      pool[op].push_back(c.pre_us);
+      if (own) own_[op] = c.pre_us;
     }
   }
   for (auto& [op, v] : pool) pooled_[op] = median(v);
@@ -25,7 +25,7 @@ HostDispatch::HostDispatch(const Predictor& predictor, TargetId target) {
   std::vector<double> all;
   for (const auto& [op, us] : pooled_) all.push_back(launch_us(op));
   for (const auto& [op, us] : own_) {
-    if (!pooled_.count(op)) all.push_back(us);
+    if (!pooled_.contains(op)) all.push_back(us);
   }
   typical_us_ = all.empty() ? 0.0 : median(all);
 }

@@ -28,9 +28,10 @@ class OperatorFitPredictor {
   // `profiles` must outlive the predictor; their device names are canonical catalogue names.
   // `smallest_calls[i]`: profile i's shortest calls, noted from every point table it holds
   // (call_dispatch.h), since its GEMM points are no longer held when this is built; `hosts`:
-  // the dispatch they show (the same profiles' HostDispatchTable).
+  // the dispatch they show (the same profiles' HostDispatchTable), which must outlive it too.
   OperatorFitPredictor(const DeviceCatalogue& catalogue, const std::vector<Profile>& profiles,
-                       const std::vector<SmallestCalls>& smallest_calls, HostDispatchTable hosts);
+                       const std::vector<SmallestCalls>& smallest_calls,
+                       const HostDispatchTable& hosts);
   OperatorFitPredictor(OperatorFitPredictor&&) noexcept;
   OperatorFitPredictor& operator=(OperatorFitPredictor&&) noexcept;
   ~OperatorFitPredictor();
