@@ -80,6 +80,8 @@ TEST(DeviceCatalogue, EveryDataCentreAndWorkstationGpuOfRecentGenerationsResolve
                         "NVIDIA RTX A4500",
                         "NVIDIA RTX A4000",
                         "NVIDIA RTX A2000 12GB",
+                        "NVIDIA RTX A1000",
+                        "NVIDIA RTX A400",
                         "NVIDIA GeForce RTX 3090",
                         "NVIDIA H100 80GB HBM3",
                         "NVIDIA H100 PCIe",
@@ -96,6 +98,7 @@ TEST(DeviceCatalogue, EveryDataCentreAndWorkstationGpuOfRecentGenerationsResolve
                         "NVIDIA L40",
                         "NVIDIA L40S",
                         "NVIDIA RTX 6000 Ada Generation",
+                        "NVIDIA RTX 5880 Ada Generation",
                         "NVIDIA RTX 5000 Ada Generation",
                         "NVIDIA RTX 4500 Ada Generation",
                         "NVIDIA RTX 4000 Ada Generation",
@@ -108,7 +111,9 @@ TEST(DeviceCatalogue, EveryDataCentreAndWorkstationGpuOfRecentGenerationsResolve
                         "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
                         "NVIDIA RTX PRO 5000 Blackwell",
                         "NVIDIA RTX PRO 4500 Blackwell",
-                        "NVIDIA RTX PRO 4000 Blackwell"}) {
+                        "NVIDIA RTX PRO 4000 Blackwell",
+                        "NVIDIA RTX PRO 2000 Blackwell",
+                        "NVIDIA GB10"}) {
     EXPECT_NE(c.find(n), nullptr) << n;
   }
   EXPECT_EQ(c.resolve("NVIDIA A10G").name, "A10G");
