@@ -60,6 +60,17 @@ TEST(ConvAlgorithm, WinogradIsTheFusedKernelOrTheGemmOverThirtySixTransformPoint
             ConvAlgorithm::kImplicitGemm);
 }
 
+TEST(ConvAlgorithm, AWinogradGridStaysInsideCudasGridLimits) {
+  // grid.y holds the output-channel tiles and stops at 65535, where grid.x goes on to 2^31 - 1.
+  const GemmConfigFit k = config_of(kBatchedGemm);
+  ConvShape c = three_by_three(128, 64 * 70000);
+  c.batch = 4'000'000;
+  const Dim3 grid = winograd_batched_gemm_grid(k, c);
+  EXPECT_EQ(grid.y, kMaxGridYZ);
+  EXPECT_GT(grid.x, kMaxGridYZ);
+  EXPECT_LE(grid.x, kMaxGridX);
+}
+
 TEST(ConvAlgorithm, AWinogradBlockLoopsOverTheInputChannelsNotTheFilterTaps) {
   const ConvShape c = three_by_three(128, 256);
   const GemmConfigFit k = config_of(kBatchedGemm);

@@ -18,13 +18,21 @@ struct Dim3 {
   friend constexpr bool operator==(const Dim3&, const Dim3&) = default;
 };
 
-// CUDA's largest grid.x (2^31 - 1; grid.y and grid.z stop at 65535).
+// CUDA's largest grid extents (CUDA C++ Programming Guide, "Technical Specifications per
+// Compute Capability": 2^31 - 1 along x, 65535 along y and z).
 inline constexpr std::uint32_t kMaxGridX = 2147483647u;
+inline constexpr std::uint32_t kMaxGridYZ = 65535u;
 
-// A count of blocks launched along grid.x: at least one, at most kMaxGridX.
-constexpr std::uint32_t grid_x_for(double blocks) noexcept {
+// A count of blocks launched along one grid axis: at least one, at most the axis's limit.
+constexpr std::uint32_t grid_extent_for(double blocks, std::uint32_t limit) noexcept {
   if (!(blocks >= 1)) return 1;
-  return blocks >= kMaxGridX ? kMaxGridX : static_cast<std::uint32_t>(blocks);
+  return blocks >= limit ? limit : static_cast<std::uint32_t>(blocks);
+}
+constexpr std::uint32_t grid_x_for(double blocks) noexcept {
+  return grid_extent_for(blocks, kMaxGridX);
+}
+constexpr std::uint32_t grid_yz_for(double blocks) noexcept {
+  return grid_extent_for(blocks, kMaxGridYZ);
 }
 
 struct KernelLaunch {

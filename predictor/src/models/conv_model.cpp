@@ -41,7 +41,7 @@ Dim3 winograd_batched_gemm_grid(const GemmConfigFit& config, const ConvShape& co
                                    tiles(conv.out_h(), kWinogradOutputTile) *
                                    tiles(conv.out_w(), kWinogradOutputTile);
   return {grid_x_for(static_cast<double>(tiles(transformed, std::max(1, config.tile_m)))),
-          grid_x_for(static_cast<double>(tiles(conv.out_channels, std::max(1, config.tile_n)))),
+          grid_yz_for(static_cast<double>(tiles(conv.out_channels, std::max(1, config.tile_n)))),
           kWinogradTransformPoints};
 }
 
