@@ -15,7 +15,8 @@
 #  3. every kernel of every trace and every table row predicted on every catalogue GPU against
 #     its physical bounds (`pm2lat eval bounds`);
 #  4. whether each trace kernel's forecasts for several GPUs are in the GPUs' order
-#     (scripts/cross-gpu-consistency.py).
+#     (scripts/cross-gpu-consistency.py), the model's and, apart, those anchored to the
+#     measurement.
 #
 #   scripts/eval-real-runs.sh [BUILD_DIR] [OUT_DIR]
 #
@@ -172,4 +173,7 @@ python3 "$root/scripts/cross-gpu-consistency.py" --catalogue "$root/calibrate/pr
   "$bands"/loo/*/records/records.*.jsonl
 echo "every kernel:"
 python3 "$root/scripts/cross-gpu-consistency.py" --all-kernels \
+  --catalogue "$root/calibrate/profiles/devices.json" "$bands"/loo/*/records/records.*.jsonl
+echo "every kernel whose forecasts are anchored to its measurement (measured_guard.h):"
+python3 "$root/scripts/cross-gpu-consistency.py" --all-kernels --anchored \
   --catalogue "$root/calibrate/profiles/devices.json" "$bands"/loo/*/records/records.*.jsonl

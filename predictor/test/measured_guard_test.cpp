@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "pm2lat/classifier.h"
@@ -133,6 +134,62 @@ TEST(MeasuredGuardTest, UnknownFallbackAndShapelessKernelsTakeTheUnmodelledFacto
   // The shipped constants: the unmodelled kernels are guarded at least as tightly.
   EXPECT_LE(kUnmodelledFactor, kDisagreementFactor);
   EXPECT_GT(kDisagreementFactor, 1.0);
+}
+
+TEST(MeasuredGuardTest, TimeRatioRangeSpansTheGpusBandwidthIssueRateAndFp32RatiosAndOne) {
+  const DeviceCatalogue cat =
+      DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  const DeviceSpec& a100_40 = cat.resolve("A100-SXM4-40GB");
+  const DeviceSpec& a100_80 = cat.resolve("A100-SXM");
+  const DeviceSpec& h100 = cat.resolve("H100");
+  // The same SMs, clock and FP32 units; more bandwidth: no slower, at most the bandwidth's
+  // gain faster.
+  const GpuTimeRatioRange same_die = time_ratio_range(a100_40, a100_80);
+  EXPECT_DOUBLE_EQ(same_die.hi, 1.0);
+  EXPECT_DOUBLE_EQ(same_die.lo, a100_40.mem_bw_gbps / a100_80.mem_bw_gbps);
+  // A GPU larger in every respect: no slower (a latency-bound kernel), at most its largest
+  // gain faster.
+  const GpuTimeRatioRange up = time_ratio_range(a100_40, h100);
+  EXPECT_DOUBLE_EQ(up.hi, 1.0);
+  EXPECT_DOUBLE_EQ(up.lo, a100_40.fp32_tflops / h100.fp32_tflops);
+  // And back: the inverse ratios.
+  const GpuTimeRatioRange down = time_ratio_range(h100, a100_40);
+  EXPECT_DOUBLE_EQ(down.lo, 1.0);
+  EXPECT_DOUBLE_EQ(down.hi, 1 / up.lo);
+  const GpuTimeRatioRange unknown = time_ratio_range(&h100, nullptr);
+  EXPECT_EQ(unknown.lo, 0);
+  EXPECT_TRUE(std::isinf(unknown.hi));
+}
+
+TEST(MeasuredGuardTest, AnAnchoredForecastStaysWithinWhatTheTwoGpusAllow) {
+  // A split-K reduction measured at 15 us where the source model says 1.5 (a launch floor of
+  // one table); the target's model says 3.1 (another table's floor). Its ratio, 2.07, would
+  // put the kernel at 31 us on a GPU at least as large in every respect.
+  const GuardVerdict v = judge_measurement(gemm_measured(15, 1.5));
+  ASSERT_TRUE(v.anchors());
+  const GpuTimeRatioRange range{0.76, 1.0};
+  const Prediction capped = guarded_forecast(v, predicted(3.1), false, 0, range);
+  EXPECT_DOUBLE_EQ(capped.us, 15 * range.hi);
+  EXPECT_TRUE(capped.has(prediction_flags::kAnchored));
+  // Too fast for the range is raised to its low end.
+  EXPECT_DOUBLE_EQ(guarded_forecast(v, predicted(0.3), false, 0, range).us, 15 * range.lo);
+  // Within it, the model's ratio stands: measured x target / source.
+  EXPECT_DOUBLE_EQ(guarded_forecast(v, predicted(1.35), false, 0, range).us, 15 * 1.35 / 1.5);
+  // Without a range, the model's ratio alone.
+  EXPECT_DOUBLE_EQ(guarded_forecast(v, predicted(3.1), false).us, 15 * 3.1 / 1.5);
+}
+
+TEST(MeasuredGuardTest, AKernelOfAJudgedOperatorIsBoundedByItsOwnShareOfTheMeasurement) {
+  // An operator of two kernels predicted 10 + 30 on the source, measured 400 (10x): the
+  // second kernel's share of the measurement is 300, so a range of [0.5, 1] keeps its
+  // forecast within 150-300 whatever the target's model says.
+  GuardInput in = gemm_measured(400, 40);
+  const GuardVerdict v = judge_measurement(in);
+  ASSERT_TRUE(v.anchors());
+  const GpuTimeRatioRange range{0.5, 1.0};
+  EXPECT_DOUBLE_EQ(guarded_forecast(v, predicted(90), false, 0, range, 30).us, 300);
+  EXPECT_DOUBLE_EQ(guarded_forecast(v, predicted(24), false, 0, range, 30).us, 240);
+  EXPECT_DOUBLE_EQ(guarded_forecast(v, predicted(3), false, 0, range, 30).us, 150);
 }
 
 TEST(MeasuredGuardTest, SourceLowerBoundIsTheRecordsWorkAtPeakOnTheSourceGpu) {

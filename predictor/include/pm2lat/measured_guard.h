@@ -9,7 +9,8 @@
 //
 //   measured x target prediction / source prediction                      (flag `anchored`)
 //
-// i.e. the model keeps only what it says about the ratio of the two GPUs. Within the factor
+// i.e. the model keeps only what it says about the ratio of the two GPUs, and that ratio stays
+// within what the two GPUs' hardware allows (GpuTimeRatioRange). Within the factor
 // the model's forecast stands: anchoring everything makes cross-GPU forecasts worse (the
 // measurement carries the source GPU's noise, and the model's own error on the source is
 // often not the error it makes on the target), so the measurement is a guard, not the rule.
@@ -17,6 +18,7 @@
 // accuracy figure compares with the measurement.
 #pragma once
 
+#include <limits>
 #include <optional>
 
 #include "pm2lat/device_spec.h"
@@ -86,6 +88,8 @@ struct GuardVerdict {
   // measured / source prediction, device parts (GuardInput::source_host_us) only: applied to
   // forecasts when anchoring.
   double scale = 1;
+  // The source prediction's device part the scale was taken against (0 when not judged).
+  double source_device_us = 0;
 
   bool anchors() const noexcept {
     return reason == GuardReason::kDisagrees || reason == GuardReason::kBelowPhysics;
@@ -94,13 +98,38 @@ struct GuardVerdict {
 
 GuardVerdict judge_measurement(const GuardInput& in, const GuardPolicy& policy = {}) noexcept;
 
+// How many times the source GPU's time the same kernel can take on the target: between the
+// smallest and the largest of the two GPUs' ratios (source over target) of memory bandwidth,
+// SM issue rate (SMs x boost clock) and FP32 peak, and 1 (a kernel held back by memory
+// latency, which no data sheet scales, takes about as long on both). A kernel is held back by
+// one of these, so its time scales by one ratio in that range: no GPU at least as large in
+// every respect is slower, none is faster than its largest gain. The model's
+// own ratio of two predictions leaves it where both are fixed costs calibrated on different
+// tables: a 1.5 us launch floor of one GPU's traces against another GPU's 3.1 us put a 15 us
+// split-K reduction measured on an A100-40GB at 31 us on the larger A100-SXM.
+struct GpuTimeRatioRange {
+  double lo = 0;
+  double hi = std::numeric_limits<double>::infinity();
+};
+GpuTimeRatioRange time_ratio_range(const DeviceSpec& source, const DeviceSpec& target) noexcept;
+// No range (any ratio) when either GPU is unknown.
+inline GpuTimeRatioRange time_ratio_range(const DeviceSpec* source,
+                                          const DeviceSpec* target) noexcept {
+  return source != nullptr && target != nullptr ? time_ratio_range(*source, *target)
+                                                : GpuTimeRatioRange{};
+}
+
 // The forecast for a target: `target` unchanged unless the verdict anchors and the target is
 // another GPU than the source and runs the measured kernel (not flagged kConfigChosen: a
 // configuration of the target's own choosing is another kernel, which the measurement does
 // not describe); then its device part (all but `target_host_us`, the host time of a
-// call-time prediction) scaled by the verdict and flagged kAnchored.
+// call-time prediction) scaled by the verdict, the ratio of its device part to the source's
+// (`source_device_us`, the source prediction's device part for this kernel; 0: the verdict's)
+// kept within `range`, and flagged kAnchored.
 Prediction guarded_forecast(const GuardVerdict& verdict, const Prediction& target,
-                            bool target_is_source_gpu, double target_host_us = 0) noexcept;
+                            bool target_is_source_gpu, double target_host_us = 0,
+                            const GpuTimeRatioRange& range = {},
+                            double source_device_us = 0) noexcept;
 
 // The physical lower bound of the record's work on the GPU it ran on (GuardInput's
 // source_lower_us); 0 when the record implies no work.

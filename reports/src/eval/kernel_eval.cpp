@@ -252,7 +252,8 @@ CrossEvalResult eval_kernels_cross(Predictor& predictor,
         const Prediction p =
             verdict.anchors()
                 ? guarded_forecast(verdict, model_p, false,
-                                   host_part_us(predictor, *on_a, cls, target_id(b), opt, model_p))
+                                   host_part_us(predictor, *on_a, cls, target_id(b), opt, model_p),
+                                   time_ratio_range(a_spec, cat.find(b)))
                 : model_p;
         const double measured = *on_b->record.measured_us;
         if (band_rows != nullptr) band_rows->add(key, c_it->second.family, p, false, measured);

@@ -47,10 +47,18 @@ void forecast_from_observation(const StepReplay& source, const ObservedOperator&
   opt.source_spec = predictor.target(source.target()).spec;
   const GuardVerdict verdict = guard ? judge_operator(source, op, *guard) : GuardVerdict{};
   const bool same_gpu = target == source.target();
+  const bool anchors = verdict.anchors() && !same_gpu;
+  const GpuTimeRatioRange range =
+      anchors ? time_ratio_range(*opt.source_spec, *predictor.target(target).spec)
+              : GpuTimeRatioRange{};
   for (const LoweredOp& k : op.kernels) {
-    if (k.has_kernel)
-      out.push_back(
-          guarded_forecast(verdict, predictor.predict(k.record, k.cls, target, opt), same_gpu));
+    if (!k.has_kernel) continue;
+    const Prediction p = predictor.predict(k.record, k.cls, target, opt);
+    // The operator's verdict is on the sum of its kernels: each kernel's share of the
+    // measurement is its own source prediction times the verdict's scale.
+    const double source_us =
+        anchors ? predictor.predict(k.record, k.cls, source.target(), opt).us : 0.0;
+    out.push_back(guarded_forecast(verdict, p, same_gpu, 0, range, source_us));
   }
 }
 

@@ -35,9 +35,12 @@ void RunPredictor::predict(const KernelRecord& record, const KernelClass& cls,
   const auto predictions = targets_.predict(record, cls, options);
   const GuardVerdict verdict = judge(record, cls, source, predictions);
   for (std::size_t i = 0; i < predictions.size(); ++i) {
-    table.set_prediction(
-        row, columns_[i],
-        guarded_forecast(verdict, predictions[i], targets_.target(i).spec == source));
+    const bool own = targets_.target(i).spec == source;
+    const GpuTimeRatioRange range = verdict.anchors() && !own
+                                        ? time_ratio_range(source, &targets_.spec(i))
+                                        : GpuTimeRatioRange{};
+    table.set_prediction(row, columns_[i],
+                         guarded_forecast(verdict, predictions[i], own, 0, range));
   }
 }
 

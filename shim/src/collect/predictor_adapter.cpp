@@ -109,4 +109,12 @@ double PredictorAdapter::source_lower_bound_us(const KernelRecord& record,
   return pm2lat::source_lower_bound_us(record, cls, *impl_->source, TimeBasis::kKernel);
 }
 
+GpuTimeRatioRange PredictorAdapter::time_ratio_range(std::string_view name) const noexcept {
+  if (!impl_->targets) return {};
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i] == name) return pm2lat::time_ratio_range(impl_->source, &impl_->targets->spec(i));
+  }
+  return {};
+}
+
 }  // namespace pm2lat::shim

@@ -12,6 +12,7 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/kernel_record.h"
+#include "pm2lat/measured_guard.h"
 #include "pm2lat/prediction.h"
 
 namespace pm2lat::shim {
@@ -46,6 +47,9 @@ class PredictorAdapter {
   // The physical lower bound of the record's work on the GPU the program runs on (the
   // measurement guard's "could not have moved in the measured time"); 0 when unknown.
   double source_lower_bound_us(const KernelRecord& record, const KernelClass& cls) const noexcept;
+  // How many times the run's GPU's time a kernel can take on target `name` (measured_guard.h):
+  // what an anchored forecast's ratio stays within. Any ratio when either GPU is unknown.
+  GpuTimeRatioRange time_ratio_range(std::string_view name) const noexcept;
 
  private:
   struct Impl;

@@ -176,7 +176,10 @@ void RecordSink::guard_forecasts(PredictedRecord& pr, double source_lower_us) co
   in.family = pr.family;
   const GuardVerdict verdict = judge_measurement(in);
   if (!verdict.anchors()) return;
-  for (auto& [name, p] : pr.predictions) p = guarded_forecast(verdict, p, name == pr.gpu);
+  for (auto& [name, p] : pr.predictions) {
+    if (name == pr.gpu) continue;  // the run's own GPU keeps the model's prediction
+    p = guarded_forecast(verdict, p, false, 0, predictor_->time_ratio_range(name));
+  }
 }
 
 void RecordSink::finish(BuiltRecord& b) {
