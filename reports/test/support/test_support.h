@@ -11,7 +11,8 @@
 
 namespace pm2lat::test {
 
-// A fresh empty directory under the system temp dir, unique per call.
+// A fresh empty directory under the system temp dir, unique per call; removed when the test
+// that made it passes, kept when it fails.
 std::filesystem::path scratch_dir(const std::string& name);
 
 void write_text(const std::filesystem::path& file, const std::string& text);
