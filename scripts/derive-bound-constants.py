@@ -119,6 +119,17 @@ def main():
         print(f"bytes per thread ({group}): at most {top['bytes'] / top['threads']:.0f} B "
               f"({top['family']}, {top['name'][:60]})")
 
+    # Launches sized by their work (more threads than any GPU holds at once): the least each
+    # thread moved where the work is a memory-bound ATen operator's own (not a helper inside
+    # a convolution or matmul). Work under 2 B a thread in such a launch is rejected by the
+    # importer, so its records no longer state it: how long those kernels took against their
+    # stated bytes was measured before the check existed (physical_bounds.h).
+    own = [r for r in direct if r["threads"] >= 2**19 and not any(
+        s in str(r["op"].get("name", "")) for s in ("conv", "mm", "linear", "matmul", "attention"))]
+    least = min(own, key=lambda r: r["bytes"] / r["threads"])
+    print(f"bytes per thread (launches >= 2^19 threads): ATen operators' own work at least "
+          f"{least['bytes'] / least['threads']:.1f} B ({least['family']}, {least['name'][:60]})")
+
     # NeuSight: call time of small operators and the lowest efficiency of large ones.
     table = os.path.join(data, "neusight", "kernels.csv.gz")
     devices = {d["device"]: d for d in csv.DictReader(open(os.path.join(data, "neusight",

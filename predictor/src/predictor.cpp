@@ -402,6 +402,7 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   Prediction p;
   if (!applied.stated_work_rejected) {
     p = impl_->route(record, cls, target, options, source);
+    if (record.op.source == kRejectedWorkSource) p.flags |= prediction_flags::kShapeRejected;
   } else {
     p = impl_->route(without_stated_work(record), cls, target, options, source);
     p.flags |= prediction_flags::kShapeRejected;

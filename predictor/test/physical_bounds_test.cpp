@@ -222,5 +222,31 @@ TEST_F(PhysicalBoundsTest, WorkMustFitTheLaunch) {
   EXPECT_TRUE(consistent(1e12, {8, 1, 1}, {128, 1, 1}, "ampere_sgemm_128x64_tn"));
 }
 
+TEST_F(PhysicalBoundsTest, ALaunchSizedByItsWorkGivesEachThreadSomeOfIt) {
+  auto consistent = [](double bytes, Dim3 grid, Dim3 block, const char* kernel) {
+    return work_consistent_with_launch(bytes, grid, block, classify_kernel(kernel));
+  };
+  // FBGEMM's embedding backward, 15437 blocks of 1024 threads, charged its share (by threads)
+  // of the operator's gradient: 16.5 MB, about 1 B a thread. It took 5.7 ms on an A100.
+  const char* tbe_backward =
+      "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<"
+      "float, float, float, 2ul>(at::GenericPackedTensorAccessor<float, 2ul, "
+      "at::RestrictPtrTraits, int>)";
+  EXPECT_FALSE(consistent(16.5e6, {15437, 1, 1}, {32, 32, 1}, tbe_backward));
+  // The same work over a launch no larger than one GPU holds at once says nothing.
+  EXPECT_TRUE(consistent(16.5e6 / 64, {240, 1, 1}, {32, 32, 1}, tbe_backward));
+  // ATen's warp-per-row softmax: 8 B a thread over 1.2M threads is its own work; just under 2 B
+  // a thread is not.
+  const char* softmax =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 8, false, false>("
+      "float*, float const*, int, int, int, bool const*, int, bool)";
+  const double threads = 9408.0 * 128;
+  EXPECT_TRUE(consistent(8 * threads, {9408, 1, 1}, {8, 16, 1}, softmax));
+  EXPECT_TRUE(consistent(2 * threads, {9408, 1, 1}, {8, 16, 1}, softmax));
+  EXPECT_FALSE(consistent(1.9 * threads, {9408, 1, 1}, {8, 16, 1}, softmax));
+  // No stated work is not too little: the launch geometry answers anyway.
+  EXPECT_TRUE(consistent(0, {9408, 1, 1}, {8, 16, 1}, softmax));
+}
+
 }  // namespace
 }  // namespace pm2lat

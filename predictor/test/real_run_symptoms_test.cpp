@@ -113,6 +113,30 @@ TEST_F(RealRunSymptoms, WorkALaunchCannotDoIsRejected) {
   EXPECT_LT(f.p.us, 50.0) << "measured 4.3 us";
 }
 
+// An A100 training trace: FBGEMM's embedding backward (15437 blocks of 1024 threads, measured
+// 5.7 ms) was charged its share, by threads, of its autograd node's gradient (16.5 MB, 1 B a
+// thread) and forecast at 19 us. A launch that large was sized by its work, and that work is
+// not the kernel's: the launch prices it (flag shape_rejected), as it does when the importer
+// rejected the work itself.
+TEST_F(RealRunSymptoms, TooLittleWorkForALargeLaunchIsRejected) {
+  const char* kernel =
+      "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<"
+      "float, float, float, 2ul>(at::GenericPackedTensorAccessor<float, 2ul, "
+      "at::RestrictPtrTraits, int>)";
+  KernelRecord r =
+      memory(kernel, "torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>",
+             OpKind::kEmbedding, 236, 8720, 8.26e6, 8.26e6, {15437, 1, 1}, {32, 32, 1});
+  const Forecast f = forecast(r, "A100-SXM4-40GB");
+  EXPECT_TRUE(f.p.has(prediction_flags::kShapeRejected));
+  EXPECT_GT(f.p.us, 100.0) << "measured 5,713 us";
+
+  r.op.vec = {};
+  r.op.source = kRejectedWorkSource;
+  const Forecast g = forecast(r, "A100-SXM4-40GB");
+  EXPECT_TRUE(g.p.has(prediction_flags::kShapeRejected));
+  EXPECT_DOUBLE_EQ(g.p.us, f.p.us);
+}
+
 constexpr const char* kSoftmaxKernel =
     "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
     "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)";

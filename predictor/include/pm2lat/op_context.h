@@ -143,6 +143,12 @@ struct OpContext {
   CollectiveShape collective;
 };
 
+// OpContext::source of a kernel whose operator stated work its launch cannot have done
+// (models/physical_bounds.h, work_consistent_with_launch), set by whoever built the record:
+// the work was dropped or replaced by the launch geometry's, and the prediction is flagged
+// shape_rejected as when the predictor drops it itself.
+inline constexpr const char* kRejectedWorkSource = "rejected";
+
 // The operator name as overhead tables key it: namespace dropped, lower case
 // ("aten::addmm" -> "addmm", "bmm" -> "bmm").
 std::string op_key(const OpContext& op);

@@ -232,7 +232,9 @@ double launch_work_capacity_bytes(const Dim3& grid, const Dim3& block,
 bool work_consistent_with_launch(double bytes, const Dim3& grid, const Dim3& block,
                                  const KernelClass& cls) noexcept {
   if (launch_unknown(grid, block) || !has_bandwidth_ceiling(cls.family)) return true;
-  return !(bytes > launch_work_capacity_bytes(grid, block, cls));
+  if (bytes > launch_work_capacity_bytes(grid, block, cls)) return false;
+  const double threads = static_cast<double>(grid.volume()) * static_cast<double>(block.volume());
+  return !(bytes > 0 && threads >= kWorkSizedLaunchThreads && bytes < threads * kMinBytesPerThread);
 }
 
 }  // namespace pm2lat

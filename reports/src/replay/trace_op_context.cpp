@@ -213,7 +213,7 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
         // More than the launch can move: the operator describes work this kernel did not do.
         // The launch geometry stands in (below); the record says why it has no work.
         op.name = std::string(c.name);
-        op.source = kRejectedSource;
+        op.source = kRejectedWorkSource;
         break;
       }
     }
@@ -224,7 +224,7 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
   const std::size_t lists = chain.empty() ? 0 : trace_inputs::tensor_list_count(*chain.front().op);
   if (auto w = geometry_work(trace.strings[kernel.name], cls, kernel, lists, aten_name(op.name))) {
     return from_memory_work(*w, op.name,
-                            op.source == kRejectedSource ? kRejectedSource : "geometry");
+                            op.source == kRejectedWorkSource ? kRejectedWorkSource : "geometry");
   }
   // The op's kind from the kernel, without a shape (the predictor flags it no_shape).
   switch (cls.family) {

@@ -41,7 +41,7 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
     r.measured_us = k.dur_us;
     r.basis = TimeBasis::kKernel;
     if (k.op >= 0) ++out.linked;
-    if (r.op.source == kRejectedSource) {
+    if (r.op.source == kRejectedWorkSource) {
       ++out.work_rejected;
     } else if (r.op.source == "geometry") {
       ++out.from_geometry;

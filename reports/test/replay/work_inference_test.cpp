@@ -100,9 +100,29 @@ TEST(WorkInference, ALaunchTooSmallForItsOperatorIsNotChargedIt) {
                        "float const*, bool, int, int, long, long)",
                        1, 100, 5, {1, 1, 1}, {32, 1, 1}));
   const OpContext op = l.context(0);
-  EXPECT_EQ(op.source, kRejectedSource);
+  EXPECT_EQ(op.source, kRejectedWorkSource);
   EXPECT_EQ(op.vec.bytes(), 0);
   EXPECT_EQ(op.name, "aten::nll_loss_backward");
+}
+
+TEST(WorkInference, ALaunchFarLargerThanItsShareOfALibraryOpIsNotChargedIt) {
+  // FBGEMM's embedding backward: the autograd node states only its gradient, [8192, 8720]
+  // floats; its radix sort and its warp-per-row update (500M threads) share it by threads,
+  // about 1 B a thread. The sort's 1.6M threads each do more than that: its share is rejected.
+  Linked l(test::TraceJson()
+               .op("torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>", 0, 500,
+                   "[[8192,8720]]", R"(["float"])")
+               .kernel("void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, "
+                       "int, int>::Policy800, false, long, int, int, unsigned int>(int*, int*, "
+                       "long*, long const*, int*, int const*, int, int, int)",
+                       1, 100, 443, {4117, 1, 1}, {384, 1, 1})
+               .kernel("void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_"
+                       "warp_per_row_1<float, float, float, 2ul>(int)",
+                       2, 600, 1201, {15812500, 1, 1}, {32, 1, 1}));
+  const OpContext sort = l.context(0);
+  EXPECT_EQ(sort.source, kRejectedWorkSource);
+  EXPECT_EQ(sort.vec.bytes(), 0);
+  EXPECT_EQ(sort.name, "torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>");
 }
 
 TEST(WorkInference, AConvolutionsSplitKReductionSumsFilterPartials) {

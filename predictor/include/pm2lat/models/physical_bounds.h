@@ -59,6 +59,19 @@ inline constexpr double kMaxFixedCallUs = 80.0;
 // tensor, and 64 KB lets a GPU-sized grid of 200K threads cover 13 GB.
 inline constexpr double kElementMappedBytesPerThread = 512.0;
 inline constexpr double kLoopingBytesPerThread = 65536.0;
+// A launch of more threads than any GPU of the catalogue holds at once (303,104 on a B200 or
+// B300: 148 SMs x 2048; the RTX PRO 6000's 188 SMs hold 1536 each) was sized by its work, not
+// by the GPU, so each thread has some of it. In such launches in the traces, the memory-bound
+// kernels of ATen's own operators moved at least 8 B a thread (a warp-per-row softmax); the 60
+// kernels whose stated work gave each thread under 2 B (less than a one-byte element read and
+// written) took at least 3.5x, median 312x, what those bytes take at the DRAM peak: a library
+// operator's work shared among its kernels (FBGEMM's embedding backward, its sorts), cuDNN's
+// layout transposes inside a convolution (padded tiles), adaptive pooling, a kernel linked to
+// an unrelated fill. Below 2 B a thread in a launch of 2^19 threads or more, the stated work
+// is not the kernel's (scripts/derive-bound-constants.py prints the 8 B; the 60 were read
+// from replay records made before this check).
+inline constexpr double kWorkSizedLaunchThreads = 524288.0;
+inline constexpr double kMinBytesPerThread = 2.0;
 }  // namespace bound_constants
 
 // The least work an operator implies: every operand read once and every result written once,
@@ -137,8 +150,10 @@ double launch_work_capacity_bytes(const Dim3& grid, const Dim3& block,
                                   const KernelClass& cls) noexcept;
 
 // Whether `bytes` of work is consistent with the launch: false when the launch cannot have
-// moved it (the operator's inputs describe more than the kernel touched). A launch without a
-// block (a table that recorded none) and math kernels are consistent with anything.
+// moved it (the operator's inputs describe more than the kernel touched), or when a launch
+// sized by its work leaves each thread less than kMinBytesPerThread of it (the inputs describe
+// less than the kernel did). No stated work, a launch without a block (a table that recorded
+// none) and math kernels are consistent with anything.
 bool work_consistent_with_launch(double bytes, const Dim3& grid, const Dim3& block,
                                  const KernelClass& cls) noexcept;
 

@@ -18,10 +18,6 @@
 
 namespace pm2lat::reports {
 
-// OpContext::source of a kernel whose operator described more work than its launch can do:
-// the work was dropped (or replaced by a launch-geometry estimate).
-inline constexpr const char* kRejectedSource = "rejected";
-
 // Threads launched by all kernels whose innermost operator is each op (indexed like
 // trace.ops). A library operator no rule knows launches several kernels (scans, sorts,
 // gathers); each is charged the operator's work in proportion to its threads.
