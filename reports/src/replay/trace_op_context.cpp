@@ -210,8 +210,9 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
       }
       if (w) {
         if (fits(*w)) return from_memory_work(*w, c.name, "aten");
-        // More than the launch can move: the operator describes work this kernel did not do.
-        // The launch geometry stands in (below); the record says why it has no work.
+        // More than the launch can move, or too little for a launch sized by it: the operator
+        // describes work this kernel did not do. The launch geometry stands in (below); the
+        // record says why it has no work.
         op.name = std::string(c.name);
         op.source = kRejectedWorkSource;
         break;
