@@ -8,8 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -17,44 +16,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
-extern char** environ;
+#include "pm2lat/test/scratch_cleaner.h"
 
 namespace pm2lat::test {
-
-namespace {
-
-// Scratch directories of the running test: removed when it passes, kept for a look when it
-// fails.
-std::mutex g_scratch_mu;
-std::vector<std::string> g_scratch;
-
-class ScratchCleaner : public ::testing::EmptyTestEventListener {
-  void OnTestEnd(const ::testing::TestInfo& info) override {
-    std::vector<std::string> dirs;
-    {
-      std::lock_guard<std::mutex> lock(g_scratch_mu);
-      dirs.swap(g_scratch);
-    }
-    if (info.result() == nullptr || !info.result()->Passed()) return;
-    for (const auto& d : dirs) {
-      std::error_code ec;
-      std::filesystem::remove_all(d, ec);
-    }
-  }
-};
-
-[[maybe_unused]] const bool g_cleaner_installed = [] {
-  ::testing::UnitTest::GetInstance()->listeners().Append(new ScratchCleaner);
-  return true;
-}();
-
-}  // namespace
 
 std::string program(const std::string& name) {
   return std::string(PM2LAT_TEST_PROGRAM_DIR) + "/" + name;
@@ -67,8 +37,7 @@ std::string scratch_dir() {
     throw std::runtime_error("cannot create a scratch directory: " +
                              std::string(std::strerror(errno)));
   }
-  std::lock_guard<std::mutex> lock(g_scratch_mu);
-  g_scratch.push_back(dir);
+  remove_when_test_passes(dir);
   return dir;
 }
 
@@ -111,10 +80,10 @@ RunResult run(const RunOptions& options) {
   env["FAKE_CUDA_LOG"] = result.dir + "/fake.log";
   env["FAKE_CUDA_LOG_KERNELS"] = "1";
   std::string preload;
-  const std::string sanitizer = PM2LAT_TEST_SANITIZER_RUNTIME;
-  if (!sanitizer.empty()) {
+  constexpr const char* kSanitizer = PM2LAT_TEST_SANITIZER_RUNTIME;  // "" when not sanitized
+  if (*kSanitizer != '\0') {
     // The sanitizer runtime must be the first object loaded.
-    preload = sanitizer;
+    preload = kSanitizer;
     env["ASAN_OPTIONS"] = "detect_leaks=0:verify_asan_link_order=0:abort_on_error=0:exitcode=66";
     // die_after_fork=0: a forked child that starts its own threads (the runtime does) is legal.
     env["TSAN_OPTIONS"] = "halt_on_error=1:exitcode=66:report_signal_unsafe=0:die_after_fork=0";
@@ -134,8 +103,15 @@ RunResult run(const RunOptions& options) {
     }
   }
   std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  env_strings.reserve(env.size());
+  for (const auto& [k, v] : env) {
+    std::string entry = k;
+    entry += '=';
+    entry += v;
+    env_strings.push_back(std::move(entry));
+  }
   std::vector<char*> envp;
+  envp.reserve(env_strings.size() + 1);
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   std::vector<std::string> args = options.argv;
@@ -144,6 +120,7 @@ RunResult run(const RunOptions& options) {
     args.insert(args.begin(), {PM2LAT_TEST_DYNAMIC_LOADER, "--inhibit-cache"});
   }
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
@@ -242,10 +219,7 @@ std::vector<std::string> notes_of(const nlohmann::json& record) {
 }
 
 bool has_note(const nlohmann::json& record, const std::string& note) {
-  for (const auto& n : notes_of(record)) {
-    if (n == note) return true;
-  }
-  return false;
+  return std::ranges::any_of(notes_of(record), [&](const std::string& n) { return n == note; });
 }
 
 }  // namespace pm2lat::test

@@ -6,47 +6,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
 #include "pm2lat/device_catalogue.h"
+#include "pm2lat/test/scratch_cleaner.h"
 
 namespace pm2lat::test {
-
-namespace {
-
-// Scratch directories of the running test: removed when it passes (a suite run would
-// otherwise leave dozens in the temp directory), kept for a look when it fails.
-std::mutex g_scratch_mu;
-std::vector<std::filesystem::path> g_scratch;
-
-class ScratchCleaner : public ::testing::EmptyTestEventListener {
-  void OnTestEnd(const ::testing::TestInfo& info) override {
-    std::vector<std::filesystem::path> dirs;
-    {
-      const std::lock_guard<std::mutex> lock(g_scratch_mu);
-      dirs.swap(g_scratch);
-    }
-    if (info.result() == nullptr || !info.result()->Passed()) return;
-    for (const auto& dir : dirs) {
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
-    }
-  }
-};
-
-[[maybe_unused]] const bool g_cleaner_installed = [] {
-  ::testing::UnitTest::GetInstance()->listeners().Append(new ScratchCleaner);
-  return true;
-}();
-
-}  // namespace
 
 std::filesystem::path scratch_dir(const std::string& name) {
   static std::atomic<int> counter{0};
@@ -55,8 +24,7 @@ std::filesystem::path scratch_dir(const std::string& name) {
       ("pm2lat-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::lock_guard<std::mutex> lock(g_scratch_mu);
-  g_scratch.push_back(dir);
+  remove_when_test_passes(dir);
   return dir;
 }
 
