@@ -18,6 +18,12 @@ struct Dim3 {
   friend constexpr bool operator==(const Dim3&, const Dim3&) = default;
 };
 
+// The threads a launch starts, as a double: the largest grid of 1024-thread blocks holds more
+// than 2^64.
+constexpr double launched_threads(const Dim3& grid, const Dim3& block) noexcept {
+  return static_cast<double>(grid.volume()) * static_cast<double>(block.volume());
+}
+
 // CUDA's largest grid extents (CUDA C++ Programming Guide, "Technical Specifications per
 // Compute Capability": 2^31 - 1 along x, 65535 along y and z).
 inline constexpr std::uint32_t kMaxGridX = 2147483647u;

@@ -215,8 +215,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
   if (from_launch) p.flags |= prediction_flags::kNoShape;
   double bytes = shape_bytes, rows = shape_rows;
   if (geometry) {
-    const double threads =
-        static_cast<double>(r.launch.grid.volume()) * static_cast<double>(r.launch.block.volume());
+    const double threads = launched_threads(r.launch.grid, r.launch.block);
     bytes = threads * kGeometryBytesPerThread;
     rows = static_cast<double>(r.launch.grid.volume());
     p.flags |= prediction_flags::kNoShape;

@@ -224,7 +224,7 @@ PhysicalBounds physical_bounds(const KernelRecord& record, const KernelClass& cl
 
 double launch_work_capacity_bytes(const Dim3& grid, const Dim3& block,
                                   const KernelClass& cls) noexcept {
-  const double threads = static_cast<double>(grid.volume()) * static_cast<double>(block.volume());
+  const double threads = launched_threads(grid, block);
   const bool maps_elements = cls.element_mapped || element_mapped(cls.family);
   return threads * (maps_elements ? kElementMappedBytesPerThread : kLoopingBytesPerThread);
 }
@@ -233,7 +233,7 @@ bool work_consistent_with_launch(double bytes, const Dim3& grid, const Dim3& blo
                                  const KernelClass& cls) noexcept {
   if (launch_unknown(grid, block) || !has_bandwidth_ceiling(cls.family)) return true;
   if (bytes > launch_work_capacity_bytes(grid, block, cls)) return false;
-  const double threads = static_cast<double>(grid.volume()) * static_cast<double>(block.volume());
+  const double threads = launched_threads(grid, block);
   return !(bytes > 0 && threads >= kWorkSizedLaunchThreads && bytes < threads * kMinBytesPerThread);
 }
 

@@ -86,8 +86,7 @@ void share_among_kernels(MemoryWork& w, const KinetoTrace& trace, const TraceKer
   const auto i = static_cast<std::size_t>(kernel.op);
   if (i >= op_threads->size() || &trace.ops[i] != &owner) return;
   const double all = (*op_threads)[i];
-  const double mine =
-      static_cast<double>(kernel.grid.volume()) * static_cast<double>(kernel.block.volume());
+  const double mine = launched_threads(kernel.grid, kernel.block);
   if (all > mine && mine > 0) scale_work(w, mine / all, true);
 }
 
@@ -108,8 +107,7 @@ std::vector<double> launched_threads_per_op(const KinetoTrace& trace) {
   std::vector<double> threads(trace.ops.size(), 0.0);
   for (const TraceKernel& k : trace.kernels) {
     if (k.op < 0 || static_cast<std::size_t>(k.op) >= threads.size()) continue;
-    threads[static_cast<std::size_t>(k.op)] +=
-        static_cast<double>(k.grid.volume()) * static_cast<double>(k.block.volume());
+    threads[static_cast<std::size_t>(k.op)] += launched_threads(k.grid, k.block);
   }
   return threads;
 }
