@@ -399,14 +399,12 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   // answer is held within the physical bounds (models/bounded_prediction.h).
   const DeviceSpec* source = impl_->source_spec(options);
   const AppliedBounds applied = applied_bounds(record, cls, *t.spec, source, options.basis);
-  Prediction p;
-  if (!applied.stated_work_rejected) {
-    p = impl_->route(record, cls, target, options, source);
-    if (record.op.source == kRejectedWorkSource) p.flags |= prediction_flags::kShapeRejected;
-  } else {
-    p = impl_->route(without_stated_work(record), cls, target, options, source);
+  Prediction p = applied.stated_work_rejected
+                     ? impl_->route(without_stated_work(record), cls, target, options, source)
+                     : impl_->route(record, cls, target, options, source);
+  // Rejected here or by whoever built the record (its work dropped or the launch geometry's).
+  if (applied.stated_work_rejected || record.op.source == kRejectedWorkSource)
     p.flags |= prediction_flags::kShapeRejected;
-  }
   p = within_bounds(p, applied.bounds);
   // The band after the bounds: a clamped answer belongs to the clamped flag group.
   p.band_pct = impl_->bands.band_pct(cls.family, p, impl_->observed_on_target(t, options));
