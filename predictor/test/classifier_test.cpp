@@ -172,6 +172,57 @@ TEST(Classifier, CudnnKernelsSayWhichGenerationTheyWereBuiltFor) {
   EXPECT_TRUE(classify_kernel("implicit_convolve_sgemm").gemm.arch.empty());
 }
 
+// cuDNN's tensor-core convolutions write their MMA shape into the "cudnn" word
+// (volta_fp16_s884cudnn_...), its direct kernels say dgrad2d / wgrad2d: convolutions, priced by
+// the convolution model from their call's shape instead of a roofline at the GPU's peak.
+TEST(Classifier, CudnnTensorCoreAndDirectConvolutions) {
+  const KernelClass fp16 =
+      classify_kernel("volta_fp16_s884cudnn_fp16_256x128_ldg8_relu_f2f_exp_small_nhwc2nchw_tn_v1");
+  EXPECT_EQ(fp16.family, KernelFamily::kConv);
+  EXPECT_EQ(fp16.gemm.arch, "volta");
+  EXPECT_EQ(fp16.gemm.tile_m, 256);
+  EXPECT_EQ(fp16.gemm.tile_n, 128);
+  for (const char* name :
+       {"volta_h884cudnn_256x64_ldg8_relu_exp_small_nhwc_tn_v1",
+        "turing_fp16_s1688cudnn_fp16_256x128_ldg8_relu_f2f_exp_interior_nhwc_tn_v1",
+        "ampere_s16816cudnn_256x64_ldg8_relu_exp_small_nhwc_tn_v1",
+        "void cudnn::detail::dgrad2d_alg1_1<float, 0, 6, 7, 5, 4, 5, true, true>(int)",
+        "void cudnn::cnn::wgrad2d_grouped_direct_kernel<false, float, float, float>()",
+        "void xmma_cudnn::gemm::kernel<xmma_cudnn::implicit_gemm::fprop_indexed::Traits>(int)",
+        "void at::native::col2im_kernel<float, float>(long, float const*)"}) {
+    EXPECT_EQ(classify_kernel(name).family, KernelFamily::kConv) << name;
+  }
+  // A bare "cudnn" word is the library's suffix, not a convolution.
+  EXPECT_EQ(classify_kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_"
+                            "warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cudnn")
+                .family,
+            KernelFamily::kGemm);
+}
+
+// The helpers of ATen operators that training runs launch, in their operator's family.
+TEST(Classifier, TrainingHelpersOfAtenOperators) {
+  for (const char* name :
+       {"void at::native::(anonymous namespace)::krn_partials_per_segment<long>(long*)",
+        "void at::native::(anonymous namespace)::krn_partial_segment_offset<long>(long*)",
+        "void at::native::(anonymous namespace)::compute_num_of_partial_segments<long>(long*)",
+        "void at::native::(anonymous namespace)::segment_offsets_kernel<long>(long*, long)",
+        "void at::native::(anonymous namespace)::compute_grad_weight<float, long>(long const*)",
+        "void at::native::(anonymous namespace)::sum_and_scatter<float, long>(long const*)"}) {
+    EXPECT_EQ(classify_kernel(name).family, KernelFamily::kEmbedding) << name;
+  }
+  EXPECT_EQ(classify_kernel("void at::native::tensor_kernel_scan_innermost_dim<float, "
+                            "std::plus<float> >(float*, float const*, unsigned int)")
+                .family,
+            KernelFamily::kReduction);
+  EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::"
+                            "ComputeFusedParamsCUDAKernel<float, float>(long, long, long)")
+                .family,
+            KernelFamily::kLayerNorm);
+  EXPECT_EQ(
+      classify_kernel("void at::native::triu_tril_kernel<float, int, false, 4, true>()").family,
+      KernelFamily::kElementwise);
+}
+
 TEST(Classifier, MangledAndDemangledSpellingsAgree) {
   // void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(...)
   const char* mangled =

@@ -314,5 +314,28 @@ TEST_F(RealRunSymptoms, AShapelessQuantisationKernelStreamsWhatItsLaunchTouches)
   EXPECT_GT(previous, 2 * bound_constants::kLaunchFloorUs);
 }
 
+TEST_F(RealRunSymptoms, ACudnnTensorCoreConvolutionIsPricedAsAConvolution) {
+  // A V100 mixed-precision ResNet runs its forward convolutions as cuDNN's own tensor-core
+  // kernels (volta_fp16_s884cudnn_...): unknown to the classifier, they fell to a roofline at
+  // the GPU's tensor peak, 3x faster than the convolution model prices the same call and its
+  // data-gradient sibling (..._dgrad_...), which the classifier did know.
+  KernelRecord r;
+  r.launch.name = "volta_fp16_s884cudnn_fp16_256x128_ldg8_relu_f2f_exp_small_nhwc2nchw_tn_v1";
+  r.launch.grid = {784, 1, 1};
+  r.launch.block = {256, 1, 1};
+  r.op.kind = OpKind::kConv;
+  r.op.name = "aten::cudnn_convolution";
+  r.op.source = "aten";
+  ConvShape& c = r.op.conv;
+  c.batch = 64, c.in_channels = 64, c.out_channels = 64, c.in_h = 56, c.in_w = 56;
+  c.kernel_h = 3, c.kernel_w = 3, c.pad_h = 1, c.pad_w = 1, c.dtype = DType::kFp16;
+  const Forecast f = forecast(r, "V100-PCIE-32GB");
+  EXPECT_EQ(f.p.model, ModelKind::kConv);
+  EXPECT_FALSE(f.p.has(prediction_flags::kFallback));
+  EXPECT_TRUE(f.bounds.contains(f.p.us));
+  const double peak_us = c.flops() / (f.gpu->peak_tflops(DType::kFp16) * 1e6);
+  EXPECT_GT(f.p.us, 1.5 * peak_us) << "the tensor peak takes " << peak_us << " us";
+}
+
 }  // namespace
 }  // namespace pm2lat

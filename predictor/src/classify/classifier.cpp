@@ -48,6 +48,16 @@ DType template_dtype(std::string_view s) {
   return type;
 }
 
+// cuDNN's own tensor-core convolutions name their MMA shape before "cudnn" in one word
+// (volta_fp16_s884cudnn_fp16_256x128_..., turing_fp16_s1688cudnn_..., volta_h884cudnn_...), as
+// its SIMT ones write "scudnn"; a bare "cudnn" word is a library suffix (..._kernel__5x_cudnn).
+bool names_cudnn_convolution_word(std::string_view base) {
+  constexpr std::string_view kCudnn = "cudnn";
+  return std::ranges::any_of(split_underscore(base), [&](std::string_view word) {
+    return word.size() > kCudnn.size() && word.ends_with(kCudnn);
+  });
+}
+
 // The leading integer template argument (vector width of vectorized_elementwise_kernel<4,...>).
 std::int32_t leading_int_arg(std::string_view s) {
   const auto args = template_args(s);
@@ -149,7 +159,13 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                                        "cask_cudnn",
                                        "_fprop",
                                        "_dgrad",
-                                       "_wgrad"});
+                                       "_wgrad",
+                                       "dgrad2d",
+                                       "wgrad2d",
+                                       "col2im",
+                                       "xmma_cudnn",
+                                       "implicit_gemm"}) ||
+                            names_cudnn_convolution_word(base_name(l));
     if (auto g = decode_gemm_name(n)) {
       cls.gemm = g->config;
       return finish(g->is_conv || cudnn_conv ? KernelFamily::kConv : KernelFamily::kGemm, name);
@@ -182,7 +198,9 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
       return finish(KernelFamily::kSoftmax, std::string(base_name(n)));
     }
     if (any_of(l, {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "rowwisemoments",
-                   "gammabetabackward", "compute_stats", "norm_kernel"}))
+                   "gammabetabackward", "compute_stats", "norm_kernel",
+                   // GroupNorm's per-group moments and fused scale/shift (group_norm_kernel.cu)
+                   "fusedparams", "internalgradients", "gammabeta1dbackward"}))
       return finish(KernelFamily::kLayerNorm, std::string(base_name(n)));
     if (any_of(l, {"multi_tensor_apply", "adamfunctor", "fused_adam", "adamw", "sgdfunctor",
                    "fused_sgd", "optimizer"}))
@@ -190,23 +208,26 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     if (any_of(l, {"embedding", "indexselect", "index_select", "embbag", "gather_kernel",
                    "scatter_gather", "index_elementwise", "indexing_backward", "index_put",
                    "take_along", "indexfunc", "bounds_check_indices", "offsets_range",
-                   "linearize_index", "to_dense_representation"}))
+                   "linearize_index", "to_dense_representation",
+                   // embedding_dense_backward's segment reduction (EmbeddingBackwardKernel.cu)
+                   "partials_per_segment", "partial_segment", "segment_offsets",
+                   "compute_grad_weight", "sum_and_scatter"}))
       return finish(KernelFamily::kEmbedding, std::string(base_name(n)));
     if (any_of(l, {"memset", "fillfunctor", "fill_kernel", "zero_"}))
       return finish(KernelFamily::kMemset, std::string(base_name(n)));
     if (any_of(l, {"catarraybatchedcopy", "copy_kernel", "direct_copy", "memcpy", "recat_copy",
                    "copy_async", "contiguous", "_to_copy", "copy_device_to_device"}))
       return finish(KernelFamily::kCopy, std::string(base_name(n)));
-    if (any_of(l, {"reduce_kernel", "reduce_",          "devicereduce", "devicescan",
-                   "radixsort",     "devicesegmented",  "cub::",        "cunn_classnll",
-                   "nll_loss",      "cross_entropy",    "mean_kernel",  "sum_kernel",
-                   "norm_",         "adaptive_average", "avg_pool",     "max_pool",
-                   "pool2d",        "argmax",           "topk",         "sort",
-                   "_reduction"}))
+    if (any_of(l, {"reduce_kernel", "reduce_",          "devicereduce",  "devicescan",
+                   "radixsort",     "devicesegmented",  "cub::",         "cunn_classnll",
+                   "nll_loss",      "cross_entropy",    "mean_kernel",   "sum_kernel",
+                   "norm_",         "adaptive_average", "avg_pool",      "max_pool",
+                   "pool2d",        "argmax",           "topk",          "sort",
+                   "_reduction",    "scan_innermost",   "scan_outer_dim"}))
       return finish(KernelFamily::kReduction, std::string(base_name(n)));
     if (any_of(l, {"elementwise", "dropout", "distribution", "pointwise", "unrolled", "vectorized",
                    "apply_kernel", "where_kernel", "clamp", "bernoulli", "fused_", "activation",
-                   "upsample", "epilogue::impl"})) {
+                   "upsample", "epilogue::impl", "triu_tril", "fill_reverse_indices"})) {
       cls.vector_width = contains(l, "vectorized_elementwise") ? leading_int_arg(n) : 0;
       return finish(KernelFamily::kElementwise, std::string(base_name(n)));
     }
