@@ -223,6 +223,32 @@ TEST(Classifier, TrainingHelpersOfAtenOperators) {
       KernelFamily::kElementwise);
 }
 
+// cuDNN's own pooling, activation, tensor-op and layout kernels, apex's layer-norm backward.
+TEST(Classifier, CudnnAndApexLayerKernels) {
+  // "tensorTransform" holds "sort": a layout transform, not a reduction.
+  EXPECT_EQ(classify_kernel("void tensorTransformGeneric<float, float, float, true, false, false, "
+                            "(cudnnKernelDataType_t)0>(cudnnTensorTransformStruct, float const*)")
+                .family,
+            KernelFamily::kCopy);
+  EXPECT_EQ(classify_kernel("void cudnn::ops::pooling_bw_kernel_max_nchw<float, float, "
+                            "(cudnnNanPropagation_t)0, false>(cudnnTensorStruct, float const*)")
+                .family,
+            KernelFamily::kReduction);
+  EXPECT_EQ(
+      classify_kernel("void nchwAddRelu<float>(float const*, float const*, float*, int)").family,
+      KernelFamily::kElementwise);
+  EXPECT_EQ(classify_kernel("void op_generic_tensor_kernel<2, float, float, float, 256, "
+                            "(cudnnGenericOp_t)0>(cudnnTensorStruct, float*)")
+                .family,
+            KernelFamily::kElementwise);
+  for (const char* name :
+       {"void cuComputeGradInput<float, float, float>(float const*, float const*, int, int)",
+        "void cuComputePartGradGammaBeta<float, float, float>(float const*, float const*, int)",
+        "void cuComputeGradGammaBeta<float, float>(float const*, float const*, int, int, int)"}) {
+    EXPECT_EQ(classify_kernel(name).family, KernelFamily::kLayerNorm) << name;
+  }
+}
+
 TEST(Classifier, MangledAndDemangledSpellingsAgree) {
   // void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(...)
   const char* mangled =

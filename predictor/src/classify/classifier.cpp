@@ -135,7 +135,8 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
       return finish(KernelFamily::kSplitKReduce, std::string(base_name(n)));
     if (any_of(l, {"gemv", "gemmk1_kernel", "gemmsn_", "dot_kernel"}))
       return finish(KernelFamily::kGemv, std::string(base_name(n)));
-    if (any_of(l, {"nchwtonhwc", "nhwctonchw", "flip_filter"}))
+    // (cuDNN's layout transforms; "tensortransform" before the reductions' "sort" can match it)
+    if (any_of(l, {"nchwtonhwc", "nhwctonchw", "flip_filter", "tensortransform"}))
       return finish(KernelFamily::kCopy, std::string(base_name(n)));
     if (any_of(l, {"bn_fw", "bn_bw", "batch_norm", "batchnorm"}))
       return finish(KernelFamily::kReduction, std::string(base_name(n)));
@@ -200,7 +201,9 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     if (any_of(l, {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "rowwisemoments",
                    "gammabetabackward", "compute_stats", "norm_kernel",
                    // GroupNorm's per-group moments and fused scale/shift (group_norm_kernel.cu)
-                   "fusedparams", "internalgradients", "gammabeta1dbackward"}))
+                   "fusedparams", "internalgradients", "gammabeta1dbackward",
+                   // apex's fused layer norm backward (layer_norm_cuda_kernel.cu)
+                   "cucomputegradinput", "cucomputepartgradgammabeta", "cucomputegradgammabeta"}))
       return finish(KernelFamily::kLayerNorm, std::string(base_name(n)));
     if (any_of(l, {"multi_tensor_apply", "adamfunctor", "fused_adam", "adamw", "sgdfunctor",
                    "fused_sgd", "optimizer"}))
@@ -218,16 +221,17 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     if (any_of(l, {"catarraybatchedcopy", "copy_kernel", "direct_copy", "memcpy", "recat_copy",
                    "copy_async", "contiguous", "_to_copy", "copy_device_to_device"}))
       return finish(KernelFamily::kCopy, std::string(base_name(n)));
-    if (any_of(l, {"reduce_kernel", "reduce_",          "devicereduce",  "devicescan",
-                   "radixsort",     "devicesegmented",  "cub::",         "cunn_classnll",
-                   "nll_loss",      "cross_entropy",    "mean_kernel",   "sum_kernel",
-                   "norm_",         "adaptive_average", "avg_pool",      "max_pool",
-                   "pool2d",        "argmax",           "topk",          "sort",
-                   "_reduction",    "scan_innermost",   "scan_outer_dim"}))
+    if (any_of(l, {"reduce_kernel", "reduce_",          "devicereduce",   "devicescan",
+                   "radixsort",     "devicesegmented",  "cub::",          "cunn_classnll",
+                   "nll_loss",      "cross_entropy",    "mean_kernel",    "sum_kernel",
+                   "norm_",         "adaptive_average", "avg_pool",       "max_pool",
+                   "pool2d",        "argmax",           "topk",           "sort",
+                   "_reduction",    "scan_innermost",   "scan_outer_dim", "pooling_"}))
       return finish(KernelFamily::kReduction, std::string(base_name(n)));
     if (any_of(l, {"elementwise", "dropout", "distribution", "pointwise", "unrolled", "vectorized",
                    "apply_kernel", "where_kernel", "clamp", "bernoulli", "fused_", "activation",
-                   "upsample", "epilogue::impl", "triu_tril", "fill_reverse_indices"})) {
+                   "upsample", "epilogue::impl", "triu_tril", "fill_reverse_indices", "relu",
+                   "generic_tensor"})) {
       cls.vector_width = contains(l, "vectorized_elementwise") ? leading_int_arg(n) : 0;
       return finish(KernelFamily::kElementwise, std::string(base_name(n)));
     }
