@@ -125,6 +125,15 @@ TEST(ServingKernelNames, RotaryGatedActivationsSamplingAndNorms) {
        "__nv_bfloat16 const*, float const*, __nv_bfloat16 const*, float const*, unsigned int, "
        "unsigned int, unsigned int)",
        KernelFamily::kElementwise, "vllm-project/vllm csrc/attention/merge_attn_states.cu"},
+      {"void flashinfer::PersistentVariableLengthMergeStatesKernel<8u, 16u, 8u, 4u, "
+       "__nv_bfloat16, __nv_bfloat16, int>(__nv_bfloat16*, float*, int*, __nv_bfloat16*, float*, "
+       "unsigned int, unsigned int*)",
+       KernelFamily::kElementwise,
+       "flashinfer-ai/flashinfer include/flashinfer/attention/cascade.cuh"},
+      // Bookkeeping between decode steps; "flashattn" in its name must not make it attention.
+      {"void vllm::prepare_inputs::advance_step_flashattn_kernel<256>(int, int, int, long*, long "
+       "const*, long*, int*, int const*, long*)",
+       KernelFamily::kElementwise, "vllm-project/vllm csrc/prepare_inputs/advance_step.cu"},
       {"void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024u, "
        "(cub::BlockScanAlgorithm)0, (cub::BlockReduceAlgorithm)2, 4u, false, float, int>(float*, "
        "int*, float*, int*, int*, unsigned int, float, unsigned int, unsigned long, unsigned long)",
@@ -145,6 +154,12 @@ TEST(ServingKernelNames, ExpertAndDeepGemmKernelsAreGemms) {
       << "vllm-project/vllm vllm/model_executor/layers/fused_moe/fused_moe.py";
   EXPECT_TRUE(moe.gemm.tensor_core);
   EXPECT_EQ(classify_kernel("fused_moe_kernel_gptq_awq").family, KernelFamily::kGemm);
+  // vLLM vllm/model_executor/layers/quantization/utils/fp8_utils.py, SGLang
+  // python/sglang/srt/layers/quantization/fp8_kernel.py: Triton FP8 GEMM, 128-blocked scales.
+  const KernelClass block_fp8 = classify_kernel("_w8a8_block_fp8_matmul");
+  EXPECT_EQ(block_fp8.family, KernelFamily::kGemm);
+  EXPECT_EQ(block_fp8.gemm.a, DType::kFp8E4M3);
+  EXPECT_EQ(block_fp8.gemm.scaling, GemmScaling::kBlock128);
   // DeepGEMM: operand type and architecture from the name (deepseek-ai/DeepGEMM
   // deep_gemm/include/deep_gemm/fp8_gemm.cuh, impls/sm90_fp8_gemm_1d2d.cuh,
   // impls/sm100_bf16_gemm.cuh, impls/sm100_fp8_fp4_gemm_1d1d.cuh), whichever decoder reads it

@@ -124,11 +124,13 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
       }
       return finish(f, name);
     }
+    // Serving stacks' helpers first: some carry an attention word in their name
+    // (advance_step_flashattn_kernel is bookkeeping, not attention).
+    if (auto f = serving_kernel_family(l)) return finish(*f, std::string(base_name(n)));
     if (any_of(l, {"flash_fwd", "flash_bwd", "flashattn", "fmha", "sdpa", "paged_attention",
                    "batchprefill", "batchdecode", "_attn_fwd", "_attn_bwd", "attention_kernel",
                    "flashattention"}))
       return finish(KernelFamily::kAttention, std::string(base_name(n)));
-    if (auto f = serving_kernel_family(l)) return finish(*f, std::string(base_name(n)));
     // cuDNN's xmma convolutions name their split-K reduction after the main kernel, with
     // "execute_split_k_kernel" where the main one says "execute_segment_k_..._kernel".
     if (any_of(l, {"splitkreduce", "reducesplitk", "split_k_reduce", "execute_split_k_kernel"}))

@@ -58,6 +58,10 @@ constexpr NameRule kRules[] = {
     {"doactivation", KernelFamily::kElementwise},  // TRT-LLM MoE activation
     // Merging the partial outputs of split attention by their log-sum-exp.
     {"merge_attn_states", KernelFamily::kElementwise},  // vLLM
+    {"mergestate", KernelFamily::kElementwise},         // FlashInfer (VariableLength)MergeStates
+    // Scheduler bookkeeping between decode steps: next tokens, positions and slot mappings
+    // written per sequence (vLLM advance_step_flashattn / advance_step_flashinfer).
+    {"advance_step", KernelFamily::kElementwise},
     // Norms fused with rotary embeddings.
     {"qknormrope", KernelFamily::kLayerNorm},  // TRT-LLM fusedQKNormRope
     // Token sampling over the vocabulary.
@@ -84,6 +88,15 @@ std::optional<GemmConfig> serving_gemm_config(std::string_view lower_name) {
   // fused_moe_kernel_gptq_awq), one program per tile of the experts' sorted token rows.
   if (contains(lower_name, "fused_moe_kernel")) {
     g.scheme = GemmNameScheme::kTriton;
+    return g;
+  }
+  // vLLM vllm/model_executor/layers/quantization/utils/fp8_utils.py, SGLang
+  // python/sglang/srt/layers/quantization/fp8_kernel.py: _w8a8_block_fp8_matmul, FP8 operands
+  // with 1x128 activation and 128x128 weight scale blocks.
+  if (contains(lower_name, "block_fp8_matmul")) {
+    g.scheme = GemmNameScheme::kTriton;
+    g.a = DType::kFp8E4M3;
+    g.scaling = GemmScaling::kBlock128;
     return g;
   }
   const std::size_t ns = lower_name.find("deep_gemm::");
