@@ -90,7 +90,7 @@ struct FamilyRoute {
 constexpr FamilyRoute kRoutingTable[] = {
     {KernelFamily::kUnknown, kUnknownRoute},
     {KernelFamily::kGemm, kGemmRoute},
-    {KernelFamily::kSplitKReduce, kOperatorRoute},
+    {KernelFamily::kSplitKReduce, kKernelFamilyRoute},
     {KernelFamily::kGemv, kOperatorRoute},
     {KernelFamily::kElementwise, kOperatorRoute},
     {KernelFamily::kReduction, kKernelFamilyRoute},
