@@ -337,5 +337,23 @@ TEST_F(RealRunSymptoms, ACudnnTensorCoreConvolutionIsPricedAsAConvolution) {
   EXPECT_GT(f.p.us, 1.5 * peak_us) << "the tensor peak takes " << peak_us << " us";
 }
 
+TEST_F(RealRunSymptoms, ASplitKReductionCostsWhatItsKernelWasMeasuredTaking) {
+  // cuBLAS's split-K reduction after a 1024 x 96 output (HTA's trace-diff on an A100): its
+  // bytes from the GEMM's shape assume two K slices, which its launch (one thread an output)
+  // does not say, and the per-operator fits priced it at the kernel floor, 1.5 us. The traces
+  // measured such reductions at 4-16 us, and their own kernel's fit prices it from those.
+  KernelRecord r = gemm(
+      "void splitKreduce_kernel<float, float, float, float, true, true, false>"
+      "(cublasSplitKParams<float>, float const*, float const*, float*)",
+      1024, 96, 512, DType::kFp32, {3, 64, 1}, {32, 16, 1});
+  r.op.name = "aten::addmm";
+  r.op.source = "aten";
+  const Forecast f = forecast(r, "A100-SXM4-40GB");
+  EXPECT_EQ(f.p.model, ModelKind::kMemoryBound);
+  EXPECT_TRUE(f.bounds.contains(f.p.us));
+  EXPECT_GT(f.p.us, 3.0);
+  EXPECT_LT(f.p.us, 20.0);
+}
+
 }  // namespace
 }  // namespace pm2lat
