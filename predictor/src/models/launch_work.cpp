@@ -198,7 +198,10 @@ VectorShape gemm_helper_work(const GemmShape& g, KernelFamily family) {
   v.cols = g.n;
   v.dtype = g.a;
   if (family == KernelFamily::kSplitKReduce) {
-    v.bytes_read = 2 * out * 4;
+    // Each slice of the K loop left its FP32 partial sums of the whole output; a reduction
+    // exists only for two slices or more, and the GEMM kernel's launch says how many it ran.
+    const auto slices = static_cast<double>(std::max(kFewestSplitKSlices, g.algo_split_k));
+    v.bytes_read = slices * out * 4;
     v.bytes_written = out * eb;
   } else {
     v.bytes_read = static_cast<double>(g.batch) * static_cast<double>(g.m * g.k + g.k * g.n) * eb;

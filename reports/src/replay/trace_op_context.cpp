@@ -112,6 +112,12 @@ std::vector<double> launched_threads_per_op(const KinetoTrace& trace) {
   return threads;
 }
 
+void charge_split_k_slices(OpContext& op, std::int32_t slices, KernelFamily family) {
+  if (op.kind != OpKind::kGemm || !op.gemm.valid() || slices < kFewestSplitKSlices) return;
+  op.gemm.algo_split_k = slices;
+  op.vec = gemm_helper_work(op.gemm, family);
+}
+
 OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& kernel,
                                 const KernelClass& cls, std::vector<std::int64_t>* int_args,
                                 const std::vector<double>* op_threads) {

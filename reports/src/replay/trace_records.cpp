@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "pm2lat/models/gemm_wave_model.h"
 #include "pm2lat/reports/replay/trace_op_context.h"
 #include "pm2lat/reports/replay/trace_op_linker.h"
 
@@ -25,6 +26,9 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
   out.classes.reserve(trace.kernels.size());
   std::uint64_t seq = 0;
   const std::vector<double> op_threads = launched_threads_per_op(trace);
+  // The split-K slices of the last GEMM kernel each operator launched: its reduction kernel
+  // follows it inside the same operator and sums that many partial results.
+  std::vector<std::int32_t> op_split_k(trace.ops.size(), 0);
   for (const TraceKernel& k : trace.kernels) {
     KernelRecord r;
     r.seq = seq++;
@@ -38,6 +42,14 @@ TraceRecords records_from_trace(KinetoTrace& trace, KernelClassCache& classes) {
     r.launch.registers_per_thread = k.registers;
     const KernelClass& cls = classes.classify(r.launch.name);
     r.op = op_context_for_kernel(trace, k, cls, &r.launch.int_args, &op_threads);
+    if (k.op >= 0 && static_cast<std::size_t>(k.op) < op_split_k.size()) {
+      std::int32_t& split = op_split_k[static_cast<std::size_t>(k.op)];
+      if (cls.family == KernelFamily::kGemm && r.op.kind == OpKind::kGemm) {
+        split = split_k_from_grid(k.grid, r.op.gemm.batch);
+      } else if (cls.family == KernelFamily::kSplitKReduce && r.op.kind == OpKind::kGemm) {
+        charge_split_k_slices(r.op, split, cls.family);
+      }
+    }
     r.measured_us = k.dur_us;
     r.basis = TimeBasis::kKernel;
     if (k.op >= 0) ++out.linked;

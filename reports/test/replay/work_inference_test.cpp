@@ -7,6 +7,7 @@
 #include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/replay/trace_op_context.h"
 #include "pm2lat/reports/replay/trace_op_linker.h"
+#include "pm2lat/reports/replay/trace_records.h"
 #include "support/test_support.h"
 
 namespace pm2lat::reports {
@@ -143,6 +144,38 @@ TEST(WorkInference, AConvolutionsSplitKReductionSumsFilterPartials) {
   const double filter = 64.0 * 64 * 3 * 3;
   EXPECT_DOUBLE_EQ(op.vec.bytes_written, filter * 4);
   EXPECT_DOUBLE_EQ(op.vec.bytes_read, 2 * filter * 4) << "partials of at least two slices";
+}
+
+TEST(WorkInference, ASplitKReductionSumsTheSlicesItsGemmKernelRan) {
+  // cuBLAS's FP32 product [100, 1024] x [1024, 256] on an A100: a CUTLASS kernel of 64x64
+  // tiles over 8 slices of K (grid z), then the reduction of their partial outputs.
+  const std::string gemm =
+      "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nt_align4>(Params)";
+  const std::string reduce =
+      "void splitKreduce_kernel<float, float, float, float, true, true, false>("
+      "cublasSplitKParams<float>, float const*, float const*, float*, float const*, "
+      "float const*, float const*, float const*, float*, void*, long, float*, int*)";
+  KinetoTrace trace = parse_kineto_trace(
+      test::TraceJson("NVIDIA A100-SXM4-40GB")
+          .op("aten::mm", 0, 50, "[[100,1024],[1024,256]]", R"(["float","float"])")
+          .kernel(gemm, 1, 100, 9, {8, 1, 8}, {128, 1, 1})
+          .kernel(reduce, 2, 110, 4, {8, 7, 1}, {32, 1, 1})
+          .op("aten::mm", 60, 50, "[[100,1024],[1024,256]]", R"(["float","float"])")
+          .kernel(reduce, 61, 200, 4, {8, 7, 1}, {32, 1, 1})
+          .str(),
+      "t.json");
+  KernelClassCache classes;
+  const TraceRecords out = records_from_trace(trace, classes);
+  ASSERT_EQ(out.records.size(), 3u);
+  const double partials = 100.0 * 256 * 4;
+  const OpContext& op = out.records[1].op;
+  ASSERT_EQ(out.classes[1]->family, KernelFamily::kSplitKReduce);
+  EXPECT_EQ(op.gemm.algo_split_k, 8);
+  EXPECT_DOUBLE_EQ(op.vec.bytes_read, 8 * partials) << "each of the 8 slices' partials";
+  EXPECT_DOUBLE_EQ(op.vec.bytes_written, partials);
+  // A reduction whose operator launched no GEMM kernel the trace holds: the fewest slices.
+  EXPECT_EQ(out.records[2].op.gemm.algo_split_k, 0);
+  EXPECT_DOUBLE_EQ(out.records[2].op.vec.bytes_read, 2 * partials);
 }
 
 TEST(WorkInference, AHelperFarSmallerThanEveryOperandMovesWhatItsLaunchCovers) {

@@ -8,6 +8,7 @@
 #include "launch_path/launch_path_state.h"
 #include "launch_path/launch_recorder.h"
 #include "launch_path/string_table.h"
+#include "pm2lat/models/gemm_wave_model.h"
 
 namespace pm2lat::shim {
 
@@ -17,15 +18,6 @@ namespace {
 constexpr std::int64_t kLargestSizeArgument = std::int64_t(1) << 40;
 
 void set_dim(Dim3& d, const std::uint32_t v[3]) { d = Dim3{v[0], v[1], v[2]}; }
-
-// cuBLAS and CUTLASS launch split-K slices along grid z, batch by batch: z = batch x slices
-// (the same reading the GEMM models make of a launch).
-std::int32_t split_k_from_grid(const Dim3& grid, std::int64_t batch) {
-  if (batch <= 1) return static_cast<std::int32_t>(std::max<std::uint32_t>(1, grid.z));
-  if (grid.z >= static_cast<std::uint64_t>(2 * batch) && grid.z % batch == 0)
-    return static_cast<std::int32_t>(grid.z / batch);
-  return 1;
-}
 
 // The GEMM configuration a record carries comes from the kernel it ran, whichever way the
 // library reached it: cuBLAS runs its GEMMs on cuBLASLt through internal entry points, so the
@@ -37,6 +29,8 @@ void complete_gemm_config(GemmShape& g, const KernelClass& cls, const Dim3& grid
     g.algo_tile_n = cls.gemm.tile_n;
   }
   if (g.algo_stages == 0 && cls.gemm.stages > 0) g.algo_stages = cls.gemm.stages;
+  // cuBLAS and CUTLASS launch split-K slices along grid z, batch by batch (the reading the
+  // GEMM models make of a launch).
   if (g.algo_split_k == 0) g.algo_split_k = split_k_from_grid(grid, g.batch);
 }
 
@@ -63,6 +57,18 @@ void RecordBuilder::release_held() {
     build(k, scratch_);
     sink_.add(scratch_);
   });
+}
+
+// A library call's split-K reduction follows its GEMM kernel and sums the partial results
+// of the slices that kernel's launch ran, which the call itself rarely states.
+void RecordBuilder::carry_split_k(GemmShape& g, KernelFamily family, std::uint64_t call) {
+  if (family == KernelFamily::kGemm) {
+    last_gemm_call_ = call;
+    last_gemm_split_k_ = g.algo_split_k;
+  } else if (family == KernelFamily::kSplitKReduce && g.algo_split_k == 0 && call != 0 &&
+             call == last_gemm_call_) {
+    g.algo_split_k = last_gemm_split_k_;
+  }
 }
 
 const KernelClass& RecordBuilder::classify(std::uint32_t name_id) {
@@ -167,7 +173,10 @@ void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
 
   const KernelClass& cls = classify(b.name_id);
   b.cls = &cls;
-  if (op.kind == OpKind::kGemm) complete_gemm_config(op.gemm, cls, r.launch.grid);
+  if (op.kind == OpKind::kGemm) {
+    complete_gemm_config(op.gemm, cls, r.launch.grid);
+    carry_split_k(op.gemm, cls.family, n.call);
+  }
   pr.family = cls.family;
   pr.config = cls.config;
   if (s != nullptr) {

@@ -45,6 +45,7 @@ class RecordBuilder final : public JoinedKernelSink {
  private:
   const KernelClass& classify(std::uint32_t name_id);
   std::uint32_t name_id_of(const JoinedKernel& kernel);
+  void carry_split_k(GemmShape& g, KernelFamily family, std::uint64_t call);
 
   std::int32_t rank_;
   RecordSink& sink_;
@@ -52,6 +53,9 @@ class RecordBuilder final : public JoinedKernelSink {
   std::unordered_map<const char*, std::uint32_t> cupti_names_;  // CUPTI's strings are stable
   BuiltRecord scratch_;  // one record at a time: its strings and vectors are reused
   HeldKernels held_;     // while the profiles load
+  // The last GEMM kernel a library call launched, and its split-K slices (carry_split_k).
+  std::uint64_t last_gemm_call_ = 0;
+  std::int32_t last_gemm_split_k_ = 0;
 };
 
 }  // namespace pm2lat::shim

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -30,8 +31,12 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
                                       const Dim3& grid, const Dim3& block,
                                       std::size_t tensor_lists = 0, std::string_view op_name = {});
 
+// A split-K reduction sums the partial results of at least this many slices of the K loop.
+inline constexpr std::int32_t kFewestSplitKSlices = 2;
+
 // Bytes a GEMV-like or split-K helper kernel of GEMM `g` moves: operands and output for a
-// GEMV, the FP32 partial sums of at least two slices and the output for a split-K reduction.
+// GEMV; for a split-K reduction, the output and the FP32 partial sums of each of the
+// `g.algo_split_k` slices the GEMM kernel ran (kFewestSplitKSlices when not known).
 VectorShape gemm_helper_work(const GemmShape& g, KernelFamily family);
 
 // Elements an ATen elementwise kernel's launch covers (blocks x threads x elements per

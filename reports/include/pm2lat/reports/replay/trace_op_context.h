@@ -12,6 +12,9 @@
 // geometry stands in.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "pm2lat/kernel_class.h"
 #include "pm2lat/op_context.h"
 #include "pm2lat/reports/replay/kineto_trace.h"
@@ -32,5 +35,10 @@ OpContext op_context_for_kernel(const KinetoTrace& trace, const TraceKernel& ker
                                 const KernelClass& cls,
                                 std::vector<std::int64_t>* int_args = nullptr,
                                 const std::vector<double>* op_threads = nullptr);
+
+// A split-K reduction kernel of GEMM operator `op` (kind GEMM) reads the partial results of
+// the `slices` the operator's GEMM kernel ran (its launch's split; 0 or 1: not known, the
+// fewest a reduction sums is charged).
+void charge_split_k_slices(OpContext& op, std::int32_t slices, KernelFamily family);
 
 }  // namespace pm2lat::reports
