@@ -183,14 +183,71 @@ TEST(LongTailModels, AnUncalibratedAlignedKernelPricesThePaddedMath) {
   r.op.name = "aten::cudnn_convolution";
   r.op.conv = patch_embedding();
   const KernelClass cls = classify_kernel(r.launch.name);
-  const Prediction eight = predictor.predict(r, cls, t);
-  KernelClass unaligned = cls;
+  // The same configuration with CUTLASS's fixed-channels iterator runs the flattened
+  // reduction, where the padding shows: 8/3 of the K loop (the fixed cost and the bytes do not
+  // grow with it).
+  KernelClass flattened = cls;
+  flattened.config =
+      "cutlass_tensorop_bf16_s16816fprop_fixed_channels_bf16_256x64_32x4_nhwc_align8";
+  const Prediction eight = predictor.predict(r, flattened, t);
+  KernelClass unaligned = flattened;
   unaligned.gemm.align = 1;
   const Prediction three = predictor.predict(r, unaligned, t);
   ASSERT_EQ(eight.model, ModelKind::kConv);
-  // 8/3 of the K loop; the fixed cost and the bytes do not grow with it.
   EXPECT_GT(eight.us, 1.8 * three.us);
   EXPECT_LT(eight.us, 8.0 / 3.0 * three.us);
+  // The optimized iterator steps through the 256 taps one at a time, 8 channels in a step of 32:
+  // four times the flattened loop's 64 steps.
+  const Prediction per_tap = predictor.predict(r, cls, t);
+  EXPECT_GT(per_tap.us, 3.0 * eight.us);
+  EXPECT_LT(per_tap.us, 4.0 * eight.us);
+}
+
+TEST(ConvModel, CutlassIteratorsStepThroughEachFilterTapsChannels) {
+  const GemmConfigFit optimized = conv_kernel_config(classify_kernel(kPatchEmbeddingKernel),
+                                                     DType::kBf16);  // tile K 32
+  ASSERT_EQ(optimized.tile_k, 32);
+  auto k_iters = [](const GemmConfigFit& k, const ConvShape& c, ConvPass pass) {
+    return conv_work(k, c, pass, Dim3{}, 2).k_iters;
+  };
+  // The patch embedding as the align8 kernel runs it: 256 taps of 8 channels, one step each.
+  const ConvShape patches =
+      kernel_channels(patch_embedding(), classify_kernel(kPatchEmbeddingKernel));
+  EXPECT_DOUBLE_EQ(k_iters(optimized, patches, ConvPass::kForward), 256);
+  // Channels that fill the steps: the same loop as the flattened reduction.
+  ConvShape c{.batch = 8,
+              .in_channels = 64,
+              .out_channels = 48,
+              .in_h = 28,
+              .in_w = 28,
+              .kernel_h = 3,
+              .kernel_w = 3,
+              .pad_h = 1,
+              .pad_w = 1,
+              .dtype = DType::kBf16};
+  EXPECT_DOUBLE_EQ(k_iters(optimized, c, ConvPass::kForward), 18);
+  c.in_channels = 48;  // 9 taps x 2 steps, where the flattened 432 channels take 14
+  EXPECT_DOUBLE_EQ(k_iters(optimized, c, ConvPass::kForward), 18);
+  // A unit-stride data gradient steps through the output channels of each tap.
+  GemmConfigFit dgrad = optimized;
+  dgrad.config = "cutlass_tensorop_bf16_s16816dgrad_optimized_bf16_256x64_32x4_nhwc_align8";
+  EXPECT_DOUBLE_EQ(k_iters(dgrad, c, ConvPass::kDataGrad), 18);
+  c.stride_h = c.stride_w = 2;  // strided: the taps an output meets vary; flattened
+  EXPECT_DOUBLE_EQ(k_iters(dgrad, c, ConvPass::kDataGrad), std::ceil(48.0 * 9 / 32));
+  c.stride_h = c.stride_w = 1;
+  // Other iterators and libraries run the flattened reduction.
+  for (const char* name :
+       {"cutlass_tensorop_bf16_s16816fprop_few_channels_bf16_256x64_32x4_nhwc_align8",
+        "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_"
+        "warpgroupsize1x1x1_g1_execute_segment_k_off_kernel_cudnn_infer"}) {
+    GemmConfigFit other = optimized;
+    other.config = name;
+    EXPECT_DOUBLE_EQ(k_iters(other, c, ConvPass::kForward), std::ceil(48.0 * 9 / 32)) << name;
+  }
+  // A weight gradient reduces over N*P*Q, which has no taps: flattened.
+  GemmConfigFit wgrad = optimized;
+  wgrad.config = "cutlass_tensorop_bf16_s16816wgrad_optimized_bf16_256x64_32x4_nhwc_align8";
+  EXPECT_DOUBLE_EQ(k_iters(wgrad, c, ConvPass::kWeightGrad), std::ceil(8.0 * 28 * 28 / 32));
 }
 
 TEST(LongTailModels, ConvolutionsUseTheCalibratedConfigurationOrTheirClass) {

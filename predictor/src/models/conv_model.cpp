@@ -21,6 +21,31 @@ double tiles(const GemmShape& g, double tm, double tn) {
 constexpr std::uint32_t kWinogradTransformPoints = 36;
 constexpr std::int64_t kWinogradOutputTile = 4;
 
+// CUTLASS's analytic and optimized implicit-GEMM iterators (the kernel name states which:
+// "..fprop_optimized_..", "..dgrad_analytic_..") walk the filter taps one at a time and each
+// tap's channels in steps of the tile's K, so a tap whose channels do not fill the step still
+// costs a whole step: R * S * ceil(C / tile K) for the forward pass, R * S * ceil(K / tile K)
+// for a unit-stride data gradient (cutlass/conv/conv2d_problem_size.h,
+// implicit_gemm_k_iterations). A ViT's patch embedding (16x16 taps of a 3-channel image padded
+// to 8, tile K 32) runs 256 steps where the flattened reduction takes 64. CUTLASS's few- and
+// fixed-channels iterators flatten the reduction; so does the model for the other passes and
+// for other libraries' kernels, whose loops their names do not state. 0: not such a kernel.
+double cutlass_tap_k_iters(std::string_view config, const ConvShape& conv, ConvPass pass,
+                           double split, double tile_k) noexcept {
+  const bool forward = pass == ConvPass::kForward &&
+                       (has(config, "fprop_optimized") || has(config, "fprop_analytic"));
+  const bool data_grad = pass == ConvPass::kDataGrad && conv.stride_h == 1 && conv.stride_w == 1 &&
+                         (has(config, "dgrad_optimized") || has(config, "dgrad_analytic"));
+  if (!forward && !data_grad) return 0;
+  const double groups = static_cast<double>(std::max<std::int64_t>(1, conv.groups));
+  const double per_tap = static_cast<double>(std::max<std::int64_t>(
+                             1, forward ? conv.in_channels : conv.out_channels)) /
+                         groups;
+  const double taps = static_cast<double>(std::max<std::int64_t>(1, conv.kernel_h)) *
+                      static_cast<double>(std::max<std::int64_t>(1, conv.kernel_w));
+  return taps * std::ceil(std::ceil(per_tap / split) / tile_k);
+}
+
 }  // namespace
 
 ConvAlgorithm conv_algorithm(std::string_view config, const ConvShape& conv, ConvPass pass,
@@ -191,7 +216,10 @@ GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass 
         1.0, std::ceil(static_cast<double>(conv.in_channels) / groups / std::max(1, c.tile_k)));
   } else {
     w = gemm_work(c, g, blocks, 1, eb);
-    w.k_iters = std::max(1.0, std::ceil(static_cast<double>(g.k) / split / std::max(1, c.tile_k)));
+    const double tile_k = std::max(1, c.tile_k);
+    const double per_tap = cutlass_tap_k_iters(c.config, conv, pass, split, tile_k);
+    w.k_iters =
+        std::max(1.0, per_tap > 0 ? per_tap : std::ceil(static_cast<double>(g.k) / split / tile_k));
   }
   const double input = static_cast<double>(conv.batch) * static_cast<double>(conv.in_channels) *
                        static_cast<double>(conv.in_h) * static_cast<double>(conv.in_w);

@@ -77,6 +77,8 @@ GemmConfigFit conv_kernel_config(const KernelClass& cls, DType dtype) noexcept;
 // the output tiles (cuDNN's weight-gradient kernels split the N*P*Q reduction). Persistent
 // kernels, whose grid is smaller than the output tiles, count the tiles. Winograd's
 // algorithm (conv_algorithm) loops over the input channels in every block of its grid.
+// A CUTLASS kernel whose name states its analytic or optimized iterator steps through each
+// filter tap's channels apart (a tap of fewer channels than the tile's K still costs a step).
 // Bytes are the three tensors every pass touches (input, filter, output), not the implicit
 // GEMM's operands, which are never materialised.
 GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass pass,
