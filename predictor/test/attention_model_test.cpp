@@ -288,6 +288,31 @@ TEST(AttentionPredictor, AShapelessKernelOfAnotherImplementationIsCutByItsOwnTil
   EXPECT_NEAR(pg.us, shaped.us, 0.05 * shaped.us);
 }
 
+TEST(AttentionPredictor, AKernelsOwnTileCutsTheWorkWithoutChangingItsMath) {
+  // Calibrated: FlashAttention-2 at head dim 128 over 128x64 tiles. PyTorch's head-dim-64
+  // kernel runs 128x128 tiles: half the iterations, each of the same multiply-adds (128 x 128
+  // x 64 = 128 x 64 x 128). A long sequence, where the iterations dominate, costs what the
+  // calibrated kernel's own cut of the same shape would, not half of it.
+  DeviceCatalogue cat({test_gpu("GPU-A", 100, 300, 2000, 8)});
+  Predictor predictor(cat, {attention_profile("GPU-A")});
+  const TargetId a = predictor.add_target("GPU-A");
+  AttentionShape s = prefill(8, 8192, 16, 16, 64);
+  s.causal = false;
+  const std::string own_tile =
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, "
+      "4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, "
+      "cutlass::bfloat16_t> >, false, false, false, false, false, true, false>"
+      "(pytorch_flash::Flash_fwd_params)";
+  ASSERT_EQ(decode_attention_kernel(own_tile).tile_n, 128);
+  const Prediction named =
+      predictor.predict(attention_record(own_tile, s), classify_kernel(own_tile), a);
+  const Prediction calibrated_cut =
+      predictor.predict(attention_record("flash::flash_fwd_kernel", s),
+                        classify_kernel("flash::flash_fwd_kernel"), a);
+  EXPECT_EQ(named.model, ModelKind::kAttention);
+  EXPECT_NEAR(named.us, calibrated_cut.us, 0.02 * calibrated_cut.us);
+}
+
 TEST(AttentionPredictor, FallsBackToTheRooflineWithoutAnyCalibration) {
   DeviceCatalogue cat({test_gpu("GPU-A", 100, 300, 2000, 8)});
   Predictor predictor(cat, {});

@@ -309,8 +309,15 @@ std::optional<Prediction> AttentionPredictor::predict(const ModelQuery& q) const
 
   AttentionConfigFit c = dev->profile->attention_configs[static_cast<std::size_t>(cfg)];
   p.config = dev->profile->attention_configs[static_cast<std::size_t>(cfg)].variant;
-  // The kernel's own tile when its name states it; the calibrated one otherwise.
+  // The kernel's own tile when its name states it; the calibrated one otherwise. An iteration
+  // of another tile does that tile's share of the math: the calibrated iteration's time
+  // scaled by the tiles' areas (FlashAttention-2 runs head dim 128 over 128x64 tiles on an
+  // A100 and head dim 64 over 128x128 ones: the same multiply-adds an iteration).
   if (dev->variant[static_cast<std::size_t>(cfg)] == k.variant && k.tile_m > 0 && k.tile_n > 0) {
+    const double area = static_cast<double>(k.tile_m) * static_cast<double>(k.tile_n);
+    const double calibrated_area =
+        static_cast<double>(std::max(1, c.tile_m)) * static_cast<double>(std::max(1, c.tile_n));
+    c.c_iter *= area / calibrated_area;
     c.tile_m = k.tile_m;
     c.tile_n = k.tile_n;
   }
