@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/kernel_record.h"
+#include "pm2lat/models/conv_model.h"
 
 namespace pm2lat {
 namespace {
@@ -221,6 +223,33 @@ TEST(Classifier, TrainingHelpersOfAtenOperators) {
   EXPECT_EQ(
       classify_kernel("void at::native::triu_tril_kernel<float, int, false, 4, true>()").family,
       KernelFamily::kElementwise);
+  // AMP's loss-scale update (AmpKernels.cu), the fused recurrent cells' gates (RNN.cu),
+  // cuBLAS's vector scaling: pointwise.
+  for (const char* name :
+       {"void at::native::amp_update_scale_cuda_kernel(float*, int*, float const*, double, "
+        "double, int)",
+        "void at::native::(anonymous namespace)::lstm_cell_forward<float, float, int, 2>"
+        "(at::cuda::detail::TensorInfo<float, int>)",
+        "void at::native::(anonymous namespace)::gru_cell_backward<c10::Half, float, int, 1>"
+        "(at::cuda::detail::TensorInfo<c10::Half, int>)",
+        "void scal_kernel<float, float, 1, true, 6, 5, 5, 3>(cublasScalParamsEx<float, float>)"}) {
+    EXPECT_EQ(classify_kernel(name).family, KernelFamily::kElementwise) << name;
+  }
+  // torch.multinomial's draws (MultinomialKernel.cu) search each row's distribution.
+  EXPECT_EQ(classify_kernel("void at::native::(anonymous namespace)::"
+                            "multinomial_with_replacement_kernel_impl<float, float>(long, "
+                            "at::PhiloxCudaState, long, float*, long, float const*)")
+                .family,
+            KernelFamily::kReduction);
+  // cuDNN's weight-gradient offset tables: set-up kernels of a convolution, not its math.
+  for (const char* name : {"void cudnn::gemm::computeWgradSplitKOffsetsKernel(cudnn::gemm::"
+                           "ComputeOffsetsParams)",
+                           "void cudnn::gemm::computeWgradBOffsetsKernel(cudnn::gemm::"
+                           "ComputeBOffsetsParams)"}) {
+    const KernelClass c = classify_kernel(name);
+    EXPECT_EQ(c.family, KernelFamily::kConv) << name;
+    EXPECT_TRUE(is_conv_helper_kernel(KernelRecord{}, c)) << name;
+  }
 }
 
 // cuDNN's own pooling, activation, tensor-op and layout kernels, apex's layer-norm backward.

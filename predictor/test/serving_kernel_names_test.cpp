@@ -130,6 +130,9 @@ TEST(ServingKernelNames, RotaryGatedActivationsSamplingAndNorms) {
        "unsigned int, unsigned int*)",
        KernelFamily::kElementwise,
        "flashinfer-ai/flashinfer include/flashinfer/attention/cascade.cuh"},
+      {"void vllm::apply_repetition_penalties_kernel<c10::BFloat16>(c10::BFloat16*, bool const*, "
+       "bool const*, c10::BFloat16 const*, int, int, int)",
+       KernelFamily::kElementwise, "vllm-project/vllm csrc/sampler.cu"},
       // Bookkeeping between decode steps; "flashattn" in its name must not make it attention.
       {"void vllm::prepare_inputs::advance_step_flashattn_kernel<256>(int, int, int, long*, long "
        "const*, long*, int*, int const*, long*)",

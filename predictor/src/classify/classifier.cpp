@@ -158,6 +158,7 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                                        "precompute_indices",
                                        "computeboffsets",
                                        "computeoffsets",
+                                       "computewgrad",
                                        "region_transform",
                                        "cask_cudnn",
                                        "_fprop",
@@ -223,17 +224,21 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     if (any_of(l, {"catarraybatchedcopy", "copy_kernel", "direct_copy", "memcpy", "recat_copy",
                    "copy_async", "contiguous", "_to_copy", "copy_device_to_device"}))
       return finish(KernelFamily::kCopy, std::string(base_name(n)));
-    if (any_of(l, {"reduce_kernel", "reduce_",          "devicereduce",   "devicescan",
-                   "radixsort",     "devicesegmented",  "cub::",          "cunn_classnll",
-                   "nll_loss",      "cross_entropy",    "mean_kernel",    "sum_kernel",
-                   "norm_",         "adaptive_average", "avg_pool",       "max_pool",
-                   "pool2d",        "argmax",           "topk",           "sort",
-                   "_reduction",    "scan_innermost",   "scan_outer_dim", "pooling_"}))
+    if (any_of(l, {"reduce_kernel", "reduce_", "devicereduce", "devicescan", "radixsort",
+                   "devicesegmented", "cub::", "cunn_classnll", "nll_loss", "cross_entropy",
+                   "mean_kernel", "sum_kernel", "norm_", "adaptive_average", "avg_pool", "max_pool",
+                   "pool2d", "argmax", "topk", "sort", "_reduction", "scan_innermost",
+                   "scan_outer_dim", "pooling_",
+                   // torch.multinomial's draws: a search of each row's distribution
+                   "multinomial"}))
       return finish(KernelFamily::kReduction, std::string(base_name(n)));
     if (any_of(l, {"elementwise", "dropout", "distribution", "pointwise", "unrolled", "vectorized",
                    "apply_kernel", "where_kernel", "clamp", "bernoulli", "fused_", "activation",
                    "upsample", "epilogue::impl", "triu_tril", "fill_reverse_indices", "relu",
-                   "generic_tensor"})) {
+                   "generic_tensor",
+                   // AMP's loss-scale update (AmpKernels.cu), the fused LSTM/GRU cell gates
+                   // (RNN.cu), cuBLAS's vector scaling
+                   "amp_update_scale", "lstm_cell", "gru_cell", "scal_kernel"})) {
       cls.vector_width = contains(l, "vectorized_elementwise") ? leading_int_arg(n) : 0;
       return finish(KernelFamily::kElementwise, std::string(base_name(n)));
     }

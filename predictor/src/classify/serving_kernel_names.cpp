@@ -69,6 +69,8 @@ constexpr NameRule kRules[] = {
     {"topktoppsampling", KernelFamily::kReduction},  // FlashInfer
     {"topprenormprob", KernelFamily::kReduction},    // FlashInfer
     {"topkmasklogits", KernelFamily::kReduction},    // FlashInfer
+    // Repetition penalties applied to each sequence's logits before sampling.
+    {"apply_repetition_penalties", KernelFamily::kElementwise},  // vLLM csrc/sampler.cu
 };
 
 // DeepGEMM's kernels that are not GEMMs: transposes and packing of scale factors

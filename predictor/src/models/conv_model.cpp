@@ -177,10 +177,10 @@ double conv_tile_step_us(const GemmConfigFit& c, DType math, const DeviceSpec& s
 bool is_conv_helper_kernel(const KernelRecord& r, const KernelClass& cls) noexcept {
   if (r.op.kind != OpKind::kConv && r.op.vec.bytes() > 0) return true;
   const std::string_view n = cls.config;
-  for (std::string_view h :
-       {"generateWinogradTiles", "generatewinogradtiles", "reduce_wgrad", "computeOffsets",
-        "computeBOffsets", "computeoffsets", "init_device_workspace", "precompute", "zero_init",
-        "nchwToNhwc", "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
+  for (std::string_view h : {"generateWinogradTiles", "generatewinogradtiles", "reduce_wgrad",
+                             "computeOffsets", "computeWgrad", "computeBOffsets", "computeoffsets",
+                             "init_device_workspace", "precompute", "zero_init", "nchwToNhwc",
+                             "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
     if (has(n, h)) return true;
   }
   if (!has(n, "winograd") || has(n, "scudnn")) return false;  // fused Winograd kernels do the math

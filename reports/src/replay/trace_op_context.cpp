@@ -34,7 +34,7 @@ std::vector<ChainOp> chain_of(const KinetoTrace& trace, const TraceKernel& kerne
 // thread or a few blocks, never the convolution itself.
 bool is_conv_helper(std::string_view name, const TraceKernel& kernel) {
   for (std::string_view h : {"init_device_workspace", "computeOffsets", "computeBOffsets",
-                             "precompute", "reduce_wgrad", "zero_init"}) {
+                             "computeWgrad", "precompute", "reduce_wgrad", "zero_init"}) {
     if (name.find(h) != std::string_view::npos) return true;
   }
   return kernel.grid.volume() * kernel.block.volume() < 64;
