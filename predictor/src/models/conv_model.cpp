@@ -174,13 +174,20 @@ double conv_tile_step_us(const GemmConfigFit& c, DType math, const DeviceSpec& s
   return per_sm > 0 ? flops / per_sm : 1.0;
 }
 
+bool names_conv_setup_kernel(std::string_view name) noexcept {
+  static constexpr std::string_view kSetUpWords[] = {
+      "init_device_workspace", "computeOffsets", "computeBOffsets", "computeWgrad", "precompute",
+      "reduce_wgrad",          "zero_init"};
+  return std::ranges::any_of(kSetUpWords, [&](std::string_view w) { return has(name, w); });
+}
+
 bool is_conv_helper_kernel(const KernelRecord& r, const KernelClass& cls) noexcept {
   if (r.op.kind != OpKind::kConv && r.op.vec.bytes() > 0) return true;
   const std::string_view n = cls.config;
-  for (std::string_view h : {"generateWinogradTiles", "generatewinogradtiles", "reduce_wgrad",
-                             "computeOffsets", "computeWgrad", "computeBOffsets", "computeoffsets",
-                             "init_device_workspace", "precompute", "zero_init", "nchwToNhwc",
-                             "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
+  if (names_conv_setup_kernel(n)) return true;
+  for (std::string_view h :
+       {"generateWinogradTiles", "generatewinogradtiles", "computeoffsets", "nchwToNhwc",
+        "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
     if (has(n, h)) return true;
   }
   if (!has(n, "winograd") || has(n, "scudnn")) return false;  // fused Winograd kernels do the math
@@ -217,9 +224,9 @@ GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass 
   } else {
     w = gemm_work(c, g, blocks, 1, eb);
     const double tile_k = std::max(1, c.tile_k);
-    const double per_tap = cutlass_tap_k_iters(c.config, conv, pass, split, tile_k);
-    w.k_iters =
-        std::max(1.0, per_tap > 0 ? per_tap : std::ceil(static_cast<double>(g.k) / split / tile_k));
+    const double tap_walk = cutlass_tap_k_iters(c.config, conv, pass, split, tile_k);
+    w.k_iters = std::max(
+        1.0, tap_walk > 0 ? tap_walk : std::ceil(static_cast<double>(g.k) / split / tile_k));
   }
   const double input = static_cast<double>(conv.batch) * static_cast<double>(conv.in_channels) *
                        static_cast<double>(conv.in_h) * static_cast<double>(conv.in_w);

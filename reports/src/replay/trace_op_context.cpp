@@ -5,6 +5,7 @@
 
 #include "op_inputs.h"
 #include "op_shape_rules.h"
+#include "pm2lat/models/conv_model.h"
 #include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/reports/replay/trace_op_linker.h"
@@ -30,13 +31,10 @@ std::vector<ChainOp> chain_of(const KinetoTrace& trace, const TraceKernel& kerne
   return chain;
 }
 
-// cuDNN's set-up kernels inside a convolution (workspace init, offset tables): a single
-// thread or a few blocks, never the convolution itself.
+// cuDNN's set-up kernels inside a convolution (conv_model.h), or a launch too small to be
+// the convolution itself.
 bool is_conv_helper(std::string_view name, const TraceKernel& kernel) {
-  for (std::string_view h : {"init_device_workspace", "computeOffsets", "computeBOffsets",
-                             "computeWgrad", "precompute", "reduce_wgrad", "zero_init"}) {
-    if (name.find(h) != std::string_view::npos) return true;
-  }
+  if (names_conv_setup_kernel(name)) return true;
   return kernel.grid.volume() * kernel.block.volume() < 64;
 }
 
