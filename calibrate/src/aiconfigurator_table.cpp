@@ -1,5 +1,7 @@
 #include "pm2lat/calibrate/aiconfigurator_table.h"
 
+#include "pm2lat/op_context.h"
+
 namespace pm2lat::calibrate {
 namespace {
 
@@ -122,7 +124,7 @@ std::vector<MeasuredCall> read_aiconfigurator_gemm(const CsvTable& t,
     rec.launch.grid = Dim3{static_cast<std::uint32_t>((*n + 63) / 64),
                            static_cast<std::uint32_t>((*m + 63) / 64), 1};
     rec.op.kind = OpKind::kGemm;
-    rec.op.source = "aiconfigurator";
+    rec.op.source = kOperatorCallTableSource;
     rec.op.name = "linear";
     GemmShape& g = rec.op.gemm;
     g.m = *m;

@@ -73,6 +73,8 @@ void build_attention_section(const std::vector<const AttentionMeasurement*>& row
     base.head_dim = static_cast<std::int32_t>(head_dim);
     base.kv_dtype = kv;
     base.local = local_mask;
+    base.calls_write_kv_cache =
+        std::all_of(group.begin(), group.end(), [](const auto* m) { return m->writes_kv_cache; });
     std::vector<AttentionTile> tiles{
         default_attention_tile(variant, base.head_dim, spec.compute_capability())};
     if (!tile_known(variant))

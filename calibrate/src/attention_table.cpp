@@ -1,5 +1,10 @@
 #include "pm2lat/calibrate/attention_table.h"
 
+#include <cstdio>
+
+#include "pm2lat/op_context.h"
+#include "pm2lat/text.h"
+
 namespace pm2lat::calibrate {
 namespace {
 
@@ -28,6 +33,13 @@ AttentionVariant attention_backend_variant(const std::string& b) {
   return AttentionVariant::kUnknown;
 }
 
+bool attention_call_writes_kv_cache(const std::string& framework, const std::string& version) {
+  if (ascii_lower(framework) != "vllm") return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2) return false;
+  return major == 0 && minor < 16;
+}
+
 std::string attention_shape_key(const CsvTable& t, std::size_t row) {
   const auto& r = t.row(row);
   std::string key = "attention";
@@ -52,7 +64,8 @@ std::vector<AttentionMeasurement> read_attention_table(const CsvTable& t,
                     c_lat = t.require("latency_us");
   const auto c_op = t.column("op_name"), c_step = t.column("step"),
              c_kvh = t.column("num_key_value_heads"), c_win = t.column("window_size"),
-             c_adt = t.column("attn_dtype"), c_kvdt = t.column("kv_cache_dtype");
+             c_adt = t.column("attn_dtype"), c_kvdt = t.column("kv_cache_dtype"),
+             c_fw = t.column("framework"), c_ver = t.column("version");
   std::vector<AttentionMeasurement> out;
   out.reserve(t.rows());
   for (std::size_t i = 0; i < t.rows(); ++i) {
@@ -90,12 +103,13 @@ std::vector<AttentionMeasurement> read_attention_table(const CsvTable& t,
     s.dtype = c_adt ? table_dtype(r[*c_adt]) : DType::kBf16;
     s.kv_dtype = c_kvdt && !r[*c_kvdt].empty() ? table_dtype(r[*c_kvdt]) : s.dtype;
     m.record.op.kind = OpKind::kAttention;
-    m.record.op.source = "aiconfigurator";
+    m.record.op.source = kOperatorCallTableSource;
     m.record.op.name = m.op;
     m.record.launch.name = std::string(attention_variant_kernel_name(m.variant));
     m.record.measured_us = *lat;
     m.record.basis = TimeBasis::kKernel;
     m.shape_key = attention_shape_key(t, i);
+    m.writes_kv_cache = c_fw && c_ver && attention_call_writes_kv_cache(r[*c_fw], r[*c_ver]);
     out.push_back(std::move(m));
   }
   return out;

@@ -49,6 +49,23 @@ TEST(AttentionTable, ReadsRowsAsAttentionRecords) {
   EXPECT_EQ(rows[1].variant, AttentionVariant::kFlashInferDecode);
   EXPECT_EQ(rows[1].record.op.attention.kv_heads, 8);  // empty KV heads: as many as query heads
   EXPECT_NE(a.shape_key, rows[1].shape_key);
+  EXPECT_FALSE(a.writes_kv_cache);  // vLLM 0.24: forward no longer writes the cache
+}
+
+TEST(AttentionTable, VllmCallsBefore016WroteTheKvCache) {
+  const std::string text =
+      std::string(kHeader) +
+      "A100-SXM,vllm,0.14.0,context_attention,vllm_flash_attn,bf16,bf16,1,128,0.0,8,8,128,,,10.6\n"
+      "A100-SXM,vllm,0.16.0,context_attention,vllm_flash_attn,bf16,bf16,1,128,0.0,8,8,128,,,8.1\n"
+      "A100-SXM,sglang,0.5.10,context_attention,flashinfer,bf16,bf16,1,128,0.0,8,8,128,,,8.1\n";
+  const auto rows = read_attention_table(CsvTable::parse(text, "t.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_TRUE(rows[0].writes_kv_cache);
+  EXPECT_FALSE(rows[1].writes_kv_cache);
+  EXPECT_FALSE(rows[2].writes_kv_cache);
+  EXPECT_TRUE(attention_call_writes_kv_cache("VLLM", "0.9.2"));
+  EXPECT_FALSE(attention_call_writes_kv_cache("vllm", "1.0.0"));
+  EXPECT_FALSE(attention_call_writes_kv_cache("vllm", "dev"));
 }
 
 TEST(AttentionFit, RecoversTheCoefficientsOfSyntheticMeasurements) {
@@ -92,6 +109,7 @@ TEST(AttentionFit, RecoversTheCoefficientsOfSyntheticMeasurements) {
     }
   }
   std::vector<const AttentionMeasurement*> ptrs;
+  ptrs.reserve(ms.size());
   for (const auto& m : ms) ptrs.push_back(&m);
   Profile p;
   AttentionBuildReport rep;

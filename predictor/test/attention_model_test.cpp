@@ -8,6 +8,7 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_model.h"
+#include "pm2lat/op_context.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/profile_io.h"
 
@@ -217,7 +218,9 @@ TEST(AttentionPredictor, EvaluatesTheCalibratedConfigurationOnItsGpu) {
   const TargetId a = predictor.add_target("GPU-A");
   const TargetId b = predictor.add_target("GPU-B");
   const AttentionShape s = prefill(4, 2048, 16, 16, 128);
-  const KernelRecord r = attention_record("flash::flash_fwd_kernel", s);
+  // A call of the calibration table's kind: what its fit describes, KV-cache write included.
+  KernelRecord r = attention_record("flash::flash_fwd_kernel", s);
+  r.op.source = kOperatorCallTableSource;
   const KernelClass cls = classify_kernel(r.launch.name);
 
   const Prediction pa = predictor.predict(r, cls, a);
@@ -256,7 +259,42 @@ TEST(AttentionPredictor, EvaluatesTheCalibratedConfigurationOnItsGpu) {
   const Prediction pg = predictor.predict(geometry, cls, a);
   EXPECT_TRUE(pg.has(prediction_flags::kNoShape));
   EXPECT_FALSE(pg.has(prediction_flags::kFallback));
-  EXPECT_NEAR(pg.us, pa.us, 0.05 * pa.us);  // grid 16 x 128 rows = the 2048 queries
+  // Grid 16 x 128 rows = the 2048 queries of the same kernel with its shape.
+  const Prediction shaped =
+      predictor.predict(attention_record("flash::flash_fwd_kernel", s), cls, a);
+  EXPECT_NEAR(pg.us, shaped.us, 0.05 * shaped.us);
+}
+
+TEST(AttentionPredictor, AKernelLeavesOutTheKvCacheWriteItsCalibratedCallsRan) {
+  // Calls of vLLM before 0.16 wrote the new tokens' K and V into the cache (a kernel of its
+  // own) before attending; a launch record is the attention kernel alone. Same shape, same
+  // GPU: the kernel costs the call less one graph-replayed kernel (1.5 us) and that kernel's
+  // K,V read and cache write at 70 % of bandwidth. A fit of calls that did not write the
+  // cache prices both alike.
+  DeviceCatalogue cat({test_gpu("GPU-A", 100, 300, 2000, 8)});
+  Profile writes = attention_profile("GPU-A");
+  writes.attention_configs[0].calls_write_kv_cache = true;
+  const AttentionShape s = prefill(4, 2048, 16, 4, 128);
+  KernelRecord call = attention_record("flash::flash_fwd_kernel", s);
+  call.op.source = kOperatorCallTableSource;
+  KernelRecord kernel = attention_record("flash::flash_fwd_kernel", s);
+  kernel.op.source = "aten";
+  const KernelClass cls = classify_kernel(kernel.launch.name);
+
+  Predictor with_write(cat, {writes});
+  const TargetId a = with_write.add_target("GPU-A");
+  const double new_kv_bytes = 2.0 * 4 * 2048 * 4 * 128 * 2;  // K and V, bf16
+  const double write_us = 1.5 + 2.0 * new_kv_bytes / (0.7 * cat.find("GPU-A")->bytes_per_us());
+  const Prediction from_call = with_write.predict(call, cls, a);
+  const Prediction from_kernel = with_write.predict(kernel, cls, a);
+  EXPECT_NEAR(from_call.us - from_kernel.us, write_us, 1e-6 * from_call.us);
+  EXPECT_EQ(from_kernel.model, ModelKind::kAttention);
+
+  Predictor without_write(cat, {attention_profile("GPU-A")});
+  const TargetId b = without_write.add_target("GPU-A");
+  EXPECT_DOUBLE_EQ(without_write.predict(kernel, cls, b).us,
+                   without_write.predict(call, cls, b).us);
+  EXPECT_DOUBLE_EQ(without_write.predict(call, cls, b).us, from_call.us);
 }
 
 TEST(AttentionPredictor, AShapelessKernelOfAnotherImplementationIsCutByItsOwnTile) {
@@ -342,6 +380,10 @@ TEST(AttentionProfile, RoundTripsAndRejectsBadFields) {
   EXPECT_EQ(back.attention_points[0].kv_heads, 2);
   EXPECT_EQ(back.attention_points[0].window, 64);
   EXPECT_DOUBLE_EQ(back.attention_points[0].us, 12.5);
+  EXPECT_FALSE(back.attention_configs[0].calls_write_kv_cache);
+  p.attention_configs[0].calls_write_kv_cache = true;
+  EXPECT_TRUE(
+      parse_profile(serialize_profile(p), "mem.json").attention_configs[0].calls_write_kv_cache);
 
   std::string text = serialize_profile(p);
   const std::string field = "\"ctas_per_sm\":1";

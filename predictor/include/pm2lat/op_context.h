@@ -149,6 +149,11 @@ struct OpContext {
 // shape_rejected as when the predictor drops it itself.
 inline constexpr const char* kRejectedWorkSource = "rejected";
 
+// The source of a record made from a table of framework operator calls timed whole
+// (AIConfigurator's CUDA-graph-replayed linear and attention calls, calibrate/DATA.md): one
+// such call may run several kernels, where a launch record is one kernel.
+inline constexpr const char* kOperatorCallTableSource = "aiconfigurator";
+
 // The operator name as overhead tables key it: namespace dropped, lower case
 // ("aten::addmm" -> "addmm", "bmm" -> "bmm").
 std::string op_key(const OpContext& op);

@@ -122,6 +122,10 @@ struct AttentionConfigFit {
   double c_kv = 0;
   std::int32_t points = 0;
   double fit_mape_pct = 0;
+  // The calls it was fitted on also wrote the new tokens' K and V into the KV cache (a kernel
+  // of its own before the attention kernel): vLLM before 0.16 did so inside the attention
+  // backend's forward, which is what AIConfigurator's collector times.
+  bool calls_write_kv_cache = false;
 };
 
 // One calibration measurement of an attention call (causal prefill unless stated).

@@ -10,6 +10,7 @@
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/roofline_model.h"
+#include "pm2lat/op_context.h"
 
 namespace pm2lat {
 namespace {
@@ -27,6 +28,32 @@ constexpr double kLegacyMmaShareOnNewTensorCores = 0.5;
 // Helper kernels (dO.O dot, dQ conversion, split-KV combine) stream their operands at
 // about this share of DRAM bandwidth.
 constexpr double kHelperBandwidthShare = 0.7;
+// Calibrated vLLM attention calls of versions before 0.16 (the A100's table) wrote the new
+// tokens' K and V into the KV cache (reshape_and_cache_flash, a kernel of its own) before
+// the attention kernel, inside the timed CUDA graph (calibrate/DATA.md). A launch record is
+// the attention kernel alone (the cache write, where a program runs one, is a record of its
+// own), so its forecast from such a fit leaves that kernel out: one kernel of a graph replay
+// at the tables' own floor for a one-kernel call (1.5-2.5 us for BF16 GEMM rows on every
+// GPU: the lower end) and its bytes (K and V read, the cache written) at a helper's
+// bandwidth. The FlashAttention-2 fits of the same tables timed without the write (vLLM 0.24 on
+// the L40S and RTX PRO 6000) have about half the fixed cost (3.6-4.8 us against 8.3) and
+// K,V term (0.9-2.3 against 3.7).
+constexpr double kGraphKernelFloorUs = 1.5;
+
+// What a calibrated call spent on its KV-cache write: nothing for a fit of calls that did
+// not write it, or for a record of the calibration tables' own kind (a whole call).
+double cache_write_us(const AttentionConfigFit& fit, const KernelRecord& r, const AttentionShape& s,
+                      const DeviceSpec& spec) {
+  if (!fit.calls_write_kv_cache || r.op.source == kOperatorCallTableSource) return 0.0;
+  const double eb = dtype_bytes(s.kv_dtype != DType::kUnknown ? s.kv_dtype
+                                : s.dtype != DType::kUnknown  ? s.dtype
+                                                              : DType::kBf16);
+  const double new_kv_bytes = 2.0 * static_cast<double>(s.batch) * static_cast<double>(s.seqlen_q) *
+                              static_cast<double>(s.kv_heads > 0 ? s.kv_heads : s.heads) *
+                              static_cast<double>(s.head_dim) * eb;
+  return kGraphKernelFloorUs +
+         2.0 * new_kv_bytes / (kHelperBandwidthShare * std::max(1.0, spec.bytes_per_us()));
+}
 
 // Preference when the target must stand in its own implementation for one it lacks.
 constexpr std::array<AttentionVariant, 10> kPreferred{AttentionVariant::kFlash3,
@@ -362,7 +389,8 @@ std::optional<Prediction> AttentionPredictor::predict(const ModelQuery& q) const
     us *= dev->residual[static_cast<std::size_t>(cfg)].correction(residual_key(
         s.batch, s.seqlen_q, s.heads, s.kv_heads > 0 ? s.kv_heads : s.heads, s.window));
   }
-  p.us = us;
+  // Never below the smaller of the call's time and a kernel's floor.
+  p.us = std::max(us - cache_write_us(c, r, s, spec), std::min(us, kMinimumKernelUs));
   return p;
 }
 

@@ -98,6 +98,7 @@ AttentionConfigFit read_attention_config(const Reader& r) {
   c.c_cta = r.child("c_cta").non_negative();
   c.c_qo = r.child("c_qo").non_negative();
   c.c_kv = r.child("c_kv").non_negative();
+  c.calls_write_kv_cache = r.boolean("calls_write_kv_cache", false);
   c.points = static_cast<std::int32_t>(r.integer("points", 0));
   c.fit_mape_pct = r.number("fit_mape_pct", 0);
   return c;

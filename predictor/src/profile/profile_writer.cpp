@@ -81,6 +81,7 @@ json attention_section_json(const Profile& p) {
                        {"c_kv", c.c_kv},
                        {"points", c.points},
                        {"fit_mape_pct", c.fit_mape_pct}});
+    if (c.calls_write_kv_cache) configs.back()["calls_write_kv_cache"] = true;
   }
   json config = json::array(), batch = json::array(), sq = json::array(), skv = json::array(),
        heads = json::array(), kvh = json::array(), window = json::array(), causal = json::array(),

@@ -23,7 +23,15 @@ struct AttentionMeasurement {
   AttentionVariant variant = AttentionVariant::kUnknown;
   KernelRecord record;    // launch name, attention shape, measured_us (kernel basis)
   std::string shape_key;  // the same for the same shape on every system and backend
+  // The timed call wrote the new tokens' K and V into the KV cache before attending.
+  bool writes_kv_cache = false;
 };
+
+// Whether an attention backend's forward, as the framework version ran it, wrote the KV cache:
+// vLLM's did until 0.16, which moved the write out of forward (do_kv_cache_update, run
+// before it by the attention layer; vLLM pull request 32335). AIConfigurator's collector
+// times forward alone.
+bool attention_call_writes_kv_cache(const std::string& framework, const std::string& version);
 
 // The implementation a backend label runs ("vllm_flash_attn_fa3" -> flash3, "..._fiprefill"
 // -> flashinfer_prefill, ...); kUnknown for labels this reader does not know.
