@@ -30,14 +30,14 @@ constexpr double kLegacyMmaShareOnNewTensorCores = 0.5;
 constexpr double kHelperBandwidthShare = 0.7;
 // Calibrated vLLM attention calls of versions before 0.16 (the A100's table) wrote the new
 // tokens' K and V into the KV cache (reshape_and_cache_flash, a kernel of its own) before
-// the attention kernel, inside the timed CUDA graph (calibrate/DATA.md). A launch record is
-// the attention kernel alone (the cache write, where a program runs one, is a record of its
-// own), so its forecast from such a fit leaves that kernel out: one kernel of a graph replay
-// at the tables' own floor for a one-kernel call (1.5-2.5 us for BF16 GEMM rows on every
-// GPU: the lower end) and its bytes (K and V read, the cache written) at a helper's
-// bandwidth. The FlashAttention-2 fits of the same tables timed without the write (vLLM 0.24 on
-// the L40S and RTX PRO 6000) have about half the fixed cost (3.6-4.8 us against 8.3) and
-// K,V term (0.9-2.3 against 3.7).
+// the attention kernel, inside the timed CUDA graph (calibrate/DATA.md, "Facts that
+// matter"). A launch record is the attention kernel alone (the cache write, where a program
+// runs one, is a record of its own), so its forecast from such a fit leaves that kernel out:
+// one kernel of a graph replay at the tables' own floor for a one-kernel call (1.5-2.5 us
+// for BF16 GEMM rows on every GPU: the lower end) and its bytes (K and V read, the cache
+// written) at a helper's bandwidth. The FlashAttention-2 fits of the same tables timed
+// without the write (vLLM 0.24 on the L40S and RTX PRO 6000) have about half the fixed cost
+// (3.6-4.8 us against 8.3) and K,V term (0.9-2.3 against 3.7).
 constexpr double kGraphKernelFloorUs = 1.5;
 
 // What a calibrated call spent on its KV-cache write: nothing for a fit of calls that did
