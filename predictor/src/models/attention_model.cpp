@@ -121,12 +121,18 @@ AttentionWork attention_work(const AttentionShape& s, std::int32_t tile_m, std::
   w.iterations = groups * per_group;
   w.max_iterations = static_cast<double>(std::max(walk.iterations(0), walk.iterations(blocks - 1)));
   const double eb = dtype_bytes(s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype);
-  const double kv_eb = s.kv_dtype == DType::kUnknown ? eb : dtype_bytes(s.kv_dtype);
   const double d = static_cast<double>(s.head_dim), b = static_cast<double>(s.batch);
   w.qo_bytes = 2.0 * b * static_cast<double>(s.seqlen_q) * static_cast<double>(s.heads) * d * eb;
-  w.kv_bytes =
-      2.0 * b * static_cast<double>(s.seqlen_kv) * static_cast<double>(kv_heads) * d * kv_eb;
+  w.kv_bytes = attention_kv_bytes(s, s.seqlen_kv);
   return w;
+}
+
+double attention_kv_bytes(const AttentionShape& s, std::int64_t positions) noexcept {
+  const double eb = dtype_bytes(s.dtype == DType::kUnknown ? DType::kBf16 : s.dtype);
+  const double kv_eb = s.kv_dtype == DType::kUnknown ? eb : dtype_bytes(s.kv_dtype);
+  const std::int64_t kv_heads = s.kv_heads > 0 ? s.kv_heads : s.heads;
+  return 2.0 * static_cast<double>(s.batch) * static_cast<double>(positions) *
+         static_cast<double>(kv_heads) * static_cast<double>(s.head_dim) * kv_eb;
 }
 
 AttentionFeatures attention_features(const AttentionWork& w, std::int32_t ctas_per_sm,

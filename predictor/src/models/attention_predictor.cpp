@@ -45,14 +45,9 @@ constexpr double kGraphKernelFloorUs = 1.5;
 double cache_write_us(const AttentionConfigFit& fit, const KernelRecord& r, const AttentionShape& s,
                       const DeviceSpec& spec) {
   if (!fit.calls_write_kv_cache || r.op.source == kOperatorCallTableSource) return 0.0;
-  const double eb = dtype_bytes(s.kv_dtype != DType::kUnknown ? s.kv_dtype
-                                : s.dtype != DType::kUnknown  ? s.dtype
-                                                              : DType::kBf16);
-  const double new_kv_bytes = 2.0 * static_cast<double>(s.batch) * static_cast<double>(s.seqlen_q) *
-                              static_cast<double>(s.kv_heads > 0 ? s.kv_heads : s.heads) *
-                              static_cast<double>(s.head_dim) * eb;
-  return kGraphKernelFloorUs +
-         2.0 * new_kv_bytes / (kHelperBandwidthShare * std::max(1.0, spec.bytes_per_us()));
+  // The new tokens' K and V, read and written into the cache.
+  return kGraphKernelFloorUs + 2.0 * attention_kv_bytes(s, s.seqlen_q) /
+                                   (kHelperBandwidthShare * std::max(1.0, spec.bytes_per_us()));
 }
 
 // Preference when the target must stand in its own implementation for one it lacks.

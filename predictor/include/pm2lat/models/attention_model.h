@@ -54,6 +54,10 @@ struct AttentionWork {
 AttentionWork attention_work(const AttentionShape& shape, std::int32_t tile_m, std::int32_t tile_n,
                              GqaPacking packing) noexcept;
 
+// Bytes of K and V over `positions` tokens of every sequence and KV head, in the KV-cache
+// element type (the activations' when unstated, BF16 when neither is).
+double attention_kv_bytes(const AttentionShape& shape, std::int64_t positions) noexcept;
+
 // The regressors c0 .. c_kv multiply, for one launch on one GPU.
 struct AttentionFeatures {
   double makespan = 0;
