@@ -130,7 +130,11 @@ void add_config_fits(const std::string& op,
       lo = lo == 0 ? s.bytes : std::min(lo, s.bytes);
       hi = std::max(hi, s.bytes);
     }
-    if (samples.size() < kMinConfigKernels) continue;
+    // No minimum count: a configuration measured even once is a better guide to itself than
+    // the family's pool of other kernels, which answers where this fit is absent (kernels of
+    // one family differ 10x in efficiency). Repeats are mostly one layer's iterations anyway,
+    // so a minimum count dropped the layers a trace timed in few iterations (predictor/
+    // ACCURACY.md, "A configuration measured once").
     // Sizes too close together to tell the fixed cost from the per-byte one. Kernels that
     // move enough bytes to be bandwidth-bound: the nominal fixed cost and the
     // configuration's own time per byte (its bandwidth efficiency). Latency-bound ones: an
@@ -282,7 +286,7 @@ void add_conv_geometry_fits(const std::vector<const KernelRecord*>& records, con
   }
   for (const auto& [name, launches] : by_name) {
     const bool is_class = name.rfind("conv:", 0) == 0;
-    if (launches.size() < (is_class ? kMinFamilyKernels : kMinConfigKernels)) continue;
+    if (launches.size() < (is_class ? kMinFamilyKernels : kMinConvGeometryKernels)) continue;
     std::vector<std::vector<double>> x;
     std::vector<double> y;
     for (const auto& l : launches) {

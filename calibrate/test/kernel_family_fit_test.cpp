@@ -105,6 +105,29 @@ TEST(KernelFamilyFit, FitsConfigurationsAndARobustFamilyFit) {
   EXPECT_LE(family->c_byte, 2.05);
 }
 
+TEST(KernelFamilyFit, AConfigurationMeasuredOnceHasAFitOfItsOwn) {
+  std::vector<KernelRecord> records;
+  // Copies at 80 % of bandwidth, and one launch of another copy kernel at 20 % of it.
+  for (double b = 65536; b <= 268435456; b *= 4)
+    records.push_back(copy_kernel("cudnn::ops::nchwToNhwcKernel<float>", b, 3 + b / 1e6 / 0.8));
+  records.push_back(copy_kernel("permute_pooled_embs_kernel", 1e8, 2.5 + 1e8 / 1e6 / 0.2));
+  const std::vector<const KernelRecord*> ptrs = pointers(records);
+  Profile p;
+  build_family_section(ptrs, gpu(), p, nullptr);
+  const VectorFit* once = nullptr;
+  const VectorFit* family = nullptr;
+  for (const auto& f : p.family_fits) {
+    if (f.op != "copy") continue;
+    if (f.config == "permute_pooled_embs_kernel") once = &f;
+    if (f.config.empty()) family = &f;
+  }
+  ASSERT_NE(once, nullptr);
+  ASSERT_NE(family, nullptr);
+  // Its own efficiency, which the family's pool of faster kernels does not carry.
+  EXPECT_NEAR(memory_bound_kernel_us(*once, gpu(), 2e8, 1), 2.5 + 2e8 / 1e6 / 0.2, 1.0);
+  EXPECT_LT(memory_bound_kernel_us(*family, gpu(), 2e8, 1), 0.5 * (2e8 / 1e6 / 0.2));
+}
+
 TEST(KernelFamilyFit, ALatencyBoundConfigurationAtOneSizeKeepsItsTimeAsFixedCost) {
   // A gather measured at one small size only, 40 µs for 64 KB (far from bandwidth-bound):
   // its time is a fixed cost, not an efficiency to multiply by bytes at other sizes.

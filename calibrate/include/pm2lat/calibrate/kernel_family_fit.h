@@ -39,7 +39,8 @@ void build_conv_section(const std::vector<const KernelRecord*>& records, const D
                         Profile& profile, const CallOverhead* call = nullptr,
                         FamilyBuildReport* report = nullptr);
 
-// Minimum kernels of one configuration for a fit of its own.
-inline constexpr std::size_t kMinConfigKernels = 4;
+// Minimum launches of one convolution configuration for a geometry fit of its own (a fixed
+// cost and a time per wave of tile steps, fitted together).
+inline constexpr std::size_t kMinConvGeometryKernels = 4;
 
 }  // namespace pm2lat::calibrate
