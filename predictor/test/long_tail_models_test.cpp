@@ -687,25 +687,31 @@ TEST(LongTailModels, MemoryFamiliesUseConfigThenFamilyThenGeometryFits) {
   EXPECT_NEAR(c.us, 4 + 2 * 1000.0 * 512 * kGeometryBytesPerThread / 2e6, 1e-9);
 }
 
+// A memory-bound fit of `op` ("" config: the family's pool).
+VectorFit family_fit(const std::string& op, const std::string& config, double c0, double c_byte) {
+  VectorFit f;
+  f.op = op;
+  f.config = config;
+  f.c0 = c0;
+  f.c_byte = c_byte;
+  return f;
+}
+
+Profile profile_with(const std::string& device, const VectorFit& fit) {
+  Profile p;
+  p.device = device;
+  p.family_fits = {fit};
+  return p;
+}
+
 // A kernel measured on a similar GPU is priced by its own configuration's fit there, not by the
 // target's pool of other kernels of its family (gathers differ by 10x in fixed cost).
 TEST(LongTailModels, AKernelsOwnConfigurationOnASimilarGpuBeatsTheTargetsFamilyPool) {
   DeviceCatalogue cat({gpu("G", 100, 2000, 8), gpu("Other", 100, 1000, 8)});
-  Profile own;
-  own.device = "G";
-  VectorFit pool;
-  pool.op = "embedding";
-  pool.c0 = 9;
-  pool.c_byte = 3.5;
-  own.family_fits = {pool};
-  Profile other;
-  other.device = "Other";
-  VectorFit config;
-  config.op = "embedding";
-  config.config = "at::native::(anonymous namespace)::indexSelectLargeIndex";
-  config.c0 = 5;
-  config.c_byte = 1.5;
-  other.family_fits = {config};
+  Profile own = profile_with("G", family_fit("embedding", "", 9, 3.5));
+  const VectorFit config =
+      family_fit("embedding", "at::native::(anonymous namespace)::indexSelectLargeIndex", 5, 1.5);
+  Profile other = profile_with("Other", config);
   Predictor predictor(cat, {own, other});
   const TargetId g = predictor.add_target("G");
   KernelRecord r;
@@ -732,6 +738,50 @@ TEST(LongTailModels, AKernelsOwnConfigurationOnASimilarGpuBeatsTheTargetsFamilyP
   ASSERT_EQ(gc.family, KernelFamily::kEmbedding);
   ASSERT_NE(gc.config, config.config);
   EXPECT_NEAR(predictor.predict(gather, gc, g).us, 9 + 3.5 * 3e5 / 2e6, 1e-9);
+}
+
+// A kernel with a shape whose configuration was timed only from launches without one (another
+// trace recorded it so) is priced by that fit over its launched threads, not by the family's
+// pool of other kernels' bytes; a configuration also fitted by shape keeps its shape fit.
+TEST(LongTailModels, AKernelsOwnConfigurationTimedOnlyFromLaunchesBeatsTheFamilyPool) {
+  DeviceCatalogue cat({gpu("G", 100, 2000, 8), gpu("Other", 100, 1000, 8)});
+  Profile own = profile_with("G", family_fit("reduction", "", 9, 0.75));
+  // The configuration timed by launches only, bound by its per-thread arithmetic.
+  const VectorFit launches =
+      family_fit(geometry_fit_name(KernelFamily::kReduction),
+                 "at::native::(anonymous namespace)::max_pool_backward_nchw", 2.5, 20);
+  Profile other = profile_with("Other", launches);
+  Predictor predictor(cat, {own, other});
+  const TargetId g = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name =
+      "void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(...)";
+  r.launch.grid = Dim3{196, 512, 64};
+  r.launch.block = Dim3{256, 1, 1};
+  r.op.kind = OpKind::kReduction;
+  r.op.vec.rows = 7340032;
+  r.op.vec.cols = 224;
+  r.op.vec.bytes_read = 4.9e9;
+  r.op.vec.bytes_written = 6.6e9;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kReduction);
+  ASSERT_EQ(cls.config, launches.config);
+  const Prediction p = predictor.predict(r, cls, g);
+  EXPECT_EQ(p.config, launches.config);
+  EXPECT_TRUE(p.has(prediction_flags::kNoShape));
+  EXPECT_TRUE(p.has(prediction_flags::kSpecScaled));
+  const double threads = 196.0 * 512 * 64 * 256;
+  EXPECT_NEAR(p.us, 2.5 + 20 * threads * kGeometryBytesPerThread / 2e6, 1e-6 * p.us);
+  // Once a GPU fitted the configuration by shape, the shape fit answers.
+  VectorFit by_shape = launches;
+  by_shape.op = "reduction";
+  by_shape.c_byte = 3;
+  other.family_fits.push_back(by_shape);
+  Predictor with_shape_fit(cat, {own, other});
+  const TargetId g2 = with_shape_fit.add_target("G");
+  const Prediction q = with_shape_fit.predict(r, cls, g2);
+  EXPECT_FALSE(q.has(prediction_flags::kNoShape));
+  EXPECT_NEAR(q.us, 2.5 + 3 * 11.5e9 / 2e6, 1e-6 * q.us);
 }
 
 // A layer-norm kernel launched outside any library call (no shape) on a GPU that measured no

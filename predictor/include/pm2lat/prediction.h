@@ -33,7 +33,9 @@ inline constexpr std::uint32_t kExtrapolated = 1u << 2;   // outside the calibra
 inline constexpr std::uint32_t kConfigChosen = 1u << 3;   // target's kernel config chosen
                                                           // from its profile, not the source's
 inline constexpr std::uint32_t kCommunication = 1u << 4;  // not compute: keep out of accuracy
-inline constexpr std::uint32_t kNoShape = 1u << 5;        // shape missing: geometry only
+// Priced from the launch geometry alone: the record has no shape, or its configuration was
+// calibrated only from launches without one (memory_family_predictor.h).
+inline constexpr std::uint32_t kNoShape = 1u << 5;
 // The record's operand type had no calibration on the target; a type with the same tensor
 // throughput on it stood in (FP16 run on a BF16 calibration). The GPU's own profile.
 inline constexpr std::uint32_t kDtypeSubstituted = 1u << 6;

@@ -62,6 +62,21 @@ struct MemoryFamilyPredictor::Impl {
   std::vector<TargetDevices> targets;
   // Family names, computed once (prediction stays allocation-free).
   std::vector<std::string> family_names, geometry_names;
+
+  // Whether a device of `order` has a fit of `cls`'s own configuration (not a family-wide
+  // pool) under `names` (shape or geometry fits), for its family or the family's stand-in.
+  bool fits_config(const std::vector<std::string>& names, const KernelClass& cls,
+                   std::span<const int> order) const {
+    if (cls.config.empty()) return false;
+    for (KernelFamily f : {cls.family, kernel_family_stand_in(cls.family)}) {
+      for (int i : order) {
+        if (devices[static_cast<std::size_t>(i)].find(names[static_cast<std::size_t>(f)],
+                                                      cls.config) != nullptr)
+          return true;
+      }
+    }
+    return false;
+  }
 };
 
 MemoryFamilyPredictor::MemoryFamilyPredictor() : impl_(std::make_unique<Impl>()) {}
@@ -153,8 +168,14 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
       }
     } catch (const std::exception&) {}
   }
-  const bool geometry = !(shape_bytes > 0);
-  const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;
+  // A kernel with a shape whose configuration no GPU fitted by shape, but one timed from
+  // launches without shapes (another trace recorded it so), is priced by that fit from its
+  // launch geometry: its own configuration before the family's pool of other kernels, as
+  // below (VGG-13's max-pool backward, 0.17x from the pool's bytes, is 1.0x from NCCL-data's
+  // shapeless launches of it; predictor/ACCURACY.md).
+  bool geometry = !(shape_bytes > 0);
+  const bool may_take_launch_fit = !geometry && !own_only && !from_arguments &&
+                                   !impl_->fits_config(impl_->family_names, cls, t.order);
   // Whose fits answer, in order: the target's own first, then the most similar GPUs'. A fit
   // over launched threads is the exception. It stands for the per-thread work of the
   // programs it was made on, not for the GPU: one configuration's differs 66x between the
@@ -165,10 +186,15 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
   // would carry that ratio. So for a GPU other than the one the kernel ran on, the fit that
   // GPU would take is carried to the target by its spec (bandwidth, SMs).
   std::array<int, kMaxRankedDonors> from_source{};
-  const std::span<const int> order =
-      geometry && !own_only ? order_from_source(source, *t.spec, t.order, impl_->devices,
-                                                kMemoryFamilyDonorWeights, from_source)
-                            : std::span<const int>(t.order);
+  const std::span<const int> geometry_order =
+      (geometry || may_take_launch_fit) && !own_only
+          ? order_from_source(source, *t.spec, t.order, impl_->devices, kMemoryFamilyDonorWeights,
+                              from_source)
+          : std::span<const int>(t.order);
+  if (may_take_launch_fit)
+    geometry = impl_->fits_config(impl_->geometry_names, cls, geometry_order);
+  const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;
+  const std::span<const int> order = geometry ? geometry_order : std::span<const int>(t.order);
   const VectorFit* fit = nullptr;
   const Impl::Device* dev = nullptr;
   bool specific = false;
