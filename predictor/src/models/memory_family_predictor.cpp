@@ -63,19 +63,41 @@ struct MemoryFamilyPredictor::Impl {
   // Family names, computed once (prediction stays allocation-free).
   std::vector<std::string> family_names, geometry_names;
 
-  // Whether a device of `order` has a fit of `cls`'s own configuration (not a family-wide
-  // pool) under `names` (shape or geometry fits), for its family or the family's stand-in.
-  bool fits_config(const std::vector<std::string>& names, const KernelClass& cls,
-                   std::span<const int> order) const {
-    if (cls.config.empty()) return false;
-    for (KernelFamily f : {cls.family, kernel_family_stand_in(cls.family)}) {
-      for (int i : order) {
-        if (devices[static_cast<std::size_t>(i)].find(names[static_cast<std::size_t>(f)],
-                                                      cls.config) != nullptr)
-          return true;
+  // Which fits a walk may take: the kernel's own configuration's, the family-wide pool's, or
+  // either (its own configuration first).
+  enum class Fits { kOwnConfig, kPool, kEither };
+  struct Found {
+    const VectorFit* fit = nullptr;
+    const Device* device = nullptr;
+    bool own_config = false;  // the kernel's configuration's, not the family-wide pool's
+  };
+
+  // The first fit under `names` (shape or geometry fits) for `cls`'s family, then for its
+  // stand-in; within each, the kernel's own configuration on the first device of `order` that
+  // measured it, then the family-wide pool of other kernels, even the target's own (kernels
+  // of one family differ by 10x in efficiency and fixed cost: an index_select against FBGEMM's
+  // gathers). With `only` a device, no device after that one (the own device sorts first).
+  static constexpr int kAnyDevice = -1;
+  Found find(const std::vector<std::string>& names, const KernelClass& cls,
+             std::span<const int> order, Fits which, int only) const {
+    static const std::string kFamilyWide;
+    const std::array<KernelFamily, 2> families{cls.family, kernel_family_stand_in(cls.family)};
+    const std::size_t walked = families[1] == families[0] ? 1 : 2;
+    for (std::size_t fi = 0; fi < walked; ++fi) {
+      const std::string& op = names[static_cast<std::size_t>(families[fi])];
+      for (const std::string* config : {&cls.config, &kFamilyWide}) {
+        const bool pool = config == &kFamilyWide;
+        if ((pool && which == Fits::kOwnConfig) || (!pool && which == Fits::kPool) ||
+            (!pool && config->empty()))
+          continue;
+        for (int i : order) {
+          if (only != kAnyDevice && i != only) break;
+          const Device& d = devices[static_cast<std::size_t>(i)];
+          if (const VectorFit* fit = d.find(op, *config)) return {fit, &d, !pool};
+        }
       }
     }
-    return false;
+    return {};
   }
 };
 
@@ -168,14 +190,6 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
       }
     } catch (const std::exception&) {}
   }
-  // A kernel with a shape whose configuration no GPU fitted by shape, but one timed from
-  // launches without shapes (another trace recorded it so), is priced by that fit from its
-  // launch geometry: its own configuration before the family's pool of other kernels, as
-  // below (VGG-13's max-pool backward, 0.17x from the pool's bytes, is 1.0x from NCCL-data's
-  // shapeless launches of it; predictor/ACCURACY.md).
-  bool geometry = !(shape_bytes > 0);
-  const bool may_take_launch_fit = !geometry && !own_only && !from_arguments &&
-                                   !impl_->fits_config(impl_->family_names, cls, t.order);
   // Whose fits answer, in order: the target's own first, then the most similar GPUs'. A fit
   // over launched threads is the exception. It stands for the per-thread work of the
   // programs it was made on, not for the GPU: one configuration's differs 66x between the
@@ -186,39 +200,38 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
   // would carry that ratio. So for a GPU other than the one the kernel ran on, the fit that
   // GPU would take is carried to the target by its spec (bandwidth, SMs).
   std::array<int, kMaxRankedDonors> from_source{};
-  const std::span<const int> geometry_order =
-      (geometry || may_take_launch_fit) && !own_only
-          ? order_from_source(source, *t.spec, t.order, impl_->devices, kMemoryFamilyDonorWeights,
-                              from_source)
-          : std::span<const int>(t.order);
-  if (may_take_launch_fit)
-    geometry = impl_->fits_config(impl_->geometry_names, cls, geometry_order);
-  const auto names = geometry ? &impl_->geometry_names : &impl_->family_names;
-  const std::span<const int> order = geometry ? geometry_order : std::span<const int>(t.order);
-  const VectorFit* fit = nullptr;
-  const Impl::Device* dev = nullptr;
-  bool specific = false;
-  // The kernel's own configuration on the most similar GPU that measured it, before a
-  // family-wide pool of other kernels (even on the target itself): kernels of one family
-  // differ by 10x in efficiency and fixed cost (an index_select against FBGEMM's gathers).
-  static const std::string kFamilyWide;
-  for (KernelFamily f : {cls.family, kernel_family_stand_in(cls.family)}) {
-    const std::string& op = (*names)[static_cast<std::size_t>(f)];
-    for (const std::string* config : {&cls.config, &kFamilyWide}) {
-      if (config->empty() && config != &kFamilyWide) continue;
-      for (int i : order) {
-        if (own_only && i != t.own) break;  // the own device sorts first
-        const auto& d = impl_->devices[static_cast<std::size_t>(i)];
-        if ((fit = d.find(op, *config)) != nullptr) {
-          dev = &d;
-          specific = config != &kFamilyWide;
-          break;
-        }
-      }
-      if (fit != nullptr) break;
+  const auto launch_fit_order = [&] {
+    return order_from_source(source, *t.spec, t.order, impl_->devices, kMemoryFamilyDonorWeights,
+                             from_source);
+  };
+  const int only = own_only ? t.own : Impl::kAnyDevice;
+  using Fits = Impl::Fits;
+  bool geometry = !(shape_bytes > 0);
+  Impl::Found found;
+  if (geometry) {
+    found = impl_->find(impl_->geometry_names, cls,
+                        own_only ? std::span<const int>(t.order) : launch_fit_order(),
+                        Fits::kEither, only);
+  } else if (own_only || from_arguments) {
+    found = impl_->find(impl_->family_names, cls, t.order, Fits::kEither, only);
+  } else {
+    // A kernel with a shape whose configuration no GPU fitted by shape, but one timed from
+    // launches without shapes (another trace recorded it so), is priced by that fit from its
+    // launch geometry: its own configuration before the family's pool of other kernels
+    // (VGG-13's max-pool backward, 0.17x from the pool's bytes, is 1.0x from NCCL-data's
+    // shapeless launches of it; predictor/ACCURACY.md).
+    found = impl_->find(impl_->family_names, cls, t.order, Fits::kOwnConfig, Impl::kAnyDevice);
+    if (found.fit == nullptr) {
+      found = impl_->find(impl_->geometry_names, cls, launch_fit_order(), Fits::kOwnConfig,
+                          Impl::kAnyDevice);
+      geometry = found.fit != nullptr;
     }
-    if (fit != nullptr) break;
+    if (found.fit == nullptr)
+      found = impl_->find(impl_->family_names, cls, t.order, Fits::kPool, Impl::kAnyDevice);
   }
+  const VectorFit* const fit = found.fit;
+  const Impl::Device* const dev = found.device;
+  const bool specific = found.own_config;
   if (fit == nullptr) return std::nullopt;
   // Own fits stand in for the per-operator tables only where they know this kernel: its own
   // configuration (a family-wide fit pools kernels as different as a warp-per-row softmax and
