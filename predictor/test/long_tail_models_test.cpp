@@ -784,6 +784,38 @@ TEST(LongTailModels, AKernelsOwnConfigurationTimedOnlyFromLaunchesBeatsTheFamily
   EXPECT_NEAR(q.us, 2.5 + 3 * 11.5e9 / 2e6, 1e-6 * q.us);
 }
 
+// A Triton kernel whose own configuration was fitted only under its stand-in family (the
+// elementwise kernels it replaces) is priced by that fit before its own family's pool.
+TEST(LongTailModels, AKernelsOwnConfigurationUnderItsStandInFamilyBeatsItsFamilyPool) {
+  DeviceCatalogue cat({gpu("G", 100, 2000, 8)});
+  Profile p = profile_with("G", family_fit("triton_pointwise", "", 9, 1.5));
+  const VectorFit config = family_fit("elementwise", "triton_poi_fused_add_cos_sin_0", 2, 1.25);
+  p.family_fits.push_back(config);
+  Predictor predictor(cat, {p});
+  const TargetId g = predictor.add_target("G");
+  KernelRecord r;
+  r.launch.name = "triton_poi_fused_add_cos_sin_0";
+  r.launch.grid = Dim3{1024, 1, 1};
+  r.op.kind = OpKind::kElementwise;
+  r.op.vec.rows = 1024;
+  r.op.vec.cols = 1024;
+  r.op.vec.bytes_read = 8e6;
+  r.op.vec.bytes_written = 4e6;
+  const KernelClass cls = classify_kernel(r.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kTritonPointwise);
+  ASSERT_EQ(cls.config, config.config);
+  const Prediction a = predictor.predict(r, cls, g);
+  EXPECT_EQ(a.model, ModelKind::kMemoryBound);
+  EXPECT_EQ(a.config, config.config);
+  EXPECT_NEAR(a.us, 2 + 1.25 * 12e6 / 2e6, 1e-9);
+  // Another Triton kernel: the family's pool.
+  KernelRecord other = r;
+  other.launch.name = "triton_poi_fused_mul_1";
+  const KernelClass oc = classify_kernel(other.launch.name);
+  ASSERT_EQ(oc.family, KernelFamily::kTritonPointwise);
+  EXPECT_NEAR(predictor.predict(other, oc, g).us, 9 + 1.5 * 12e6 / 2e6, 1e-9);
+}
+
 // A layer-norm kernel launched outside any library call (no shape) on a GPU that measured no
 // kernels of its own: the family's fit over the launched threads from the GPU that did,
 // evaluated with the target's spec, flagged; never the roofline fallback.
