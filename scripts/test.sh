@@ -6,9 +6,9 @@
 #   3. the tsan preset: the threaded tests under ThreadSanitizer (its build preset builds only
 #      those tests and what they run);
 #   4. the fuzz preset: each libFuzzer target for a short run (PM2LAT_FUZZ_SECONDS, default 20).
-# The sanitizer presets compile the libraries the tests spend their time in at -O1, the rest at
-# -Og, with line tables only (CMakeLists.txt, above pm2lat_optimize_under_sanitizers): the
-# suite must fit CI's 90 minutes.
+# The sanitizer presets compile the libraries the tests spend their time in at -O1, the rest
+# at -Og (ASan+UBSan) or -O0 (TSan), with line tables only (CMakeLists.txt, above
+# pm2lat_optimize_under_sanitizers): the suite must fit CI's 90 minutes.
 # Set PM2LAT_TEST_PRESETS to run a subset, e.g. "ci" or "ci asan-ubsan".
 set -euo pipefail
 cd "$(dirname "$0")/.."
