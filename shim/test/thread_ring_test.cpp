@@ -45,6 +45,31 @@ TEST(ThreadRing, NestedReservationsPublishTogetherWithTheOutermost) {
   EXPECT_EQ(ring->occupancy(), 2u);
 }
 
+TEST(ThreadRing, AReservationNotYetPublishedShowsItsSequenceNumber) {
+  Ring ring(ThreadRing::create(64, 1));
+  EXPECT_EQ(ring->oldest_open_seq(), ThreadRing::kNoneOpen);
+  LaunchSlot* outer = ring->try_reserve();
+  outer->seq = 10;
+  ring->mark_open(outer->seq);
+  EXPECT_EQ(ring->oldest_open_seq(), 10u);
+  LaunchSlot* inner = ring->try_reserve();  // nested: the outermost one is the oldest
+  inner->seq = 11;
+  ring->mark_open(inner->seq);
+  EXPECT_EQ(ring->oldest_open_seq(), 10u);
+  ring->publish();
+  EXPECT_EQ(ring->oldest_open_seq(), 10u);
+  EXPECT_EQ(ring->peek(), nullptr);
+  ring->publish();
+  // Published: visible in the ring instead.
+  EXPECT_EQ(ring->oldest_open_seq(), ThreadRing::kNoneOpen);
+  ASSERT_NE(ring->peek(), nullptr);
+  EXPECT_EQ(ring->peek()->seq, 10u);
+  LaunchSlot* next = ring->try_reserve();
+  next->seq = 12;
+  ring->mark_open(next->seq);
+  EXPECT_EQ(ring->oldest_open_seq(), 12u);
+}
+
 TEST(ThreadRing, AFullRingDropsAndCountsInsteadOfBlocking) {
   Ring ring(ThreadRing::create(64, 1));
   for (int i = 0; i < 64; ++i) {

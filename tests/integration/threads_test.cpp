@@ -58,5 +58,29 @@ TEST(ManyThreads, EveryLaunchOfEveryThreadIsRecordedOnceAndMeasured) {
   }
 }
 
+// A launching thread descheduled inside the driver call, after its kernel ran and its CUPTI
+// record went out but before its slot is published, for longer than any grace period: the
+// record waits for the launch however long the reservation stays open, and is joined to it.
+TEST(ManyThreads, ALaunchStalledBeforeItsSlotIsPublishedStillGetsItsRecord) {
+  constexpr int kStallThreads = 4;
+  constexpr int kStallLaunches = 400;
+  const RunResult r =
+      run({{program("many_threads"), std::to_string(kStallThreads), std::to_string(kStallLaunches)},
+           {{"PM2LAT_OUT", "none"},
+            {"FAKE_CUDA_LOG_KERNELS", ""},
+            // Longer than the records' grace period for a slot not yet in a ring (2 s).
+            {"FAKE_CUDA_STALL_LAUNCH", "100:3500"}},
+           true,
+           120});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
+  const std::uint64_t total = std::uint64_t(kStallThreads) * kStallLaunches;
+  const auto& c = summary.at("counters");
+  EXPECT_EQ(c.at("launches").get<std::uint64_t>(), total);
+  EXPECT_EQ(c.at("measured").get<std::uint64_t>(), total);
+  EXPECT_EQ(c.at("unhooked"), 0);
+  EXPECT_EQ(c.at("timing_lost"), 0);
+}
+
 }  // namespace
 }  // namespace pm2lat::test

@@ -272,9 +272,10 @@ void RecordJoiner::settle_orphans(const RingState& rings, std::uint64_t now_ns, 
       continue;
     }
     // A record can arrive before its launch's slot is drained when the worker is behind
-    // (a starved CPU): it waits until the rings are drained past it. The grace period covers
-    // a launch still between its reservation and its publication. Old or too many orphans
-    // are settled regardless, so that a stuck ring cannot hold memory.
+    // (a starved CPU) or the launching thread is descheduled before it publishes: it waits
+    // until the rings, reservations included, are past it. The grace period covers a slot
+    // written after its launch (kOrphanGraceNs). Old or too many orphans are settled
+    // regardless, so that a stuck ring cannot hold memory.
     const bool settled_anyway =
         now_ns - o.arrived_ns > kTimingTimeoutNs || orphans_waiting_ > kMaxPending;
     const bool may_still_come = o.seq_bound > rings.oldest_waiting_seq || passes_ - o.pass < 2 ||

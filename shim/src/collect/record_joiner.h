@@ -47,18 +47,20 @@ struct JoinerSetup {
 
 // The rings as the worker left them at the end of a pass.
 struct RingState {
-  std::uint64_t oldest_waiting_seq = UINT64_MAX;  // smallest seq still in a ring
-  std::uint64_t launches_dropped = 0;             // by full rings, so far
+  // Smallest seq still in a ring, or reserved in one and not yet published.
+  std::uint64_t oldest_waiting_seq = UINT64_MAX;
+  std::uint64_t launches_dropped = 0;  // by full rings, so far
 };
 
 class RecordJoiner {
  public:
   // A launch's CUPTI record is this late: the launch is written unmeasured.
   static constexpr std::uint64_t kTimingTimeoutNs = 10'000'000'000;
-  // A record waits this long for a launch slot that may still be in flight: reserved but not
-  // yet published, or (runtime launches the driver hooks did not see) written only after the
-  // runtime call returned. Only records without a slot wait, so a generous grace costs
-  // nothing in the common case; it covers a launching thread descheduled in between.
+  // A record waits this long for a launch slot the rings cannot show yet: one written only
+  // after the runtime call returned (runtime launches the driver hooks did not see). A slot
+  // reserved and not yet published is shown (RingState), however long its thread is
+  // descheduled. Only records without a slot wait, so a generous grace costs nothing in the
+  // common case.
   static constexpr std::uint64_t kOrphanGraceNs = 2'000'000'000;
   // How long a graph launch is remembered for its kernels' records.
   static constexpr std::uint64_t kGraphLaunchKeepNs = 30'000'000'000;

@@ -143,6 +143,10 @@ RingState Worker::ring_state() const noexcept {
   RingState state;
   state.launches_dropped = dropped_by_retired_rings_;
   for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
+    // A launch reserved and not yet published (its thread may be stalled inside the driver
+    // call, its record already here) waits as much as one in the ring; read first (see
+    // oldest_open_seq).
+    state.oldest_waiting_seq = std::min(state.oldest_waiting_seq, r->oldest_open_seq());
     if (const LaunchSlot* s = r->peek(); s != nullptr && s->seq < state.oldest_waiting_seq) {
       state.oldest_waiting_seq = s->seq;
     }

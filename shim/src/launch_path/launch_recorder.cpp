@@ -138,9 +138,10 @@ void copy_args(const KernelFacts& info, const LaunchCall& c, LaunchSlot* s) noex
   }
 }
 
-void fill_common(LaunchSlot* s, SlotKind kind) noexcept {
+void fill_common(ThreadRing* ring, LaunchSlot* s, SlotKind kind) noexcept {
   s->kind = kind;
   s->seq = launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
+  ring->mark_open(s->seq);
   s->host_ts_ns = realtime_ns();
   s->handle = 0;
   s->stream = 0;
@@ -205,7 +206,7 @@ LaunchSlot* begin_kernel_slot(const LaunchCall& c, std::uint32_t correlation_id,
   if (ring == nullptr) return nullptr;
   LaunchSlot* s = ring->try_reserve();
   if (s == nullptr) return nullptr;
-  fill_common(s, SlotKind::kKernel);
+  fill_common(ring, s, SlotKind::kKernel);
   bool first = false;
   const KernelInfo* info = kernel_info(c.handle, c.name_hint, c.host_stub,
                                        (extra_flags & slot_flags::kFromCallback) != 0, &first);
@@ -238,7 +239,7 @@ LaunchSlot* begin_event_slot(SlotKind kind) noexcept {
   if (ring == nullptr) return nullptr;
   LaunchSlot* s = ring->try_reserve();
   if (s == nullptr) return nullptr;
-  fill_common(s, kind);
+  fill_common(ring, s, kind);
   return s;
 }
 

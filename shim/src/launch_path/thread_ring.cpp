@@ -99,7 +99,10 @@ LaunchSlot* ThreadRing::try_reserve() noexcept {
 
 void ThreadRing::publish() noexcept {
   if (open_ == 0) return;
-  if (--open_ == 0) head_.store(next_, std::memory_order_release);
+  if (--open_ == 0) {
+    head_.store(next_, std::memory_order_release);
+    open_seq_.store(kNoneOpen, std::memory_order_release);
+  }
 }
 
 LaunchSlot* ThreadRing::peek() noexcept {

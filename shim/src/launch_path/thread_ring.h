@@ -30,6 +30,11 @@ class ThreadRing {
   // become visible to the consumer, in order, when the outermost one is published. A
   // reservation fails (counted as dropped) when every segment holds slots not yet consumed.
   LaunchSlot* try_reserve() noexcept;
+  // Right after the outermost open reservation got its launch sequence number: until it is
+  // published, oldest_open_seq() says that a launch this old is still being written.
+  void mark_open(std::uint64_t seq) noexcept {
+    if (open_ == 1) open_seq_.store(seq, std::memory_order_release);
+  }
   void publish() noexcept;
 
   // Consumer.
@@ -39,6 +44,12 @@ class ThreadRing {
   // Slots published so far, and consumed so far (both count from the ring's creation).
   std::uint64_t published() const noexcept { return head_.load(std::memory_order_acquire); }
   std::uint64_t consumed() const noexcept { return tail_.load(std::memory_order_relaxed); }
+  // The sequence number of a launch reserved and not yet published (kNoneOpen if none). Read
+  // it before peek(): once it no longer shows a launch, that launch's slot is visible.
+  static constexpr std::uint64_t kNoneOpen = UINT64_MAX;
+  std::uint64_t oldest_open_seq() const noexcept {
+    return open_seq_.load(std::memory_order_acquire);
+  }
 
   std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
   // Slots published and not yet consumed (a snapshot, from any thread).
@@ -76,6 +87,9 @@ class ThreadRing {
   std::uint64_t next_ = 0;                          // producer: next index to reserve
   LaunchSlot* writing_ = nullptr;                   // producer: the segment being written
   std::uint32_t open_ = 0;                          // producer: reserved, not yet published
+  // The outermost open reservation's sequence number, for the worker (same line as head_,
+  // which the producer writes with it).
+  std::atomic<std::uint64_t> open_seq_{kNoneOpen};
   alignas(64) std::atomic<std::uint64_t> tail_{0};  // consumed by the worker
   // The consumer's view of head_: re-read only when it has consumed everything it saw, so the
   // line the producer writes on every publish is not pulled over on every slot.

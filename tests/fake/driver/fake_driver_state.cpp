@@ -227,6 +227,27 @@ void throttle(std::uint64_t device_ready, std::uint64_t max_backlog) {
   g_queue_full.store(false, std::memory_order_relaxed);
 }
 
+// FAKE_CUDA_STALL_LAUNCH=N:MS: the N-th kernel the device runs (counted from 1) holds its
+// launching thread MS milliseconds after its record is out, as a thread descheduled inside
+// the driver call would be.
+struct LaunchStall {
+  std::uint64_t launch = 0;
+  std::chrono::milliseconds length{0};
+};
+
+const LaunchStall& launch_stall() {
+  static const LaunchStall stall = [] {
+    LaunchStall st;
+    const char* v = std::getenv("FAKE_CUDA_STALL_LAUNCH");
+    if (v == nullptr) return st;
+    char* end = nullptr;
+    st.launch = std::strtoull(v, &end, 10);
+    if (*end == ':') st.length = std::chrono::milliseconds(std::strtoull(end + 1, nullptr, 10));
+    return st;
+  }();
+  return stall;
+}
+
 void deliver(const FakeKernelExecution& e) {
   const FakeToolCallbacks* tool = state().tool.load(std::memory_order_acquire);
   if (tool != nullptr && tool->kernel_executed != nullptr) tool->kernel_executed(&e);
@@ -243,6 +264,7 @@ CUresult launch(const LaunchSpec& spec, std::uint32_t correlation) {
   FakeGraphEvent created{};
   bool captured = false;
   std::uint64_t ready = 0;
+  bool stall = false;
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (!s.initialized) return CUDA_ERROR_NOT_INITIALIZED;
@@ -277,12 +299,14 @@ CUresult launch(const LaunchSpec& spec, std::uint32_t correlation) {
                             spec.cooperative, spec.has_gemm_work ? &spec.gemm_work : nullptr);
       executed = true;
       ready = s.device_ready_ns;
+      stall = launch_stall().launch != 0 && s.launches == launch_stall().launch;
     }
   }
   if (captured) notify_graph_event(created);
   if (executed) {
     deliver(exec);
     throttle(ready, s.max_backlog_ns);
+    if (stall) std::this_thread::sleep_for(launch_stall().length);
   }
   return CUDA_SUCCESS;
 }
