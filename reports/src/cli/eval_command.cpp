@@ -177,28 +177,40 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       ->check(CLI::ExistingDirectory);
   em->add_option("--json", mo->json, "write the runs (or pairs) and the overall line as JSON");
   em->add_flag("--by-class", mo->by_class,
-               "break each run down by operator group and pass, and GEMMs by cuBLAS layout");
-  em->add_option("--devices", mo->devices, "only runs on these GPUs")->delimiter(',');
+               "break each run down by operator group and pass, and GEMMs by cuBLAS layout "
+               "(live run: each pair by operator class)");
+  auto* devices = em->add_option("--devices", mo->devices, "only runs on these GPUs");
+  devices->delimiter(',');
   em->add_option("--modes", mo->modes, "only runs of these modes (inf, train)")->delimiter(',');
-  em->add_option("--source", mo->source,
-                 "live run: forecast from each run's records on this GPU ('all': every GPU)");
-  em->add_option("--target", mo->target,
-                 "live run: for the same run measured on this GPU ('all': every other GPU)");
+  auto* source =
+      em->add_option("--source", mo->source,
+                     "live run: forecast from each run's records on this GPU ('all': every GPU)");
+  auto* target =
+      em->add_option("--target", mo->target,
+                     "live run: for the same run measured on this GPU ('all': every other GPU)");
+  // A live run picks its GPUs with --source and --target.
+  devices->excludes(source);
+  devices->excludes(target);
   em->add_flag("--matrix", mo->matrix, "live run: also print the source x target error matrix");
   mo->guard.add_to(em);
   actions.emplace_back(em, [mo, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
-    const auto runs = calibrate::load_model_runs(mo->data);
+    auto runs = calibrate::load_model_runs(mo->data);
     if (!mo->source.empty() || !mo->target.empty()) {
+      std::erase_if(runs, [&](const calibrate::ModelRun& r) {
+        return !mo->modes.empty() && std::ranges::find(mo->modes, r.mode) == mo->modes.end();
+      });
       const auto live =
           reports::eval_live_runs(predictor, runs, mo->source.empty() ? "all" : mo->source,
                                   mo->target.empty() ? "all" : mo->target, mo->guard.policy());
-      reports::print_live_runs(std::cout, live);
+      reports::print_live_runs(std::cout, live, mo->by_class);
       if (mo->matrix) reports::print_live_run_matrix(std::cout, live);
       if (!mo->json.empty())
-        write_text_file(mo->json, reports::live_runs_json(live).dump(2) + "\n");
+        write_text_file(mo->json, reports::live_runs_json(live, mo->by_class).dump(2) + "\n");
       return 0;
     }
+    if (mo->matrix)
+      throw std::invalid_argument("--matrix is for a live run: give --source or --target");
     reports::ModelEvalOptions options;
     options.devices = mo->devices;
     options.modes = mo->modes;

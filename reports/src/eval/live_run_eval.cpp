@@ -22,6 +22,18 @@ bool same_run(const ModelRun& a, const ModelRun& b) {
          a.option == b.option;
 }
 
+// Each class the target's operator file or the forecast has: labelled and forecast time, and
+// the difference as a share of the measured run.
+void print_classes(std::ostream& os, const LiveRunPair& p) {
+  for (std::size_t c = 0; c < kOpClassCount; ++c) {
+    const ClassTotals& t = p.classes[c];
+    if (t.labelled_ms <= 0 && t.predicted_ms <= 0) continue;
+    fmt::print(os, "    {:<12} labels {:>10.2f} ms  forecast {:>10.2f} ms  {:>+8.2f} % of run\n",
+               to_string(static_cast<OpClass>(c)), t.labelled_ms, t.predicted_ms,
+               p.measured_ms > 0 ? 100.0 * (t.predicted_ms - t.labelled_ms) / p.measured_ms : 0.0);
+  }
+}
+
 }  // namespace
 
 LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& runs,
@@ -70,6 +82,11 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& 
       p.error_pct = error_pct(p.predicted_ms, p.measured_ms);
       p.model_only_ms = model_only_ms;
       p.model_only_error_pct = error_pct(model_only_ms, p.measured_ms);
+      const std::array<double, kOpClassCount> labelled = labelled_class_ms(b);
+      for (std::size_t c = 0; c < kOpClassCount; ++c) {
+        p.classes[c].predicted_ms = step.class_kernel_ms[c];
+        p.classes[c].labelled_ms = labelled[c];
+      }
       overall.add_ape(p.error_pct);
       by_pair[{p.source, p.target}].add_ape(p.error_pct);
       overall_model_only.add_ape(p.model_only_error_pct);
@@ -84,13 +101,14 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& 
   return out;
 }
 
-void print_live_runs(std::ostream& os, const LiveRunResult& r) {
+void print_live_runs(std::ostream& os, const LiveRunResult& r, bool by_class) {
   fmt::print(os, "{:<16} {:<16} {:<11} {:<5} {:>6} {:>5} {:>12} {:>12} {:>8}\n", "source", "target",
              "model", "mode", "seqlen", "batch", "measured ms", "predicted ms", "error%");
   for (const auto& p : r.pairs) {
     fmt::print(os, "{:<16} {:<16} {:<11} {:<5} {:>6} {:>5} {:>12.2f} {:>12.2f} {:>8.2f}\n",
                p.source, p.target, p.model, p.mode, p.seqlen, p.batch, p.measured_ms,
                p.predicted_ms, p.error_pct);
+    if (by_class) print_classes(os, p);
   }
   fmt::print(os, "\npairs {}  mean error {:.2f} %  median error {:.2f} %  p95 {:.2f} %\n",
              r.overall.n, r.overall.mape_pct, r.overall.median_ape_pct, r.overall.p95_ape_pct);
@@ -142,10 +160,15 @@ void print_live_run_matrix(std::ostream& os, const LiveRunResult& r) {
   }
 }
 
-nlohmann::json live_runs_json(const LiveRunResult& r) {
+nlohmann::json live_runs_json(const LiveRunResult& r, bool by_class) {
   using nlohmann::json;
   json pairs = json::array();
   for (const auto& p : r.pairs) {
+    json classes = json::object();
+    for (std::size_t c = 0; by_class && c < kOpClassCount; ++c) {
+      classes[std::string(to_string(static_cast<OpClass>(c)))] = {
+          {"predicted_ms", p.classes[c].predicted_ms}, {"labelled_ms", p.classes[c].labelled_ms}};
+    }
     pairs.push_back({{"source", p.source},
                      {"target", p.target},
                      {"model", p.model},
@@ -157,6 +180,7 @@ nlohmann::json live_runs_json(const LiveRunResult& r) {
                      {"error_pct", p.error_pct},
                      {"model_only_ms", p.model_only_ms},
                      {"model_only_error_pct", p.model_only_error_pct}});
+    if (by_class) pairs.back()["classes"] = std::move(classes);
   }
   json matrix = json::array();
   for (const auto& [key, s] : r.by_pair) {

@@ -27,6 +27,15 @@ bool wanted(const std::vector<std::string>& filter, const std::string& v) {
 
 }  // namespace
 
+std::array<double, kOpClassCount> labelled_class_ms(const ModelRun& run) {
+  std::array<double, kOpClassCount> ms{};
+  for (const ModelOpRow& row : run.ops) {
+    ms[static_cast<std::size_t>(op_class_of(row.op_class))] +=
+        (row.fw_us + row.bw_us + row.acc_us) * static_cast<double>(row.repeat) / 1e3;
+  }
+  return ms;
+}
+
 ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& runs,
                             const ModelEvalOptions& options) {
   ModelEvalResult out;
@@ -71,15 +80,16 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
     }
     r.scaled_kernel_ms = step.spec_scaled_kernel_ms;
     r.kernel_ms = step.kernel_ms;
-    for (std::size_t c = 0; c < kOpClassCount; ++c)
+    const std::array<double, kOpClassCount> labelled = labelled_class_ms(run);
+    for (std::size_t c = 0; c < kOpClassCount; ++c) {
       r.classes[c].predicted_ms = step.class_kernel_ms[c];
+      r.classes[c].labelled_ms = labelled[c];
+    }
 
     const auto contexts = describe_rows(run.ops);
     for (std::size_t i = 0; i < run.ops.size(); ++i) {
       const ModelOpRow& row = run.ops[i];
       const double rep = static_cast<double>(row.repeat);
-      r.classes[static_cast<std::size_t>(op_class_of(row.op_class))].labelled_ms +=
-          (row.fw_us + row.bw_us + row.acc_us) * rep / 1e3;
       for (std::size_t p = 0; p < kPassCount; ++p) {
         const auto pass = static_cast<Pass>(p);
         if (pass != Pass::kForward && !run.training()) continue;

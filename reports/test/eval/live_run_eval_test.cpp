@@ -41,6 +41,27 @@ TEST(LiveRunEval, ForecastsEachGpuThatMeasuredTheSameRunFromAnothersRecords) {
   EXPECT_EQ(j["overall"]["pairs"], 1);
   EXPECT_TRUE(j["overall"].contains("mean_error_pct"));
   EXPECT_TRUE(j["overall"].contains("median_error_pct"));
+  EXPECT_FALSE(j["pairs"][0].contains("classes"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LiveRunEval, ByClassSplitsEachPairsForecastAgainstTheTargetsOwnOperatorFile) {
+  const auto dir = test::write_toy_model_runs("live_run_classes");
+  Predictor p = shipped();
+  const auto runs = calibrate::load_model_runs(dir);
+  const auto all = eval_live_runs(p, runs, "all", "all");
+  ASSERT_EQ(all.pairs.size(), 1u);
+  double forecast_ms = 0;
+  for (const ClassTotals& c : all.pairs[0].classes) {
+    forecast_ms += c.predicted_ms;
+    // The labels are the T4's, which has no operator file: the V100's never stand in.
+    EXPECT_EQ(c.labelled_ms, 0.0);
+  }
+  EXPECT_GT(forecast_ms, 0.0);
+  EXPECT_LE(forecast_ms, all.pairs[0].predicted_ms * 1.000001);
+  const auto j = live_runs_json(all, true);
+  ASSERT_TRUE(j["pairs"][0].contains("classes"));
+  EXPECT_GT(j["pairs"][0]["classes"]["gemm"]["predicted_ms"].get<double>(), 0.0);
   std::filesystem::remove_all(dir);
 }
 

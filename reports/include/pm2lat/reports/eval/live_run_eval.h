@@ -20,6 +20,7 @@
 #include "pm2lat/measured_guard.h"
 #include "pm2lat/predictor.h"
 #include "pm2lat/reports/eval/error_stats.h"
+#include "pm2lat/reports/eval/model_eval.h"
 
 namespace pm2lat::reports {
 
@@ -32,6 +33,9 @@ struct LiveRunPair {
   // The model's forecast without the measurement guard (equal to predicted_ms without it).
   double model_only_ms = 0;
   double model_only_error_pct = 0;
+  // By operator class: B's operator file against the forecast for B (indexed by OpClass), so
+  // that a total right for the wrong reasons (errors cancelling) shows.
+  std::array<ClassTotals, kOpClassCount> classes{};
 };
 
 struct LiveRunResult {
@@ -52,13 +56,15 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<calibrate::
                              std::string_view source, std::string_view target,
                              const std::optional<GuardPolicy>& guard = std::nullopt);
 
-void print_live_runs(std::ostream& os, const LiveRunResult& r);
+// `by_class`: each pair's operator classes under it.
+void print_live_runs(std::ostream& os, const LiveRunResult& r, bool by_class = false);
 // Per (source, target): mean and p95 with the guard and without it.
 void print_live_run_guard(std::ostream& os, const LiveRunResult& r);
 // The source x target matrix of mean error (%).
 void print_live_run_matrix(std::ostream& os, const LiveRunResult& r);
 // {"pairs":[{source,target,model,mode,seqlen,batch,measured_ms,predicted_ms,error_pct}],
-//  "overall":{pairs,mean_error_pct,median_error_pct}}
-nlohmann::json live_runs_json(const LiveRunResult& r);
+//  "overall":{pairs,mean_error_pct,median_error_pct}}; `by_class`: each pair also has
+// "classes": {class: {predicted_ms, labelled_ms}}.
+nlohmann::json live_runs_json(const LiveRunResult& r, bool by_class = false);
 
 }  // namespace pm2lat::reports

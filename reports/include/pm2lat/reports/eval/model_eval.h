@@ -73,6 +73,11 @@ struct ModelEvalResult {
 ModelEvalResult eval_models(Predictor& predictor, const std::vector<calibrate::ModelRun>& runs,
                             const ModelEvalOptions& options = {});
 
+// A run's per-operator latencies (forward, backward and accumulation, layers included) summed
+// by operator class (ms): what its operator file says each class took, for comparison with a
+// replay's class_kernel_ms.
+std::array<double, kOpClassCount> labelled_class_ms(const calibrate::ModelRun& run);
+
 void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_class);
 nlohmann::json model_eval_json(const ModelEvalResult& r, bool by_class);
 
