@@ -22,19 +22,33 @@
 namespace pm2lat::cli {
 namespace {
 
+// Each evaluation has two modes (on each GPU, or across GPUs with --source/--target); an
+// option only the other mode reads is refused rather than silently ignored.
+void refuse_in_this_mode(const std::vector<const CLI::Option*>& options, std::string_view mode) {
+  for (const CLI::Option* o : options) {
+    if (o->count() > 0)
+      throw std::invalid_argument(o->get_name(false, true) + " is not read " + std::string(mode));
+  }
+}
+
+constexpr std::string_view kWithoutCross = "without --source or --target";
+constexpr std::string_view kWithCross = "with --source or --target";
+
 // The measurement guard's switches, shared by the cross-GPU evaluations.
 struct GuardOptions {
   bool on = true;
   double factor = 0;  // 0: the shipped constants
+  std::vector<const CLI::Option*> options;
 
   void add_to(CLI::App* cmd) {
-    cmd->add_flag("--guard,!--no-guard", on,
-                  "cross-GPU: anchor forecasts to the source's measurement where the model "
-                  "disagrees with it (default on)");
-    cmd->add_option("--guard-factor", factor,
-                    "cross-GPU: disagreement factor of the guard for every kernel (default: the "
-                    "shipped constants)")
-        ->check(CLI::PositiveNumber);
+    options.push_back(
+        cmd->add_flag("--guard,!--no-guard", on,
+                      "cross-GPU: anchor forecasts to the source's measurement where the model "
+                      "disagrees with it (default on)"));
+    options.push_back(cmd->add_option("--guard-factor", factor,
+                                      "cross-GPU: disagreement factor of the guard for every "
+                                      "kernel (default: the shipped constants)")
+                          ->check(CLI::PositiveNumber));
   }
   std::optional<GuardPolicy> policy() const {
     if (!on) return std::nullopt;
@@ -67,7 +81,8 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                  "cross-GPU: present each shape as measured on this GPU ('all': every GPU)");
   ek->add_option("--target", ko->target,
                  "cross-GPU: predict it on this GPU ('all': every other GPU)");
-  ek->add_flag("--matrix", ko->matrix, "cross-GPU: also print the source x target MAPE matrix");
+  const CLI::Option* k_matrix =
+      ek->add_flag("--matrix", ko->matrix, "cross-GPU: also print the source x target MAPE matrix");
   ek->add_option("--ops", ko->ops, "only rows of these ops (e.g. bmm,linear)")->delimiter(',');
   ek->add_option("--band-rows", ko->band_rows,
                  "write every scored prediction for the error-band estimate (CSV, "
@@ -76,7 +91,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
                  "only rows whose operands and results together are smaller than this many bytes "
                  "(small operators: 1048576)");
   ko->guard.add_to(ek);
-  actions.emplace_back(ek, [ko, &global]() {
+  actions.emplace_back(ek, [ko, k_matrix, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto table = calibrate::CsvTable::read(ko->data);
     auto calls = calibrate::read_neusight_kernels(table);
@@ -111,6 +126,9 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(ko->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
+    auto same_gpu_ignores = ko->guard.options;
+    same_gpu_ignores.push_back(k_matrix);
+    refuse_in_this_mode(same_gpu_ignores, kWithoutCross);
     const auto result = reports::eval_kernels(predictor, calls, rows);
     reports::print_kernel_eval(std::cout, result);
     if (!ko->json.empty())
@@ -133,13 +151,16 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   eg->add_option("--source", go->source,
                  "cross-GPU: present each shape as measured on this system ('all')");
   eg->add_option("--target", go->target, "cross-GPU: predict it on this system ('all')");
-  eg->add_flag("--matrix", go->matrix, "cross-GPU: also print the source x target MAPE matrix");
-  eg->add_option("--rows", go->rows, "write every call's measured and predicted latency (CSV)");
+  const CLI::Option* g_matrix =
+      eg->add_flag("--matrix", go->matrix, "cross-GPU: also print the source x target MAPE matrix");
+  const CLI::Option* g_rows =
+      eg->add_option("--rows", go->rows, "write every call's measured and predicted latency (CSV)");
   go->guard.add_to(eg);
-  actions.emplace_back(eg, [go, &global]() {
+  actions.emplace_back(eg, [go, g_matrix, g_rows, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto calls = calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(go->data));
     if (!go->source.empty() || !go->target.empty()) {
+      refuse_in_this_mode({g_rows}, kWithCross);
       const auto cross =
           reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
                                       go->target.empty() ? "all" : go->target, true,
@@ -150,6 +171,9 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
+    auto same_gpu_ignores = go->guard.options;
+    same_gpu_ignores.push_back(g_matrix);
+    refuse_in_this_mode(same_gpu_ignores, kWithoutCross);
     std::ofstream rows;
     if (!go->rows.empty()) {
       rows.open(go->rows);
@@ -191,9 +215,10 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   // A live run picks its GPUs with --source and --target.
   devices->excludes(source);
   devices->excludes(target);
-  em->add_flag("--matrix", mo->matrix, "live run: also print the source x target error matrix");
+  const CLI::Option* m_matrix =
+      em->add_flag("--matrix", mo->matrix, "live run: also print the source x target error matrix");
   mo->guard.add_to(em);
-  actions.emplace_back(em, [mo, &global]() {
+  actions.emplace_back(em, [mo, m_matrix, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     auto runs = calibrate::load_model_runs(mo->data);
     if (!mo->source.empty() || !mo->target.empty()) {
@@ -209,8 +234,9 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(mo->json, reports::live_runs_json(live, mo->by_class).dump(2) + "\n");
       return 0;
     }
-    if (mo->matrix)
-      throw std::invalid_argument("--matrix is for a live run: give --source or --target");
+    auto same_gpu_ignores = mo->guard.options;
+    same_gpu_ignores.push_back(m_matrix);
+    refuse_in_this_mode(same_gpu_ignores, kWithoutCross);
     reports::ModelEvalOptions options;
     options.devices = mo->devices;
     options.modes = mo->modes;

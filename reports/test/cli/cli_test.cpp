@@ -82,6 +82,20 @@ TEST_F(Cli, BadTracesGiveOneClearError) {
                    "unknown GPU 'Z9000'");
 }
 
+TEST_F(Cli, AnEvalOptionTheChosenModeDoesNotReadIsRefusedNotIgnored) {
+  const auto runs = test::write_toy_model_runs("cli_models");
+  expect_one_error(run({"eval", "models", "--data", runs.string(), "--matrix"}),
+                   "--matrix is not read without --source or --target");
+  expect_one_error(run({"eval", "models", "--data", runs.string(), "--no-guard"}),
+                   "is not read without --source or --target");
+  // A live run picks its GPUs with --source and --target, not --devices.
+  const auto devices = run(
+      {"eval", "models", "--data", runs.string(), "--devices", "T4", "--source", "V100-PCIE-32GB"});
+  EXPECT_NE(devices.code, 0);
+  EXPECT_NE(devices.err.find("--devices excludes --source"), std::string::npos) << devices.err;
+  std::filesystem::remove_all(runs);
+}
+
 TEST_F(Cli, DevicesListsTheCatalogueAndWhereEachGpusPredictionsComeFrom) {
   auto r = test::run_process({kPm2lat, "devices", "--profiles", PM2LAT_SHIPPED_PROFILES});
   ASSERT_EQ(r.code, 0) << r.err;
