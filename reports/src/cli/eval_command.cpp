@@ -50,6 +50,12 @@ struct GuardOptions {
                                       "kernel (default: the shipped constants)")
                           ->check(CLI::PositiveNumber));
   }
+  // Without --source/--target: the guard switches and `matrix` are refused.
+  void refuse_without_cross(const CLI::Option* matrix) const {
+    std::vector<const CLI::Option*> cross_only = options;
+    cross_only.push_back(matrix);
+    refuse_in_this_mode(cross_only, kWithoutCross);
+  }
   std::optional<GuardPolicy> policy() const {
     if (!on) return std::nullopt;
     return factor > 0 ? GuardPolicy::with_factor(factor) : GuardPolicy{};
@@ -126,9 +132,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(ko->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
-    auto same_gpu_ignores = ko->guard.options;
-    same_gpu_ignores.push_back(k_matrix);
-    refuse_in_this_mode(same_gpu_ignores, kWithoutCross);
+    ko->guard.refuse_without_cross(k_matrix);
     const auto result = reports::eval_kernels(predictor, calls, rows);
     reports::print_kernel_eval(std::cout, result);
     if (!ko->json.empty())
@@ -171,9 +175,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
-    auto same_gpu_ignores = go->guard.options;
-    same_gpu_ignores.push_back(g_matrix);
-    refuse_in_this_mode(same_gpu_ignores, kWithoutCross);
+    go->guard.refuse_without_cross(g_matrix);
     std::ofstream rows;
     if (!go->rows.empty()) {
       rows.open(go->rows);
@@ -223,7 +225,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     auto runs = calibrate::load_model_runs(mo->data);
     if (!mo->source.empty() || !mo->target.empty()) {
       std::erase_if(runs, [&](const calibrate::ModelRun& r) {
-        return !mo->modes.empty() && std::ranges::find(mo->modes, r.mode) == mo->modes.end();
+        return !reports::mode_wanted(mo->modes, r.mode);
       });
       const auto live =
           reports::eval_live_runs(predictor, runs, mo->source.empty() ? "all" : mo->source,
@@ -234,9 +236,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(mo->json, reports::live_runs_json(live, mo->by_class).dump(2) + "\n");
       return 0;
     }
-    auto same_gpu_ignores = mo->guard.options;
-    same_gpu_ignores.push_back(m_matrix);
-    refuse_in_this_mode(same_gpu_ignores, kWithoutCross);
+    mo->guard.refuse_without_cross(m_matrix);
     reports::ModelEvalOptions options;
     options.devices = mo->devices;
     options.modes = mo->modes;

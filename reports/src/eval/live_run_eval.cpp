@@ -53,6 +53,7 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& 
       continue;
     }
     if (only_target != nullptr && b_spec != only_target) continue;
+    const std::array<double, kOpClassCount> labelled = labelled_class_ms(b);
     for (const ModelRun& a : runs) {
       if (a.ops.empty() || !same_run(a, b)) continue;
       const DeviceSpec* a_spec = cat.find(a.device);
@@ -82,7 +83,6 @@ LiveRunResult eval_live_runs(Predictor& predictor, const std::vector<ModelRun>& 
       p.error_pct = error_pct(p.predicted_ms, p.measured_ms);
       p.model_only_ms = model_only_ms;
       p.model_only_error_pct = error_pct(model_only_ms, p.measured_ms);
-      const std::array<double, kOpClassCount> labelled = labelled_class_ms(b);
       for (std::size_t c = 0; c < kOpClassCount; ++c) {
         p.classes[c].predicted_ms = step.class_kernel_ms[c];
         p.classes[c].labelled_ms = labelled[c];
@@ -164,11 +164,6 @@ nlohmann::json live_runs_json(const LiveRunResult& r, bool by_class) {
   using nlohmann::json;
   json pairs = json::array();
   for (const auto& p : r.pairs) {
-    json classes = json::object();
-    for (std::size_t c = 0; by_class && c < kOpClassCount; ++c) {
-      classes[std::string(to_string(static_cast<OpClass>(c)))] = {
-          {"predicted_ms", p.classes[c].predicted_ms}, {"labelled_ms", p.classes[c].labelled_ms}};
-    }
     pairs.push_back({{"source", p.source},
                      {"target", p.target},
                      {"model", p.model},
@@ -180,7 +175,7 @@ nlohmann::json live_runs_json(const LiveRunResult& r, bool by_class) {
                      {"error_pct", p.error_pct},
                      {"model_only_ms", p.model_only_ms},
                      {"model_only_error_pct", p.model_only_error_pct}});
-    if (by_class) pairs.back()["classes"] = std::move(classes);
+    if (by_class) pairs.back()["classes"] = class_totals_json(p.classes);
   }
   json matrix = json::array();
   for (const auto& [key, s] : r.by_pair) {

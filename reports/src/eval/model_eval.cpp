@@ -21,11 +21,20 @@ std::string truth_key(OpGroup g, Pass p) {
   return std::string(to_string(g)) + "." + std::string(to_string(p));
 }
 
-bool wanted(const std::vector<std::string>& filter, const std::string& v) {
-  return filter.empty() || std::find(filter.begin(), filter.end(), v) != filter.end();
+}  // namespace
+
+bool mode_wanted(const std::vector<std::string>& modes, const std::string& mode) {
+  return modes.empty() || std::find(modes.begin(), modes.end(), mode) != modes.end();
 }
 
-}  // namespace
+nlohmann::json class_totals_json(const std::array<ClassTotals, kOpClassCount>& classes) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    j[std::string(to_string(static_cast<OpClass>(c)))] = {{"predicted_ms", classes[c].predicted_ms},
+                                                          {"labelled_ms", classes[c].labelled_ms}};
+  }
+  return j;
+}
 
 std::array<double, kOpClassCount> labelled_class_ms(const ModelRun& run) {
   std::array<double, kOpClassCount> ms{};
@@ -43,7 +52,7 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<ModelRun>& r
   std::vector<const DeviceSpec*> devices;
   for (const auto& d : options.devices) devices.push_back(&predictor.catalogue().resolve(d));
   for (const ModelRun& run : runs) {
-    if (!wanted(options.modes, run.mode)) continue;
+    if (!mode_wanted(options.modes, run.mode)) continue;
     const DeviceSpec* spec = predictor.catalogue().find(run.device);
     if (!devices.empty() && std::find(devices.begin(), devices.end(), spec) == devices.end())
       continue;
@@ -226,12 +235,7 @@ nlohmann::json model_eval_json(const ModelEvalResult& res, bool by_class) {
       j["backward"] = {{"measured_ms", *r.measured_bw_ms}, {"predicted_ms", r.predicted_bw_ms}};
     }
     if (by_class) {
-      json classes = json::object();
-      for (std::size_t c = 0; c < r.classes.size(); ++c) {
-        classes[std::string(to_string(static_cast<OpClass>(c)))] = {
-            {"predicted_ms", r.classes[c].predicted_ms}, {"labelled_ms", r.classes[c].labelled_ms}};
-      }
-      j["classes"] = classes;
+      j["classes"] = class_totals_json(r.classes);
       j["operators"] = operators_json(r.operators);
       j["kernels_ms"] = r.kernel_ms;
     }

@@ -12,12 +12,15 @@
 namespace pm2lat::reports {
 namespace {
 
-Predictor shipped() { return Predictor::from_directory(PM2LAT_SHIPPED_PROFILES); }
+// The toy runs (test_support.h) and the shipped profiles.
+struct LiveRunEval : ::testing::Test {
+  std::filesystem::path dir = test::write_toy_model_runs("live_run");
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
+  std::vector<calibrate::ModelRun> runs = calibrate::load_model_runs(dir);
+  void TearDown() override { std::filesystem::remove_all(dir); }
+};
 
-TEST(LiveRunEval, ForecastsEachGpuThatMeasuredTheSameRunFromAnothersRecords) {
-  const auto dir = test::write_toy_model_runs("live_run");
-  Predictor p = shipped();
-  const auto runs = calibrate::load_model_runs(dir);
+TEST_F(LiveRunEval, ForecastsEachGpuThatMeasuredTheSameRunFromAnothersRecords) {
   const auto all = eval_live_runs(p, runs, "all", "all");
   // The T4 measured the batch-8 run the V100's records describe; nothing else pairs (the T4
   // has no records, the batch-16 run no partner).
@@ -42,13 +45,9 @@ TEST(LiveRunEval, ForecastsEachGpuThatMeasuredTheSameRunFromAnothersRecords) {
   EXPECT_TRUE(j["overall"].contains("mean_error_pct"));
   EXPECT_TRUE(j["overall"].contains("median_error_pct"));
   EXPECT_FALSE(j["pairs"][0].contains("classes"));
-  std::filesystem::remove_all(dir);
 }
 
-TEST(LiveRunEval, ByClassSplitsEachPairsForecastAgainstTheTargetsOwnOperatorFile) {
-  const auto dir = test::write_toy_model_runs("live_run_classes");
-  Predictor p = shipped();
-  const auto runs = calibrate::load_model_runs(dir);
+TEST_F(LiveRunEval, ByClassSplitsEachPairsForecastAgainstTheTargetsOwnOperatorFile) {
   const auto all = eval_live_runs(p, runs, "all", "all");
   ASSERT_EQ(all.pairs.size(), 1u);
   double forecast_ms = 0;
@@ -62,7 +61,6 @@ TEST(LiveRunEval, ByClassSplitsEachPairsForecastAgainstTheTargetsOwnOperatorFile
   const auto j = live_runs_json(all, true);
   ASSERT_TRUE(j["pairs"][0].contains("classes"));
   EXPECT_GT(j["pairs"][0]["classes"]["gemm"]["predicted_ms"].get<double>(), 0.0);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

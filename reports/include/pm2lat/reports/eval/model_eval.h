@@ -77,6 +77,10 @@ ModelEvalResult eval_models(Predictor& predictor, const std::vector<calibrate::M
 // by operator class (ms): what its operator file says each class took, for comparison with a
 // replay's class_kernel_ms.
 std::array<double, kOpClassCount> labelled_class_ms(const calibrate::ModelRun& run);
+// {class: {predicted_ms, labelled_ms}} for every operator class.
+nlohmann::json class_totals_json(const std::array<ClassTotals, kOpClassCount>& classes);
+// Whether a run of `mode` is among `modes` (empty: every mode).
+bool mode_wanted(const std::vector<std::string>& modes, const std::string& mode);
 
 void print_model_eval(std::ostream& os, const ModelEvalResult& res, bool by_class);
 nlohmann::json model_eval_json(const ModelEvalResult& r, bool by_class);
