@@ -236,7 +236,15 @@ std::optional<Prediction> Predictor::Impl::ask(ModelRoute model, const ModelQuer
     case ModelRoute::kScaledGemm:
       return scaled_gemm.predict(q.record, q.cls, q.target, q.options, q.observed_on_target);
     case ModelRoute::kGemm: return gemm.predict(q);
-    case ModelRoute::kOperatorFits: return operator_fits.predict(q);
+    case ModelRoute::kOperatorFits: {
+      // The tables timed calls of tensors large enough to be bandwidth-bound; how short a
+      // launch of this configuration gets is what the target's own kernels measured.
+      std::optional<Prediction> p = operator_fits.predict(q);
+      if (p && p->basis == TimeBasis::kKernel)
+        if (const auto floor = family_fits.own_fixed_cost_us(q); floor && *floor > p->us)
+          p->us = *floor;
+      return p;
+    }
     case ModelRoute::kShapelessRowFits: return family_fits.predict_row_without_shape(q);
     case ModelRoute::kRoofline: return roofline_prediction(q.record, q.cls, *t.spec);
   }

@@ -152,6 +152,22 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_row_without_shape(
   return predict_from(q.record, q.cls, q.target, q.source, false, false);
 }
 
+std::optional<double> MemoryFamilyPredictor::own_fixed_cost_us(const ModelQuery& q) const noexcept {
+  if (q.target >= impl_->targets.size()) return std::nullopt;
+  const Impl::TargetDevices& t = impl_->targets[q.target];
+  if (t.own < 0) return std::nullopt;
+  const Impl::Found found =
+      impl_->find(impl_->family_names, q.cls, t.order, Impl::Fits::kOwnConfig, t.own);
+  const VectorFit* fit = found.fit;
+  if (fit == nullptr || !(fit->c0 > 0) || !(fit->bytes_min > 0)) return std::nullopt;
+  // The intercept is a fixed cost the GPU was seen to pay only when the fit's smallest kernel
+  // spent at least half its time on it; a fit made on large tensors only extrapolates it.
+  const double smallest_traffic_us =
+      fit->c_byte * memory_bound_features(*found.device->spec, fit->bytes_min, 1).bytes_term;
+  if (smallest_traffic_us > fit->c0) return std::nullopt;
+  return std::max(kMinMemoryKernelUs, fit->c0);
+}
+
 std::optional<Prediction> MemoryFamilyPredictor::predict_from(
     const KernelRecord& r, const KernelClass& cls, std::size_t target, const DeviceSpec* source,
     bool own_only, bool read_launch) const noexcept {

@@ -63,6 +63,11 @@ class MemoryFamilyPredictor {
   // per-operator tables serve it) or when no GPU measured the family.
   std::optional<Prediction> predict_row_without_shape(const ModelQuery& query) const noexcept;
 
+  // The fixed cost the target's own kernels show for the kernel's configuration (the intercept
+  // of its own fit by shape, never under kMinMemoryKernelUs): how short a launch of it gets on
+  // that GPU. nullopt when the target measured no kernel of that configuration.
+  std::optional<double> own_fixed_cost_us(const ModelQuery& query) const noexcept;
+
  private:
   std::optional<Prediction> predict_from(const KernelRecord& record, const KernelClass& cls,
                                          std::size_t target, const DeviceSpec* source,
