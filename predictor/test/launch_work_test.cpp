@@ -82,6 +82,76 @@ TEST(LaunchWork, APersistentSoftmaxLaunchCoversItsWarpsRowsOfItsStatedLength) {
       launch_work(too_long, classify_kernel(too_long), Dim3{1, 1, 1}, Dim3{32, 4, 1}).has_value());
 }
 
+// CUB's radix sort, one digit pass of 64-bit keys with 32-bit values (an embedding
+// backward's sort of indices), as PyTorch's CUB instantiates it for an A100.
+constexpr const char* kOnesweep =
+    "void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, int, "
+    "int>::Policy800, false, long, int, int, int>(int*, int*, int*, int const*, long*, long "
+    "const*, int*, int const*, int, int, int)";
+
+TEST(LaunchWork, ARadixSortPassReadsAndScattersOneTileOfKeysAndValuesPerBlock) {
+  // Policy800: 21 items per thread for 4-byte types, 10 for the 8-byte keys (RegBoundScaling);
+  // blocks of 384 threads.
+  const auto w =
+      launch_work(kOnesweep, classify_kernel(kOnesweep), Dim3{4117, 1, 1}, Dim3{384, 1, 1});
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->kind, OpKind::kReduction);
+  EXPECT_EQ(w->vec.rows, 4117);
+  EXPECT_EQ(w->vec.cols, 384 * 10);
+  EXPECT_DOUBLE_EQ(w->vec.bytes_read, 4117.0 * 384 * 10 * (8 + 4));
+  EXPECT_DOUBLE_EQ(w->vec.bytes_written, w->vec.bytes_read);
+
+  // 4-byte keys with values and 64-bit offsets run 17 items; keys alone (cub::NullType
+  // values) move only the keys. Grids of 100 blocks of 384 threads.
+  const auto pass = [](const char* name) {
+    return launch_work(name, classify_kernel(name), Dim3{100, 1, 1}, Dim3{384, 1, 1});
+  };
+  const auto wide_offsets = pass(
+      "void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<int, int, "
+      "long>::Policy800, false, int, int, long, int>(long*, long*, long*, long const*, int*, int "
+      "const*, int*, int const*, long, int, int)");
+  ASSERT_TRUE(wide_offsets.has_value());
+  EXPECT_EQ(wide_offsets->vec.cols, 384 * 17);
+  const auto keys_only = pass(
+      "void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<float, cub::NullType, "
+      "int>::Policy800, false, float, cub::NullType, int, int>(int*, int*, int*, int const*, "
+      "float*, float const*, cub::NullType*, cub::NullType const*, int, int, int)");
+  ASSERT_TRUE(keys_only.has_value());
+  EXPECT_DOUBLE_EQ(keys_only->vec.bytes_read, 100.0 * 384 * 21 * 4);
+}
+
+TEST(LaunchWork, AScanReadsAndWritesOneTileOfItsNamedPolicyPerBlock) {
+  const char* scan =
+      "void cub::DeviceScanKernel<cub::AgentScanPolicy<128, 15, int, (cub::BlockLoadAlgorithm)3, "
+      "(cub::CacheLoadModifier)0, (cub::BlockStoreAlgorithm)3, (cub::BlockScanAlgorithm)2, "
+      "cub::MemBoundScaling<128, 15, int> >, int*, int*, cub::ScanTileState<int, true>, "
+      "cub::Sum, cub::NullType, int>(int*, int*, cub::ScanTileState<int, true>, int, cub::Sum, "
+      "cub::NullType, int)";
+  const auto w = launch_work(scan, classify_kernel(scan), Dim3{8233, 1, 1}, Dim3{128, 1, 1});
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->vec.cols, 128 * 15);
+  EXPECT_DOUBLE_EQ(w->vec.bytes_read, 8233.0 * 128 * 15 * 4);
+  EXPECT_DOUBLE_EQ(w->vec.bytes_written, w->vec.bytes_read);
+}
+
+TEST(LaunchWork, ACubKernelOfAPolicyNotReadHasNone) {
+  // Hopper's and Blackwell's onesweep tunings differ per key, value and offset size and per
+  // CCCL release: not guessed.
+  const char* sm100 =
+      "void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, int, "
+      "int>::Policy1000, false, long, int, int, int>(int*, int*, int*, int const*, long*, long "
+      "const*, int*, int const*, int, int, int)";
+  EXPECT_FALSE(
+      launch_work(sm100, classify_kernel(sm100), Dim3{4117, 1, 1}, Dim3{384, 1, 1}).has_value());
+  // The histogram pass loops over the keys with a grid sized to the GPU: its launch says
+  // nothing of how many.
+  const char* histogram =
+      "void cub::DeviceRadixSortHistogramKernel<cub::DeviceRadixSortPolicy<long, int, "
+      "int>::Policy800, false, long, int>(int*, long const*, int, int, int)";
+  EXPECT_FALSE(launch_work(histogram, classify_kernel(histogram), Dim3{864, 1, 1}, Dim3{128, 1, 1})
+                   .has_value());
+}
+
 TEST(LaunchWork, NumbersNoKernelStatesReadAsNone) {
   // A name's integers past any count a kernel states (here 31 digits) read as none, without
   // overflowing (found by the classifier fuzzer; UBSan fails this test otherwise).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "classify/name_parts.h"
+#include "cub_tile_work.h"
 #include "pm2lat/classifier.h"
 
 namespace pm2lat {
@@ -113,7 +114,7 @@ std::optional<LaunchWork> persistent_softmax_work(std::string_view name, double 
 bool names_launch_work(std::string_view name) {
   return name.find("elementwise_kernel") != std::string_view::npos ||
          name.find("multi_tensor_apply_kernel") != std::string_view::npos ||
-         name.find("softmax_warp_") != std::string_view::npos;
+         name.find("softmax_warp_") != std::string_view::npos || names_cub_tile_work(name);
 }
 
 // Demangled names carry the template arguments the rules read; Kineto's already do.
@@ -165,6 +166,12 @@ std::optional<LaunchWork> launch_work(std::string_view kernel_name, const Kernel
     w.vec.cols = static_cast<std::int64_t>(kMultiTensorChunk);
     w.vec.bytes_read = elems * elem * lists_read;
     w.vec.bytes_written = elems * elem * lists_written;
+    return w;
+  }
+  if (auto tiles = cub_tile_work(name, grid, block)) {
+    w.kind = OpKind::kReduction;
+    w.vec = *tiles;
+    w.vec.dtype = cls.dtype;
     return w;
   }
   const double per_block = elementwise_block_elements(name, block);

@@ -2,7 +2,8 @@
 // outside any library call, a trace recorded without shapes): ATen's elementwise kernels cover
 // blocks x threads x elements per thread over the tensors of their std::array<char*, N>;
 // multi-tensor-apply kernels walk one 65536-element chunk of each list per block; the
-// persistent softmax kernels one row of their stated power-of-two length per warp (upper
+// persistent softmax kernels one row of their stated power-of-two length per warp; CUB's radix
+// sort passes and scans one tile of their named policy per block (cub_tile_work.h) (upper
 // bounds: the last block may be partly idle, a row shorter). And the helpers of a GEMM (split-K
 // reduction, GEMV-like kernels) move what the GEMM's shape says.
 #pragma once
