@@ -39,7 +39,10 @@ DType parse_dtype(std::string_view s) noexcept {
     std::string_view name;
     DType type;
   };
-  static constexpr std::array<Alias, 40> kAliases{{
+  // C++ integer spellings as demangled template arguments give them (CUB's sort and scan
+  // policies): an unsigned type is taken as the signed type of its width, which is all the
+  // models read of it.
+  static constexpr auto kAliases = std::to_array<Alias>({
       {"fp64", DType::kFp64},
       {"double", DType::kFp64},
       {"float64", DType::kFp64},
@@ -72,15 +75,26 @@ DType parse_dtype(std::string_view s) noexcept {
       {"fp4_e2m1", DType::kFp4E2M1},
       {"int8", DType::kInt8},
       {"cuda_r_8i", DType::kInt8},
+      {"char", DType::kInt8},
+      {"signedchar", DType::kInt8},
+      {"unsignedchar", DType::kInt8},
       {"int32", DType::kInt32},
       {"int", DType::kInt32},
+      {"unsignedint", DType::kInt32},
+      {"unsigned", DType::kInt32},
       {"cuda_r_32i", DType::kInt32},
       {"int64", DType::kInt64},
       {"long", DType::kInt64},
       {"longint", DType::kInt64},
+      {"longlong", DType::kInt64},
+      {"unsignedlong", DType::kInt64},
+      {"longunsignedint", DType::kInt64},
+      {"unsignedlonglong", DType::kInt64},
       {"bool", DType::kBool},
       {"half_t", DType::kFp16},
-  }};
+      {"__half", DType::kFp16},
+      {"__nv_bfloat16", DType::kBf16},
+  });
   for (const auto& a : kAliases) {
     if (t == a.name) return a.type;
   }

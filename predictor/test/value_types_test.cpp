@@ -14,6 +14,12 @@ TEST(DType, ParsesSpellingsFromEverySource) {
   EXPECT_EQ(parse_dtype("CUDA_R_16F"), DType::kFp16);
   EXPECT_EQ(parse_dtype("long int"), DType::kInt64);
   EXPECT_EQ(parse_dtype("e4m3"), DType::kFp8E4M3);
+  EXPECT_EQ(parse_dtype("unsigned long long"), DType::kInt64);
+  EXPECT_EQ(parse_dtype("long unsigned int"), DType::kInt64);
+  EXPECT_EQ(parse_dtype("unsigned int"), DType::kInt32);
+  EXPECT_EQ(parse_dtype("unsigned char"), DType::kInt8);
+  EXPECT_EQ(parse_dtype("__half"), DType::kFp16);
+  EXPECT_EQ(parse_dtype("c10::Half"), DType::kFp16);
   EXPECT_EQ(parse_dtype("no such type"), DType::kUnknown);
   for (int i = 0; i <= static_cast<int>(DType::kBool); ++i) {
     const auto t = static_cast<DType>(i);

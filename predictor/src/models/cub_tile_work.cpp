@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "classify/name_parts.h"
+#include "pm2lat/dtype.h"
 
 namespace pm2lat {
 namespace {
@@ -16,19 +17,13 @@ constexpr std::string_view kScan = "DeviceScanKernel";
 constexpr int kMostItemsPerThread = 1024;
 
 // Bytes of a type as a demangled CUB instantiation spells it: 0 for cub::NullType (a sort of
-// keys only), -1 for a type this does not know.
+// keys only), -1 for a type this does not know. 16-bit integers have no DType of their own.
 double type_bytes(std::string_view t) {
   if (t.find("NullType") != std::string_view::npos) return 0;
-  if (t == "long" || t == "unsigned long" || t == "long long" || t == "unsigned long long" ||
-      t == "double" || t == "long int" || t == "long unsigned int")
-    return 8;
-  if (t == "int" || t == "unsigned int" || t == "float") return 4;
-  if (t == "short" || t == "unsigned short" || t.find("Half") != std::string_view::npos ||
-      t.find("BFloat16") != std::string_view::npos || t.find("__half") != std::string_view::npos ||
-      t.find("bfloat16") != std::string_view::npos)
+  if (t == "short" || t == "unsigned short" || t == "short int" || t == "short unsigned int")
     return 2;
-  if (t == "char" || t == "signed char" || t == "unsigned char" || t == "bool") return 1;
-  return -1;
+  const DType d = parse_dtype(t);
+  return d == DType::kUnknown ? -1 : dtype_bytes(d);
 }
 
 // CUB's scaling of a policy's nominal 4-byte items per thread to the type it processes
