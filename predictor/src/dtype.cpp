@@ -39,9 +39,9 @@ DType parse_dtype(std::string_view s) noexcept {
     std::string_view name;
     DType type;
   };
-  // C++ integer spellings as demangled template arguments give them (CUB's sort and scan
-  // policies): an unsigned type is taken as the signed type of its width, which is all the
-  // models read of it.
+  // C++ integer spellings as demangled template arguments (CUB's sort and scan policies) and
+  // Kineto's input types give them: an unsigned type is taken as the signed type of its
+  // width, which is all the models read of it.
   static constexpr auto kAliases = std::to_array<Alias>({
       {"fp64", DType::kFp64},
       {"double", DType::kFp64},
@@ -75,6 +75,8 @@ DType parse_dtype(std::string_view s) noexcept {
       {"fp4_e2m1", DType::kFp4E2M1},
       {"int8", DType::kInt8},
       {"cuda_r_8i", DType::kInt8},
+      {"int8_t", DType::kInt8},
+      {"uint8_t", DType::kInt8},
       {"char", DType::kInt8},
       {"signedchar", DType::kInt8},
       {"unsignedchar", DType::kInt8},
@@ -83,9 +85,11 @@ DType parse_dtype(std::string_view s) noexcept {
       {"unsignedint", DType::kInt32},
       {"unsigned", DType::kInt32},
       {"cuda_r_32i", DType::kInt32},
+      {"int32_t", DType::kInt32},
       {"int64", DType::kInt64},
       {"long", DType::kInt64},
       {"longint", DType::kInt64},
+      {"int64_t", DType::kInt64},
       {"longlong", DType::kInt64},
       {"unsignedlong", DType::kInt64},
       {"longunsignedint", DType::kInt64},

@@ -20,6 +20,8 @@ TEST(DType, ParsesSpellingsFromEverySource) {
   EXPECT_EQ(parse_dtype("unsigned char"), DType::kInt8);
   EXPECT_EQ(parse_dtype("__half"), DType::kFp16);
   EXPECT_EQ(parse_dtype("c10::Half"), DType::kFp16);
+  EXPECT_EQ(parse_dtype("int64_t"), DType::kInt64);
+  EXPECT_EQ(parse_dtype("uint8_t"), DType::kInt8);
   EXPECT_EQ(parse_dtype("no such type"), DType::kUnknown);
   for (int i = 0; i <= static_cast<int>(DType::kBool); ++i) {
     const auto t = static_cast<DType>(i);

@@ -26,15 +26,7 @@ std::int64_t numel(const std::vector<std::int64_t>& shape) noexcept {
 std::int64_t Tensor::numel() const noexcept { return trace_inputs::numel(*shape); }
 
 DType element_type(std::string_view type) noexcept {
-  if (type == "float") return DType::kFp32;
-  if (type == "double") return DType::kFp64;
-  if (type == "c10::Half" || type == "Half") return DType::kFp16;
-  if (type == "c10::BFloat16" || type == "BFloat16") return DType::kBf16;
-  if (type == "long int" || type == "long" || type == "int64_t") return DType::kInt64;
-  if (type == "int" || type == "int32_t" || type == "unsigned int") return DType::kInt32;
-  if (type == "bool") return DType::kBool;
-  if (type == "signed char" || type == "unsigned char" || type == "int8_t" || type == "uint8_t")
-    return DType::kInt8;
+  // PyTorch's FP8 types by family, whatever their variant suffix ("fn", "fnuz").
   if (type.find("Float8_e4m3") != std::string_view::npos) return DType::kFp8E4M3;
   if (type.find("Float8_e5m2") != std::string_view::npos) return DType::kFp8E5M2;
   return parse_dtype(type);
