@@ -25,7 +25,6 @@ constexpr std::size_t kMinFamilyKernels = 3;
 constexpr std::size_t kMinConvShapes = 4;
 constexpr double kOutlierFactor = 3.0;
 constexpr double kSecondLaunchShare = 0.1;
-constexpr double kMinSizeSpan = 2.0;
 // Robust family fits: kernels whose bytes take under this long at peak bandwidth are
 // latency-bound; over the second, bandwidth-bound.
 constexpr double kLatencyBoundUs = 1.0;
@@ -141,7 +140,7 @@ void add_config_fits(const std::string& op,
     // ordinary memory kernel's time per byte and the configuration's own fixed cost over
     // it; their time says nothing of bandwidth, and multiplying it by bytes would scale one
     // size's latency to every other size.
-    if (hi < kMinSizeSpan * lo) {
+    if (hi < kMinSizeSpanForFixedCost * lo) {
       std::vector<double> bts;
       for (const auto& v : samples)
         bts.push_back(memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term);

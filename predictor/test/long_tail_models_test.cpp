@@ -704,6 +704,56 @@ Profile profile_with(const std::string& device, const VectorFit& fit) {
   return p;
 }
 
+// A fit over launched threads answers within the launch sizes it was made on. Beyond them it
+// carries on from its edge (flag clamped): below, down to the fixed cost it identified, or to
+// the floor when its sizes could not tell one (one launch size: its intercept is that
+// launch's time); above, at its bandwidth, its per-block term taken no further.
+TEST(LongTailModels, AGeometryFitAnswersWithinTheLaunchSizesItWasMadeOn) {
+  DeviceCatalogue cat({gpu("G", 100, 1000, 8)});  // 1e6 bytes per us
+  KernelRecord r;
+  r.launch.name = "cudnn::bn_bw_1C11_kernel_new<float, float, float2, 512, true, 1, true>";
+  r.launch.block = Dim3{256, 1, 1};
+  const KernelClass cls = classify_kernel(r.launch.name);
+  ASSERT_EQ(cls.family, KernelFamily::kReduction);
+  const double per_block = 256 * kGeometryBytesPerThread;
+  // Made on one launch of 864 blocks that took 71 us: the intercept holds nearly all of it.
+  VectorFit one_size = family_fit(geometry_fit_name(KernelFamily::kReduction), cls.config,
+                                  71 - 1.5 * 864 * per_block / 1e6, 1.5);
+  one_size.bytes_min = one_size.bytes_max = 864 * per_block;
+  Predictor predictor(cat, {profile_with("G", one_size)});
+  const TargetId g = predictor.add_target("G");
+  r.launch.grid = Dim3{864, 1, 1};
+  const Prediction at_edge = predictor.predict(r, cls, g);
+  EXPECT_NEAR(at_edge.us, 71, 1e-9);
+  EXPECT_FALSE(at_edge.has(prediction_flags::kClamped));
+  r.launch.grid = Dim3{1, 1, 1};
+  const Prediction one_block = predictor.predict(r, cls, g);
+  EXPECT_TRUE(one_block.has(prediction_flags::kClamped));
+  EXPECT_TRUE(one_block.has(prediction_flags::kNoShape));
+  EXPECT_NEAR(one_block.us, kMinMemoryKernelUs + (71 - kMinMemoryKernelUs) / 864, 1e-9);
+  r.launch.grid = Dim3{8640, 1, 1};
+  const Prediction ten_times = predictor.predict(r, cls, g);
+  EXPECT_TRUE(ten_times.has(prediction_flags::kClamped));
+  EXPECT_NEAR(ten_times.us, 71 + 1.5 * 9 * 864 * per_block / 1e6, 1e-9);
+
+  // Made on launches of 100 to 1,000 blocks: its intercept is a fixed cost it measured.
+  VectorFit spanning = one_size;
+  spanning.c0 = 3;
+  spanning.c_byte = 2;
+  spanning.bytes_min = 100 * per_block;
+  spanning.bytes_max = 1000 * per_block;
+  Predictor spans(cat, {profile_with("G", spanning)});
+  const TargetId s = spans.add_target("G");
+  r.launch.grid = Dim3{10, 1, 1};
+  const Prediction few = spans.predict(r, cls, s);
+  EXPECT_TRUE(few.has(prediction_flags::kClamped));
+  EXPECT_NEAR(few.us, 3 + 2 * 100 * per_block / 1e6 * 10 / 100, 1e-9);
+  r.launch.grid = Dim3{500, 1, 1};
+  const Prediction within = spans.predict(r, cls, s);
+  EXPECT_FALSE(within.has(prediction_flags::kClamped));
+  EXPECT_NEAR(within.us, 3 + 2 * 500 * per_block / 1e6, 1e-9);
+}
+
 // A kernel measured on a similar GPU is priced by its own configuration's fit there, not by the
 // target's pool of other kernels of its family (gathers differ by 10x in fixed cost).
 TEST(LongTailModels, AKernelsOwnConfigurationOnASimilarGpuBeatsTheTargetsFamilyPool) {

@@ -23,6 +23,12 @@ double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
   return fixed_us + std::max(0.0, edge_us - fixed_us) * bytes / edge_bytes;
 }
 
+double below_range_fixed_us(const VectorFit& fit, bool over_threads) noexcept {
+  const bool identified = fit.bytes_max >= kMinSizeSpanForFixedCost * fit.bytes_min;
+  if (over_threads && !identified) return kMinMemoryKernelUs;
+  return std::max(kMinMemoryKernelUs, fit.c0);
+}
+
 double above_range_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
                              double rows) noexcept {
   const double edge = fit.bytes_max;

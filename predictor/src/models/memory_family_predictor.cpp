@@ -251,12 +251,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
   if (fit == nullptr) return std::nullopt;
   // Own fits stand in for the per-operator tables only where they know this kernel: its own
   // configuration (a family-wide fit pools kernels as different as a warp-per-row softmax and
-  // a block-per-row one), up to a few times the largest size measured. Below the smallest,
-  // the kernel only gets closer to its fixed cost on this GPU: the fit's bandwidth form runs
-  // down to it (flag clamped), rather than another GPU's call-time fit. Above the largest, any
-  // fit carries on from its time there at its bandwidth, its per-row term taken no further.
-  const bool below_range = !geometry && fit->bytes_max > 0 && shape_bytes < fit->bytes_min;
-  const bool above_range = !geometry && fit->bytes_max > 0 && shape_bytes > fit->bytes_max;
+  // a block-per-row one), up to a few times the largest size measured.
   if (own_only && (!specific || (!geometry && fit->bytes_max > 0 &&
                                  shape_bytes > kOwnFitReach * fit->bytes_max)))
     return std::nullopt;
@@ -275,13 +270,22 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
     rows = static_cast<double>(r.launch.grid.volume());
     p.flags |= prediction_flags::kNoShape;
   }
-  if (own_only && below_range) {
+  // A fit answers within the sizes it was made on (a geometry fit's: launched threads at
+  // kGeometryBytesPerThread). Above the largest, any fit carries on from its time there at
+  // its bandwidth, its per-row term taken no further. Below the smallest, the kernel only
+  // gets closer to its fixed cost: the fit's bandwidth form runs down to it (flag clamped).
+  // Own shape fits do so rather than hand the kernel to another GPU's call-time fit. Geometry
+  // fits always: their terms were fitted on those launches only, and the intercept of one
+  // made on a single launch size holds that launch's whole time (an A100 grid-stride kernel
+  // timed at 864 blocks, 71 us, priced a one-block launch of it at 67.6 us).
+  const bool below_range = fit->bytes_max > 0 && bytes < fit->bytes_min;
+  const bool above_range = fit->bytes_max > 0 && bytes > fit->bytes_max;
+  if (below_range && (own_only || geometry)) {
     // Interpolate between the fixed cost and the fit at its smallest size (same bytes per row):
     // the per-row term is not extrapolated to rows it was not fitted on.
     const double edge = fit->bytes_min;
     const double edge_us = memory_bound_kernel_us(*fit, *t.spec, edge, rows * edge / bytes);
-    const double fixed_us = std::max(kMinMemoryKernelUs, fit->c0);
-    p.us = below_range_kernel_us(fixed_us, edge_us, bytes, edge);
+    p.us = below_range_kernel_us(below_range_fixed_us(*fit, geometry), edge_us, bytes, edge);
     p.flags |= prediction_flags::kClamped;
     return p;
   }

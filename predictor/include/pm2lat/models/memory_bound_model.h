@@ -19,6 +19,11 @@ namespace pm2lat {
 // on large tensors only leave their fixed cost at zero; the floor stands in for it.
 inline constexpr double kMinMemoryKernelUs = 1.3;
 
+// A fit made on sizes spanning less than this factor cannot tell its fixed cost from its
+// per-byte one (calibrate's fits then take one of them as nominal): its intercept is the
+// time of the sizes it saw, less a nominal traffic, not a cost a smaller kernel still pays.
+inline constexpr double kMinSizeSpanForFixedCost = 2.0;
+
 struct MemoryBoundFeatures {
   double bytes_term = 0;  // bytes / bandwidth, µs
   double row_term = 0;    // rows / SMs
@@ -35,6 +40,14 @@ double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, doub
 // intercept and per-row term are not extrapolated below the sizes they were fitted on.
 double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
                              double edge_bytes) noexcept;
+
+// The fixed cost a kernel below `fit`'s sizes runs down to: the fit's intercept (at least
+// the floor), or, for a fit over launched threads whose sizes could not tell the intercept
+// apart (kMinSizeSpanForFixedCost), the floor. A geometry fit's sizes are proxies of the
+// work, so its intercept may hold work: one made on a single launch of 864 blocks (71 us)
+// had the whole launch as its intercept. A shape fit's single size that was latency-bound
+// is its fixed cost.
+double below_range_fixed_us(const VectorFit& fit, bool over_threads) noexcept;
 
 // A kernel of more bytes than the largest size its fit was made on (`fit.bytes_max`): the
 // fit's time at that edge (same bytes per row), then each further byte at the fit's bandwidth
