@@ -34,7 +34,6 @@ constexpr double kBandwidthBoundUs = 4.0;
 constexpr double kNominalInverseEfficiency = 1.5;
 constexpr double kMinInverseEfficiency = 0.5;
 constexpr double kMaxInverseEfficiency = 50.0;
-constexpr double kNominalFixedUs = 2.5;
 // One configuration may be far from any bandwidth (gathers of scattered rows, atomics).
 constexpr double kMaxConfigInverseEfficiency = 500.0;
 
@@ -91,7 +90,7 @@ std::optional<VectorFit> robust_fit(const std::string& op, const std::vector<Sam
     const double bt = memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term;
     if (bt <= kLatencyBoundUs) small.push_back(*v.record->measured_us);
   }
-  const double c0 = small.size() >= kMinFamilyKernels ? upper_median(small) : kNominalFixedUs;
+  const double c0 = small.size() >= kMinFamilyKernels ? upper_median(small) : kNominalMemoryFixedUs;
   for (const auto& v : s) {
     const double bt = memory_bound_features(*v.spec, v.bytes, v.rows).bytes_term;
     if (bt >= kBandwidthBoundUs) ratio.push_back((*v.record->measured_us - c0) / bt);
@@ -149,14 +148,14 @@ void add_config_fits(const std::string& op,
       for (std::size_t i = 0; i < samples.size(); ++i) {
         const double t = *samples[i].record->measured_us;
         if (bandwidth_bound)
-          est.push_back(std::max(0.0, t - kNominalFixedUs) / bts[i]);
+          est.push_back(std::max(0.0, t - kNominalMemoryFixedUs) / bts[i]);
         else
           est.push_back(std::max(kMinMemoryKernelUs, t - kNominalInverseEfficiency * bts[i]));
       }
       VectorFit f;
       f.op = op;
       f.config = config;
-      f.c0 = bandwidth_bound ? kNominalFixedUs : upper_median(est);
+      f.c0 = bandwidth_bound ? kNominalMemoryFixedUs : upper_median(est);
       f.c_byte = bandwidth_bound ? std::clamp(upper_median(est), 0.0, kMaxConfigInverseEfficiency)
                                  : kNominalInverseEfficiency;
       f.points = static_cast<std::int32_t>(samples.size());

@@ -706,8 +706,8 @@ Profile profile_with(const std::string& device, const VectorFit& fit) {
 
 // A fit over launched threads answers within the launch sizes it was made on. Beyond them it
 // carries on from its edge (flag clamped): below, down to the fixed cost it identified, or to
-// the floor when its sizes could not tell one (one launch size: its intercept is that
-// launch's time); above, at its bandwidth, its per-block term taken no further.
+// at most the nominal one when its sizes could not tell one (one launch size: its intercept
+// is nearly that launch's time); above, at its bandwidth, its per-block term taken no further.
 TEST(LongTailModels, AGeometryFitAnswersWithinTheLaunchSizesItWasMadeOn) {
   DeviceCatalogue cat({gpu("G", 100, 1000, 8)});  // 1e6 bytes per us
   KernelRecord r;
@@ -730,7 +730,7 @@ TEST(LongTailModels, AGeometryFitAnswersWithinTheLaunchSizesItWasMadeOn) {
   const Prediction one_block = predictor.predict(r, cls, g);
   EXPECT_TRUE(one_block.has(prediction_flags::kClamped));
   EXPECT_TRUE(one_block.has(prediction_flags::kNoShape));
-  EXPECT_NEAR(one_block.us, kMinMemoryKernelUs + (71 - kMinMemoryKernelUs) / 864, 1e-9);
+  EXPECT_NEAR(one_block.us, kNominalMemoryFixedUs + (71 - kNominalMemoryFixedUs) / 864, 1e-9);
   r.launch.grid = Dim3{8640, 1, 1};
   const Prediction ten_times = predictor.predict(r, cls, g);
   EXPECT_TRUE(ten_times.has(prediction_flags::kClamped));

@@ -25,8 +25,8 @@ double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
 
 double below_range_fixed_us(const VectorFit& fit, bool over_threads) noexcept {
   const bool identified = fit.bytes_max >= kMinSizeSpanForFixedCost * fit.bytes_min;
-  if (over_threads && !identified) return kMinMemoryKernelUs;
-  return std::max(kMinMemoryKernelUs, fit.c0);
+  const double c0 = over_threads && !identified ? std::min(fit.c0, kNominalMemoryFixedUs) : fit.c0;
+  return std::max(kMinMemoryKernelUs, c0);
 }
 
 double above_range_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,

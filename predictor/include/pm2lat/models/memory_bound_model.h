@@ -20,9 +20,13 @@ namespace pm2lat {
 inline constexpr double kMinMemoryKernelUs = 1.3;
 
 // A fit made on sizes spanning less than this factor cannot tell its fixed cost from its
-// per-byte one (calibrate's fits then take one of them as nominal): its intercept is the
-// time of the sizes it saw, less a nominal traffic, not a cost a smaller kernel still pays.
+// per-byte one: calibrate then takes one of them as nominal (the fixed cost below, or an
+// ordinary time per byte with the rest of the time as the intercept).
 inline constexpr double kMinSizeSpanForFixedCost = 2.0;
+// The nominal fixed cost of a memory-bound kernel whose fit cannot identify its own: between
+// what the A100 traces' tiny vectorised elementwise kernels take (NCCL-data 1.4-2.3 us,
+// median 2.1; trace-diff 3 and more, in whole-microsecond timestamps).
+inline constexpr double kNominalMemoryFixedUs = 2.5;
 
 struct MemoryBoundFeatures {
   double bytes_term = 0;  // bytes / bandwidth, µs
@@ -43,10 +47,10 @@ double below_range_kernel_us(double fixed_us, double edge_us, double bytes,
 
 // The fixed cost a kernel below `fit`'s sizes runs down to: the fit's intercept (at least
 // the floor), or, for a fit over launched threads whose sizes could not tell the intercept
-// apart (kMinSizeSpanForFixedCost), the floor. A geometry fit's sizes are proxies of the
-// work, so its intercept may hold work: one made on a single launch of 864 blocks (71 us)
-// had the whole launch as its intercept. A shape fit's single size that was latency-bound
-// is its fixed cost.
+// apart (kMinSizeSpanForFixedCost), at most the nominal fixed cost. A geometry fit's sizes
+// are proxies of the work, so such an intercept may hold work: one made on a single launch
+// of 864 blocks (71 us) had nearly the whole launch as its intercept. A shape fit's single
+// size that was latency-bound is its fixed cost.
 double below_range_fixed_us(const VectorFit& fit, bool over_threads) noexcept;
 
 // A kernel of more bytes than the largest size its fit was made on (`fit.bytes_max`): the
