@@ -731,6 +731,8 @@ TEST(LongTailModels, AGeometryFitAnswersWithinTheLaunchSizesItWasMadeOn) {
   EXPECT_TRUE(one_block.has(prediction_flags::kClamped));
   EXPECT_TRUE(one_block.has(prediction_flags::kNoShape));
   EXPECT_NEAR(one_block.us, kNominalMemoryFixedUs + (71 - kNominalMemoryFixedUs) / 864, 1e-9);
+  r.launch.grid = Dim3{0, 1, 1};  // a malformed launch of no threads: the fixed cost
+  EXPECT_NEAR(predictor.predict(r, cls, g).us, kNominalMemoryFixedUs, 1e-9);
   r.launch.grid = Dim3{8640, 1, 1};
   const Prediction ten_times = predictor.predict(r, cls, g);
   EXPECT_TRUE(ten_times.has(prediction_flags::kClamped));

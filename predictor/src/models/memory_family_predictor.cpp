@@ -276,15 +276,17 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
   // gets closer to its fixed cost: the fit's bandwidth form runs down to it (flag clamped).
   // Own shape fits do so rather than hand the kernel to another GPU's call-time fit. Geometry
   // fits always: their terms were fitted on those launches only, and the intercept of one
-  // made on a single launch size holds that launch's whole time (an A100 grid-stride kernel
+  // made on a single launch size holds nearly that launch's whole time (an A100 grid-stride kernel
   // timed at 864 blocks, 71 us, priced a one-block launch of it at 67.6 us).
   const bool below_range = fit->bytes_max > 0 && bytes < fit->bytes_min;
   const bool above_range = fit->bytes_max > 0 && bytes > fit->bytes_max;
   if (below_range && (own_only || geometry)) {
     // Interpolate between the fixed cost and the fit at its smallest size (same bytes per row):
     // the per-row term is not extrapolated to rows it was not fitted on.
+    // (A launch of no threads, as a malformed record may state, costs the fixed cost.)
     const double edge = fit->bytes_min;
-    const double edge_us = memory_bound_kernel_us(*fit, *t.spec, edge, rows * edge / bytes);
+    const double edge_rows = bytes > 0 ? rows * edge / bytes : rows;
+    const double edge_us = memory_bound_kernel_us(*fit, *t.spec, edge, edge_rows);
     p.us = below_range_kernel_us(below_range_fixed_us(*fit, geometry), edge_us, bytes, edge);
     p.flags |= prediction_flags::kClamped;
     return p;
