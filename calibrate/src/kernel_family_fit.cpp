@@ -70,14 +70,20 @@ std::optional<VectorFit> fit_samples(const std::string& op, const std::string& c
   return out;
 }
 
-// The byte range a fit was made on: a GPU's own kernel fits answer within it (and a little
-// beyond) before per-operator tables of other sizes.
-void set_byte_range(VectorFit& f, const std::vector<Sample>& s) {
+// The sizes a fit was made on: a GPU's own kernel fits answer within their bytes (and a
+// little beyond) before per-operator tables of other sizes, and take their per-row term no
+// further than their rows.
+void set_size_range(VectorFit& f, const std::vector<Sample>& s) {
   if (s.empty()) return;
   const auto [lo, hi] = std::minmax_element(
       s.begin(), s.end(), [](const Sample& a, const Sample& b) { return a.bytes < b.bytes; });
   f.bytes_min = lo->bytes;
   f.bytes_max = hi->bytes;
+  if (f.c_row > 0) {
+    f.rows_max = std::max_element(s.begin(), s.end(), [](const Sample& a, const Sample& b) {
+                   return a.rows < b.rows;
+                 })->rows;
+  }
 }
 
 // Family-wide fits pool many configurations whose byte counts are only roughly right: an
@@ -115,7 +121,7 @@ std::optional<VectorFit> robust_fit(const std::string& op, const std::vector<Sam
 void add_family_fit(const std::string& op, const std::vector<Sample>& all, Profile& p) {
   if (all.size() < kMinFamilyKernels) return;
   if (auto f = robust_fit(op, all)) {
-    set_byte_range(*f, all);
+    set_size_range(*f, all);
     p.family_fits.push_back(*f);
   }
 }
@@ -165,7 +171,7 @@ void add_config_fits(const std::string& op,
         ape += std::fabs(pred - *v.record->measured_us) / *v.record->measured_us;
       }
       f.fit_mape_pct = 100.0 * ape / static_cast<double>(samples.size());
-      set_byte_range(f, samples);
+      set_size_range(f, samples);
       p.family_fits.push_back(f);
       continue;
     }
@@ -177,7 +183,7 @@ void add_config_fits(const std::string& op,
       if (f) f->config = config;
     }
     if (f) {
-      set_byte_range(*f, samples);
+      set_size_range(*f, samples);
       p.family_fits.push_back(*f);
     }
   }

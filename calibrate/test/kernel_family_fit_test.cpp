@@ -1,6 +1,7 @@
 // Kernel-family and convolution fits from measured kernel records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -99,10 +100,34 @@ TEST(KernelFamilyFit, FitsConfigurationsAndARobustFamilyFit) {
   ASSERT_NE(family, nullptr);
   EXPECT_NEAR(transform->c_byte, 1.25, 0.01);
   EXPECT_NEAR(transform->c0, 3, 0.05);
+  EXPECT_DOUBLE_EQ(transform->bytes_max, 268435456);
   EXPECT_NEAR(recat->c_byte, 2.0, 0.01);
   // The family fit sits between the two efficiencies and never below a plausible one.
   EXPECT_GE(family->c_byte, 1.2);
   EXPECT_LE(family->c_byte, 2.05);
+}
+
+// A configuration whose time grows with its rows keeps a per-row term, and the most rows it
+// was made on: the predictor takes the term no further.
+TEST(KernelFamilyFit, AFitWithAPerRowTermRecordsTheRowsItWasMadeOn) {
+  std::vector<KernelRecord> records;
+  for (double b = 65536; b <= 268435456; b *= 4) {
+    for (const std::int64_t rows : {8, 64, 512}) {
+      KernelRecord r = copy_kernel("recat_copy_async_kernel", b, 0);
+      r.op.vec.rows = rows;
+      r.measured_us = 3 + b / 1e6 / 0.8 + 0.5 * static_cast<double>(rows) / gpu().sm_count;
+      records.push_back(r);
+    }
+  }
+  Profile p;
+  build_family_section(pointers(records), gpu(), p, nullptr);
+  const auto f = std::find_if(p.family_fits.begin(), p.family_fits.end(), [](const VectorFit& v) {
+    return v.op == "copy" && v.config == "recat_copy_async_kernel";
+  });
+  ASSERT_NE(f, p.family_fits.end());
+  EXPECT_NEAR(f->c_row, 0.5, 0.01);
+  EXPECT_DOUBLE_EQ(f->rows_max, 512);
+  EXPECT_DOUBLE_EQ(f->bytes_max, 268435456);
 }
 
 TEST(KernelFamilyFit, AConfigurationMeasuredOnceHasAFitOfItsOwn) {

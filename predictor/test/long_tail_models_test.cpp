@@ -562,15 +562,18 @@ TEST(LongTailModels, OwnLayerNormKernelFitsAnswerForTheirKernelUpToNearTheirLarg
   EXPECT_NE(predictor.predict(r, other, t).us, 10.5);
 }
 
+// ATen's fill kernel, as a trace names it.
+constexpr const char* kFillKernel =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+    "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
+    "at::detail::Array<char*, 1>)";
+
 // Past the largest size a kernel fit saw, the fit's bandwidth form carries on from its last
 // point: the bytes beyond it at the fit's efficiency, while the per-row term stays what it was
 // at that edge (a fill does not slow with how its tensor splits into rows).
 TEST(LongTailModels, AKernelFitPastItsLargestSizeCarriesOnAtItsBandwidthNotItsRowTerm) {
   DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs, 100 SMs
-  const std::string kernel =
-      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-      "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
-      "at::detail::Array<char*, 1>)";
+  const std::string kernel = kFillKernel;
   const KernelClass cls = classify_kernel(kernel);
   ASSERT_EQ(cls.family, KernelFamily::kMemset);
   Profile p = own_kernel_fit_profile("G", cls, "memset", 2, 1, 1e3, 1e6);
@@ -594,6 +597,35 @@ TEST(LongTailModels, AKernelFitPastItsLargestSizeCarriesOnAtItsBandwidthNotItsRo
   p.family_fits[0].c_byte = 0;
   Predictor no_bytes(cat, {p});
   EXPECT_NEAR(no_bytes.predict(r, cls, no_bytes.add_target("G")).us, 2 + 5 + 2, 1e-9);
+}
+
+// Within a fit's bytes but past the most rows it was made on, the per-row term stops at those
+// rows: a fit over few row counts says nothing of a per-row cost beyond them (an H100
+// concatenation fit over 4-128 rows priced a 1,024-row one 6x its time on an A100).
+TEST(LongTailModels, AKernelFitsPerRowTermStopsAtTheRowsItWasMadeOn) {
+  DeviceCatalogue cat({gpu("G", 100, 1000, 9)});  // 1e6 bytes per µs, 100 SMs
+  const std::string kernel = kFillKernel;
+  const KernelClass cls = classify_kernel(kernel);
+  Profile p = own_kernel_fit_profile("G", cls, "memset", 2, 1, 1e3, 1e6);
+  p.family_fits[0].c_row = 0.5;
+  p.family_fits[0].rows_max = 200;
+  Predictor predictor(cat, {p});
+  const TargetId t = predictor.add_target("G");
+  KernelRecord r = vector_record(kernel, OpKind::kMemset, "aten::fill_", 100, 250);
+  r.op.vec.bytes_written = 5e5;
+  const Prediction within = predictor.predict(r, cls, t);
+  EXPECT_NEAR(within.us, 2 + 0.5 + 0.5 * 100 / 100.0, 1e-9);
+  EXPECT_FALSE(within.has(prediction_flags::kClamped));
+  r.op.vec.rows = 2000;  // ten times the rows, the same bytes
+  const Prediction past = predictor.predict(r, cls, t);
+  EXPECT_NEAR(past.us, 2 + 0.5 + 0.5 * 200 / 100.0, 1e-9);
+  EXPECT_TRUE(past.has(prediction_flags::kClamped));
+  // A fit that recorded no rows (profiles written before they were) keeps its per-row term.
+  p.family_fits[0].rows_max = 0;
+  Predictor unrecorded(cat, {p});
+  const Prediction old = unrecorded.predict(r, cls, unrecorded.add_target("G"));
+  EXPECT_NEAR(old.us, 2 + 0.5 + 0.5 * 2000 / 100.0, 1e-9);
+  EXPECT_FALSE(old.has(prediction_flags::kClamped));
 }
 
 // A persistent softmax launched outside any library call (every ATen softmax of a live run)

@@ -49,6 +49,7 @@ Profile sample_profile() {
   family.c_byte = 1.4;
   family.bytes_min = 1e5;
   family.bytes_max = 4e7;
+  family.rows_max = 512;
   p.family_fits.push_back(family);
   return p;
 }
@@ -68,11 +69,13 @@ TEST(ProfileIo, RoundTrip) {
   EXPECT_EQ(q.gemm_points[0].op, "bmm");
   ASSERT_EQ(q.vector_points.size(), 1u);
   EXPECT_EQ(q.vector_points[0].cols, 1024);
-  // A fit's byte range survives; a fit without one stays without.
+  // A fit's byte and row ranges survive; a fit without them stays without.
   ASSERT_EQ(q.family_fits.size(), 1u);
   EXPECT_DOUBLE_EQ(q.family_fits[0].bytes_min, 1e5);
   EXPECT_DOUBLE_EQ(q.family_fits[0].bytes_max, 4e7);
+  EXPECT_DOUBLE_EQ(q.family_fits[0].rows_max, 512);
   EXPECT_DOUBLE_EQ(q.vector_fits[0].bytes_max, 0);
+  EXPECT_DOUBLE_EQ(q.vector_fits[0].rows_max, 0);
 }
 
 // A configuration standing for the library's own choice says so in its profile; one of a named

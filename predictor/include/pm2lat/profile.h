@@ -91,6 +91,9 @@ struct VectorFit {
   double fit_mape_pct = 0;
   // Bytes of the smallest and largest kernel the fit was made on (0 = not recorded).
   double bytes_min = 0, bytes_max = 0;
+  // Rows of the kernel with the most rows a fit with a per-row term was made on (0 = not
+  // recorded): the term is not extrapolated past them.
+  double rows_max = 0;
 };
 
 struct VectorPoint {

@@ -12,9 +12,14 @@ MemoryBoundFeatures memory_bound_features(const DeviceSpec& spec, double bytes,
   return f;
 }
 
+bool rows_beyond_range(const VectorFit& fit, double rows) noexcept {
+  return fit.c_row > 0 && fit.rows_max > 0 && rows > fit.rows_max;
+}
+
 double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
                               double rows) noexcept {
-  const MemoryBoundFeatures f = memory_bound_features(spec, bytes, rows);
+  const double fitted_rows = rows_beyond_range(fit, rows) ? fit.rows_max : rows;
+  const MemoryBoundFeatures f = memory_bound_features(spec, bytes, fitted_rows);
   return std::max(kMinMemoryKernelUs, fit.c0 + fit.c_byte * f.bytes_term + fit.c_row * f.row_term);
 }
 

@@ -277,7 +277,8 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
   // Own shape fits do so rather than hand the kernel to another GPU's call-time fit. Geometry
   // fits always: their terms were fitted on those launches only, and the intercept of one
   // made on a single launch size holds nearly that launch's whole time (an A100 grid-stride kernel
-  // timed at 864 blocks, 71 us, priced a one-block launch of it at 67.6 us).
+  // timed at 864 blocks, 71 us, priced a one-block launch of it at 67.6 us). Within its bytes,
+  // rows past the most it was made on cost what that many did (memory_bound_kernel_us).
   const bool below_range = fit->bytes_max > 0 && bytes < fit->bytes_min;
   const bool above_range = fit->bytes_max > 0 && bytes > fit->bytes_max;
   if (below_range && (own_only || geometry)) {
@@ -297,6 +298,7 @@ std::optional<Prediction> MemoryFamilyPredictor::predict_from(
     return p;
   }
   p.us = memory_bound_kernel_us(*fit, *t.spec, bytes, rows);
+  if (rows_beyond_range(*fit, rows)) p.flags |= prediction_flags::kClamped;
   return p;
 }
 

@@ -75,6 +75,7 @@ VectorFit read_vector_fit(const Reader& r) {
   v.fit_mape_pct = r.number("fit_mape_pct", 0);
   v.bytes_min = r.has("bytes_min") ? r.child("bytes_min").non_negative() : 0.0;
   v.bytes_max = r.has("bytes_max") ? r.child("bytes_max").non_negative() : 0.0;
+  v.rows_max = r.has("rows_max") ? r.child("rows_max").non_negative() : 0.0;
   return v;
 }
 

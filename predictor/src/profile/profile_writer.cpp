@@ -48,6 +48,7 @@ json vector_section_json(const std::vector<VectorFit>& fits,
       j["bytes_min"] = f.bytes_min;
       j["bytes_max"] = f.bytes_max;
     }
+    if (f.rows_max > 0) j["rows_max"] = f.rows_max;
     out_fits.push_back(std::move(j));
   }
   json fit = json::array(), rows = json::array(), cols = json::array(), bytes = json::array(),

@@ -36,8 +36,17 @@ struct MemoryBoundFeatures {
 MemoryBoundFeatures memory_bound_features(const DeviceSpec& spec, double bytes,
                                           double rows) noexcept;
 
+// The fit's time for `bytes` in `rows`. Rows past the most the fit was made on
+// (`fit.rows_max`, when recorded) count as that many: what a per-row term fitted on a few row
+// counts says beyond them is not the kernel's (an H100 CatArrayBatchedCopy fit over 4-128
+// rows, 72 us a row per SM, priced a 1,024-row concatenation of 118 MB at 834 us on an A100
+// where it took 130). The bytes carry on at the fit's bandwidth.
 double memory_bound_kernel_us(const VectorFit& fit, const DeviceSpec& spec, double bytes,
                               double rows) noexcept;
+
+// Whether `rows` lie past the most the fit was made on and the fit has a per-row term, which
+// stops there.
+bool rows_beyond_range(const VectorFit& fit, double rows) noexcept;
 
 // A kernel of `bytes`, fewer than the smallest size (`edge_bytes`) its fit was made on: from its
 // fixed cost up to the fit's time at that edge, in proportion to its bytes. The fit's own
