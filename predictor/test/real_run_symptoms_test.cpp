@@ -94,6 +94,20 @@ TEST_F(RealRunSymptoms, AKvCacheConcatenationIsPricedWithinItsBandwidthBounds) {
   EXPECT_LT(f.p.us, 10 * 42.0) << "measured 42 us";
 }
 
+// The same concatenation as a view of 128 times the rows (a cache kept per head): the copy is
+// the same bytes. The shipped H100 fit of the kernel, made on 4-128 rows, has a per-row term
+// of 72 us a row per SM that taken to 6,144 rows said 3.4 ms (held to the 313 us upper bound
+// at the exit); it stops at its rows: 93 us.
+TEST_F(RealRunSymptoms, AConcatenationOfManyShortRowsIsNotChargedAPerRowTermPastItsFit) {
+  const KernelRecord r = memory(kCatKernel, "aten::cat", OpKind::kCopy, 2 * 24 * 128, 2 * 64 * 1490,
+                                18.3e6, 18.3e6, {264, 2, 1}, {512, 1, 1});
+  const Forecast f = forecast(r, "H100");
+  EXPECT_TRUE(f.bounds.contains(f.p.us))
+      << f.p.us << " us outside [" << f.bounds.lower_us << ", " << f.bounds.upper_us << "]";
+  // Held under its upper bound by the fit, not by the bound (which the old forecast sat on).
+  EXPECT_LT(f.p.us, 3 * 42.0) << "measured 42 us for the same bytes";
+}
+
 // vLLM on a B200: reshape_and_cache_flash (888 tokens, measured 4.3 us) charged the whole KV
 // cache (8.6 GB) and forecast at 4,500 us. The importer no longer charges it (replay's
 // work_inference_test); a record that still carries such work must not be believed: the
