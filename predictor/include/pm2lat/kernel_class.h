@@ -100,6 +100,9 @@ struct KernelClass {
   // that times calls and names no kernel: its tiles and launch grid are the model's, not
   // what ran, so they say nothing of how many SMs the call kept busy.
   bool nominal = false;
+  // A convolution's set-up or transform kernel by its name (names_conv_helper_kernel, in
+  // classifier.h): memory-bound work, not the implicit GEMM. Decoded once with the class.
+  bool conv_helper = false;
 };
 
 }  // namespace pm2lat

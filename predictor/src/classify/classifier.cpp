@@ -104,6 +104,7 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
     auto finish = [&](KernelFamily f, std::string config) {
       cls.family = f;
       cls.config = std::move(config);
+      cls.conv_helper = names_conv_helper_kernel(cls.config);
       return cls;
     };
 

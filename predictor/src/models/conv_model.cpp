@@ -174,25 +174,9 @@ double conv_tile_step_us(const GemmConfigFit& c, DType math, const DeviceSpec& s
   return per_sm > 0 ? flops / per_sm : 1.0;
 }
 
-bool names_conv_setup_kernel(std::string_view name) noexcept {
-  static constexpr std::string_view kSetUpWords[] = {
-      "init_device_workspace", "computeOffsets", "computeBOffsets", "computeWgrad", "precompute",
-      "reduce_wgrad",          "zero_init"};
-  return std::ranges::any_of(kSetUpWords, [&](std::string_view w) { return has(name, w); });
-}
-
 bool is_conv_helper_kernel(const KernelRecord& r, const KernelClass& cls) noexcept {
   if (r.op.kind != OpKind::kConv && r.op.vec.bytes() > 0) return true;
-  const std::string_view n = cls.config;
-  if (names_conv_setup_kernel(n)) return true;
-  for (std::string_view h :
-       {"generateWinogradTiles", "generatewinogradtiles", "computeoffsets", "nchwToNhwc",
-        "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
-    if (has(n, h)) return true;
-  }
-  if (!has(n, "winograd") || has(n, "scudnn")) return false;  // fused Winograd kernels do the math
-  return has(n, "Data") || has(n, "Filter") || has(n, "Output") || has(n, "data") ||
-         has(n, "filter") || has(n, "output");
+  return cls.conv_helper;
 }
 
 GemmWork conv_work(const GemmConfigFit& config, const ConvShape& conv, ConvPass pass,

@@ -5,7 +5,7 @@
 
 #include "op_inputs.h"
 #include "op_shape_rules.h"
-#include "pm2lat/models/conv_model.h"
+#include "pm2lat/classifier.h"
 #include "pm2lat/models/launch_work.h"
 #include "pm2lat/models/physical_bounds.h"
 #include "pm2lat/reports/replay/trace_op_linker.h"
@@ -31,7 +31,7 @@ std::vector<ChainOp> chain_of(const KinetoTrace& trace, const TraceKernel& kerne
   return chain;
 }
 
-// cuDNN's set-up kernels inside a convolution (conv_model.h), or a launch too small to be
+// cuDNN's set-up kernels inside a convolution (classifier.h), or a launch too small to be
 // the convolution itself.
 bool is_conv_helper(std::string_view name, const TraceKernel& kernel) {
   if (names_conv_setup_kernel(name)) return true;

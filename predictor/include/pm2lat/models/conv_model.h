@@ -94,14 +94,10 @@ DType conv_math_type(const KernelClass& cls, DType dtype) noexcept;
 // normalise their per-wave-step coefficient by.
 double conv_tile_step_us(const GemmConfigFit& config, DType math, const DeviceSpec& spec) noexcept;
 
-// cuDNN's set-up kernels inside a convolution, by name (offset tables, workspace
-// initialisation, zeroing, precomputed indices): a single thread or a few blocks, never the
-// convolution itself.
-bool names_conv_setup_kernel(std::string_view name) noexcept;
-
-// cuDNN's set-up and transform kernels inside a convolution (the set-up kernels above, layout
-// transforms, Winograd data/filter/output transforms): memory-bound work, not the implicit
-// GEMM, although their names classify as convolution.
+// cuDNN's set-up and transform kernels inside a convolution (KernelClass::conv_helper: set-up
+// kernels, layout transforms, Winograd data/filter/output transforms), or a kernel whose
+// operator gave it memory-bound work: not the implicit GEMM, although their names classify as
+// convolution.
 bool is_conv_helper_kernel(const KernelRecord& record, const KernelClass& cls) noexcept;
 
 // The class a configuration falls back to: "conv:<math>" (e.g. "conv:tf32").
