@@ -5,33 +5,29 @@
 #include <algorithm>
 #include <string_view>
 
+#include "classify/name_parts.h"
 #include "pm2lat/classifier.h"
 
 namespace pm2lat {
-namespace {
-
-bool has(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
-
-}  // namespace
 
 bool names_conv_setup_kernel(std::string_view name) noexcept {
   static constexpr std::string_view kSetUpWords[] = {
       "init_device_workspace", "computeOffsets", "computeBOffsets", "computeWgrad", "precompute",
       "reduce_wgrad",          "zero_init"};
-  return std::ranges::any_of(kSetUpWords, [&](std::string_view w) { return has(name, w); });
+  return std::ranges::any_of(kSetUpWords, [&](std::string_view w) { return contains(name, w); });
 }
 
 bool names_conv_helper_kernel(std::string_view config) noexcept {
-  const std::string_view n = config;
-  if (names_conv_setup_kernel(n)) return true;
+  if (names_conv_setup_kernel(config)) return true;
   for (std::string_view h :
        {"generateWinogradTiles", "generatewinogradtiles", "computeoffsets", "nchwToNhwc",
         "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
-    if (has(n, h)) return true;
+    if (contains(config, h)) return true;
   }
-  if (!has(n, "winograd") || has(n, "scudnn")) return false;  // fused Winograd kernels do the math
-  return has(n, "Data") || has(n, "Filter") || has(n, "Output") || has(n, "data") ||
-         has(n, "filter") || has(n, "output");
+  // Fused Winograd kernels do the math.
+  if (!contains(config, "winograd") || contains(config, "scudnn")) return false;
+  return contains(config, "Data") || contains(config, "Filter") || contains(config, "Output") ||
+         contains(config, "data") || contains(config, "filter") || contains(config, "output");
 }
 
 }  // namespace pm2lat
