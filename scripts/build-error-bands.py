@@ -3,14 +3,16 @@
 predictions: `pm2lat eval kernels --band-rows` CSV files (held-out shapes, cross-GPU pairs)
 and records files of traces replayed with profiles that did not see them (own-GPU kernel
 time). Every prediction is grouped by (family, model, flag group, same/cross GPU, time
-basis); a group's band is the QUANTILE of its absolute percentage errors, nearest rank
-(the smallest APE that at least that share of the group does not exceed).
+basis, duration: predicted under 10 us or not); a group's band is the QUANTILE of its
+absolute percentage errors, nearest rank (the smallest APE that at least that share of the
+group does not exceed).
 
-Fallback (predictor/include/pm2lat/error_band_table.h, kLevelKeeps): a group with fewer than
+Fallback (predictor/src/profile/error_band_table.cpp, kLevelKeeps): a group with fewer than
 --min-count predictions is left out, and the predictor takes the next coarser level that has
-one: family (any model), model (any family), flag group, all within the time basis; then the
-family and model across bases, the flag group, scope, all. The last
-level is always written, so no prediction is left without a band while any data exists.
+one: family (any model), model (any family), flag group, all within the time basis and
+duration; the same four pooling both durations; then the family and model across bases, the
+flag group, scope, all. The last level is always written, so no prediction is left without
+a band while any data exists.
 
   scripts/build-error-bands.py --out FILE [--rows CSV]... [--records JSONL]... [--source TEXT]
       [--judge-folds K --coverage-json FILE]
@@ -34,18 +36,28 @@ FLAG_GROUPS = ["none", "fallback", "anchored", "shape_rejected", "no_shape", "cl
                "extrapolated", "spec_scaled", "dtype_substituted", "communication"]
 PRIORITY = ["communication", "fallback", "anchored", "shape_rejected", "no_shape", "clamped",
             "extrapolated", "spec_scaled", "dtype_substituted"]
-FIELDS = ["family", "model", "flags", "scope", "basis"]
+FIELDS = ["family", "model", "flags", "scope", "basis", "duration"]
 # Which fields each fallback level keeps (error_band_table.cpp, kLevelKeeps).
 LEVELS = [
-    (True, True, True, True, True),
-    (True, False, True, True, True),
-    (False, True, True, True, True),
-    (False, False, True, True, True),
-    (True, True, True, True, False),
-    (False, False, True, True, False),
-    (False, False, False, True, False),
-    (False, False, False, False, False),
+    (True, True, True, True, True, True),
+    (True, False, True, True, True, True),
+    (False, True, True, True, True, True),
+    (False, False, True, True, True, True),
+    (True, True, True, True, True, False),
+    (True, False, True, True, True, False),
+    (False, True, True, True, True, False),
+    (False, False, True, True, True, False),
+    (True, True, True, True, False, False),
+    (False, False, True, True, False, False),
+    (False, False, False, True, False, False),
+    (False, False, False, False, False, False),
 ]
+# A prediction under this many microseconds is short (error_band_table.h, kShortPredictionUs).
+SHORT_PREDICTION_US = 10.0
+
+
+def duration(predicted_us):
+    return "short" if predicted_us < SHORT_PREDICTION_US else "long"
 
 
 def flag_group(names):
@@ -66,11 +78,13 @@ def read_rows(path, samples, folds):
     n = 0
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            e = ape(float(r["measured_us"]), float(r["predicted_us"]))
+            predicted = float(r["predicted_us"])
+            e = ape(float(r["measured_us"]), predicted)
             if e is None:
                 continue
             fold = int(r["shape"], 16) % folds if folds > 1 else -1
-            samples.append(((r["family"], r["model"], r["flags"], r["scope"], r["basis"]), e, fold))
+            samples.append(((r["family"], r["model"], r["flags"], r["scope"], r["basis"],
+                             duration(predicted)), e, fold))
             n += 1
     return n
 
@@ -93,7 +107,7 @@ def read_records(path, samples):
             model = (j.get("model") or {}).get(gpu, "none")
             flags = flag_group((j.get("flags") or {}).get(gpu, ""))
             samples.append(((j.get("family", "unknown"), model, flags, "same_gpu",
-                             j.get("basis", "kernel")), e, -1))
+                             j.get("basis", "kernel"), duration(float(pred))), e, -1))
             n += 1
     return n
 

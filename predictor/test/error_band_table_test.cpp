@@ -16,8 +16,10 @@ namespace {
 
 constexpr int kAny = BandGroup::kAny;
 
-BandGroup group(int family, int model, int flags, int scope, int basis, double band) {
+BandGroup group(int family, int model, int flags, int scope, int basis, double band,
+                int duration = kAny) {
   BandGroup g;
+  g.duration = duration;
   g.family = family;
   g.model = model;
   g.flags = flags;
@@ -50,7 +52,7 @@ TEST(ErrorBandTable, TheFinestGroupWithEnoughPredictionsAnswers) {
   const BandKey exact{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
                       BandScope::kSameGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(exact), 10);
-  EXPECT_EQ(t.level(exact), 0u);
+  EXPECT_EQ(t.level(exact), 4u);  // its group pools both durations
 }
 
 TEST(ErrorBandTable, FallsBackWithinTheTimeBasisFirstThenFlagGroupScopeAndAll) {
@@ -59,27 +61,27 @@ TEST(ErrorBandTable, FallsBackWithinTheTimeBasisFirstThenFlagGroupScopeAndAll) {
   const BandKey family{KernelFamily::kGemm, ModelKind::kRoofline, BandFlagGroup::kNone,
                        BandScope::kSameGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(family), 20);
-  EXPECT_EQ(t.level(family), 1u);
+  EXPECT_EQ(t.level(family), 5u);
   // The same kernel timed as a call: the call-time group, not the family's kernel times.
   const BandKey call{KernelFamily::kGemm, ModelKind::kRoofline, BandFlagGroup::kNone,
                      BandScope::kSameGpu, TimeBasis::kCall};
   EXPECT_FLOAT_EQ(t.band_pct(call), 33);
-  EXPECT_EQ(t.level(call), 3u);
+  EXPECT_EQ(t.level(call), 7u);
   // A shapeless copy: no family group, the no_shape group whatever the basis.
   const BandKey shapeless{KernelFamily::kCopy, ModelKind::kMemoryBound, BandFlagGroup::kNoShape,
                           BandScope::kSameGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(shapeless), 60);
-  EXPECT_EQ(t.level(shapeless), 5u);
+  EXPECT_EQ(t.level(shapeless), 9u);
   // Another GPU: the cross-GPU scope, even for the family with a same-GPU group.
   const BandKey cross{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
                       BandScope::kCrossGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(cross), 45);
-  EXPECT_EQ(t.level(cross), 6u);
+  EXPECT_EQ(t.level(cross), 10u);
   // Nothing closer: the pool of all predictions, never nothing.
   const BandKey other{KernelFamily::kSoftmax, ModelKind::kMemoryBound, BandFlagGroup::kClamped,
                       BandScope::kSameGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(other), 50);
-  EXPECT_EQ(t.level(other), 7u);
+  EXPECT_EQ(t.level(other), 11u);
 }
 
 // The cross-GPU groups hold call times of kernels every GPU calibrated (the tables): a
@@ -97,6 +99,35 @@ TEST(ErrorBandTable, ACrossGpuBandIsNeverNarrowerThanTheSameGpuOne) {
   const BandKey gemm_there{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
                            BandScope::kCrossGpu, TimeBasis::kKernel};
   EXPECT_FLOAT_EQ(t.band_pct(gemm_there), 45);
+}
+
+// A kernel of a few microseconds errs by a larger share than a long one of the same group:
+// each duration has its own band where the table has one, and the group's pool of both
+// answers for a duration it has too few predictions of.
+TEST(ErrorBandTable, ShortAndLongPredictionsOfOneGroupHaveTheirOwnBands) {
+  const int gemm = i(KernelFamily::kGemm), wave = i(ModelKind::kGemmWave);
+  const int none = i(BandFlagGroup::kNone), same = i(BandScope::kSameGpu);
+  const int kernel = i(TimeBasis::kKernel);
+  const ErrorBandTable t = ErrorBandTable::from_groups(
+      {group(gemm, wave, none, same, kernel, 40, i(BandDuration::kShort)),
+       group(gemm, wave, none, same, kernel, 12), group(kAny, kAny, kAny, kAny, kAny, 50)},
+      0.8);
+  BandKey k{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+            BandScope::kSameGpu, TimeBasis::kKernel,   BandDuration::kShort};
+  EXPECT_FLOAT_EQ(t.band_pct(k), 40);
+  EXPECT_EQ(t.level(k), 0u);
+  k.duration = BandDuration::kLong;  // no long group of its own: the group's pool of both
+  EXPECT_FLOAT_EQ(t.band_pct(k), 12);
+  EXPECT_EQ(t.level(k), 4u);
+  // A prediction's duration is its predicted time's.
+  EXPECT_EQ(band_duration(kShortPredictionUs / 2), BandDuration::kShort);
+  EXPECT_EQ(band_duration(kShortPredictionUs), BandDuration::kLong);
+  Prediction p;
+  p.model = ModelKind::kGemmWave;
+  p.us = 3;
+  EXPECT_FLOAT_EQ(t.band_pct(KernelFamily::kGemm, p, true), 40);
+  p.us = 300;
+  EXPECT_FLOAT_EQ(t.band_pct(KernelFamily::kGemm, p, true), 12);
 }
 
 TEST(ErrorBandTable, AnEmptyTableGivesNoBand) {
@@ -166,6 +197,18 @@ TEST_F(ErrorBandFile, LoadsGroupsWithWildcards) {
                   80);
 }
 
+TEST_F(ErrorBandFile, LoadsGroupsOfOneDuration) {
+  const ErrorBandTable t = ErrorBandTable::load(
+      write(table(std::string(kGemmGroup) + "," + kAllGroup +
+                  R"(,{"family":"gemm","model":"gemm_wave","flags":"none","scope":"same_gpu",
+           "basis":"kernel","duration":"short","band_pct":30,"n":31})")));
+  BandKey k{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+            BandScope::kSameGpu, TimeBasis::kKernel,   BandDuration::kShort};
+  EXPECT_FLOAT_EQ(t.band_pct(k), 30);
+  k.duration = BandDuration::kLong;
+  EXPECT_FLOAT_EQ(t.band_pct(k), 12.5);
+}
+
 TEST_F(ErrorBandFile, ErrorsNameTheField) {
   struct Case {
     std::string text, field;
@@ -184,6 +227,9 @@ TEST_F(ErrorBandFile, ErrorsNameTheField) {
       {table(R"({"family":"*","model":"*","flags":"*","scope":"*","basis":"*",
                  "band_pct":-1,"n":3})"),
        "groups[0].band_pct"},
+      {table(R"({"family":"*","model":"*","flags":"*","scope":"*","basis":"*",
+                 "duration":"brief","band_pct":1,"n":3})"),
+       "groups[0].duration"},
       {table(kAllGroup, R"(["none","no_shape"])"), "flag_groups"},
       {table(kAllGroup, R"(["none","no_shape","anchored","shape_rejected","fallback","clamped",
           "extrapolated","spec_scaled","dtype_substituted","communication"])"),

@@ -1,8 +1,9 @@
 // The expected error of a prediction: the 80th percentile of out-of-sample APE of the
-// predictions like it (same family, model, flag group, same-GPU or cross-GPU, time basis),
-// estimated by scripts/build-error-bands.sh and shipped as calibrate/profiles/error_bands.json.
-// Loaded once; every cell of the (family, model, flag group, scope, basis) index is resolved
-// at load through the fallback order below, so a lookup is one array read.
+// predictions like it (same family, model, flag group, same-GPU or cross-GPU, time basis,
+// short or long predicted time), estimated by scripts/build-error-bands.sh and shipped as
+// calibrate/profiles/error_bands.json. Loaded once; every cell of the (family, model, flag
+// group, scope, basis, duration) index is resolved at load through the fallback order below,
+// so a lookup is one array read.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +49,20 @@ BandFlagGroup parse_band_flag_group(std::string_view s, bool* known = nullptr) n
 enum class BandScope : std::uint8_t { kSameGpu = 0, kCrossGpu = 1 };
 std::string_view to_string(BandScope s) noexcept;
 
+// Whether the predicted time is short: a kernel of a few microseconds is mostly its fixed
+// cost (launch, ramp-up, drain: 2-5 us on the traces' GPUs) and its reading is whole
+// microseconds in some traces, so it errs by a larger share than a long one of the same
+// family and model. The band of a long prediction is not widened by the short ones.
+enum class BandDuration : std::uint8_t { kShort = 0, kLong = 1 };
+// Below this predicted time a prediction is short. Chosen on the traces' leave-one-out band
+// coverage among 5, 10 and 20 us (predictor/ACCURACY.md, "Error bands"): 10 us puts six of
+// the eight traces inside 70-90 %, 5 and 20 us four.
+inline constexpr double kShortPredictionUs = 10.0;
+inline BandDuration band_duration(double predicted_us) noexcept {
+  return predicted_us < kShortPredictionUs ? BandDuration::kShort : BandDuration::kLong;
+}
+std::string_view to_string(BandDuration d) noexcept;
+
 // The key of one prediction in the band table.
 struct BandKey {
   KernelFamily family = KernelFamily::kUnknown;
@@ -55,12 +70,14 @@ struct BandKey {
   BandFlagGroup flags = BandFlagGroup::kNone;
   BandScope scope = BandScope::kSameGpu;
   TimeBasis basis = TimeBasis::kKernel;
+  BandDuration duration = BandDuration::kLong;
 };
 
-// One group of the table file: "*" in a field (kAny here) pools every value of it.
+// One group of the table file: "*" in a field (kAny here) pools every value of it. A table
+// without the duration field pools both durations in every group.
 struct BandGroup {
   static constexpr int kAny = -1;
-  int family = kAny, model = kAny, flags = kAny, scope = kAny, basis = kAny;
+  int family = kAny, model = kAny, flags = kAny, scope = kAny, basis = kAny, duration = kAny;
   double band_pct = 0;  // the quantile of out-of-sample APE, in percent
   std::size_t n = 0;    // predictions it rests on
 };
@@ -70,7 +87,7 @@ class ErrorBandTable {
   // The fallback order, finest first: a group with fewer than the table's min_count
   // predictions is not in the file, so the next level answers. The last level pools all.
   // A cross-GPU band is at least the same key's same-GPU band (from_groups).
-  static constexpr std::size_t kLevels = 8;
+  static constexpr std::size_t kLevels = 12;
 
   ErrorBandTable() = default;  // empty: every band is NaN
   // Throws ProfileError naming the file and field on a malformed table.
@@ -82,34 +99,37 @@ class ErrorBandTable {
   double quantile() const noexcept { return quantile_; }
 
   // The band of one prediction in percent of the prediction, NaN when the table is empty.
-  float band_pct(const BandKey& k) const noexcept {
-    return cells_[index(k.family, k.model, k.flags, k.scope, k.basis)];
-  }
+  float band_pct(const BandKey& k) const noexcept { return cells_[index(k)]; }
   float band_pct(KernelFamily family, const Prediction& p, bool same_gpu) const noexcept {
     return band_pct({family, p.model, band_flag_group(p.flags),
-                     same_gpu ? BandScope::kSameGpu : BandScope::kCrossGpu, p.basis});
+                     same_gpu ? BandScope::kSameGpu : BandScope::kCrossGpu, p.basis,
+                     band_duration(p.us)});
   }
   // Which level answered a key (0 = finest; kLevels when none): for tests and reports.
-  std::size_t level(const BandKey& k) const noexcept {
-    return levels_[index(k.family, k.model, k.flags, k.scope, k.basis)];
-  }
+  std::size_t level(const BandKey& k) const noexcept { return levels_[index(k)]; }
 
  private:
   static constexpr std::size_t kModels = static_cast<std::size_t>(ModelKind::kMeasuredTable) + 1;
   static constexpr std::size_t kScopes = 2;
   static constexpr std::size_t kBases = 2;
+  static constexpr std::size_t kDurations = 2;
   static constexpr std::size_t kCells =
-      kKernelFamilyCount * kModels * kBandFlagGroupCount * kScopes * kBases;
+      kKernelFamilyCount * kModels * kBandFlagGroupCount * kScopes * kBases * kDurations;
+  // Cells one scope apart (the same key, same-GPU and cross-GPU).
+  static constexpr std::size_t kScopeStride = kBases * kDurations;
 
-  static std::size_t index(KernelFamily f, ModelKind m, BandFlagGroup g, BandScope s,
-                           TimeBasis b) noexcept {
-    const auto fi = std::min<std::size_t>(static_cast<std::size_t>(f), kKernelFamilyCount - 1);
-    const auto mi = std::min<std::size_t>(static_cast<std::size_t>(m), kModels - 1);
-    const auto gi = std::min<std::size_t>(static_cast<std::size_t>(g), kBandFlagGroupCount - 1);
-    return (((fi * kModels + mi) * kBandFlagGroupCount + gi) * kScopes +
-            static_cast<std::size_t>(s) % kScopes) *
-               kBases +
-           static_cast<std::size_t>(b) % kBases;
+  static std::size_t index(const BandKey& k) noexcept {
+    const auto fi =
+        std::min<std::size_t>(static_cast<std::size_t>(k.family), kKernelFamilyCount - 1);
+    const auto mi = std::min<std::size_t>(static_cast<std::size_t>(k.model), kModels - 1);
+    const auto gi =
+        std::min<std::size_t>(static_cast<std::size_t>(k.flags), kBandFlagGroupCount - 1);
+    const std::size_t si = static_cast<std::size_t>(k.scope) % kScopes;
+    const std::size_t bi = static_cast<std::size_t>(k.basis) % kBases;
+    const std::size_t di = static_cast<std::size_t>(k.duration) % kDurations;
+    return ((((fi * kModels + mi) * kBandFlagGroupCount + gi) * kScopes + si) * kBases + bi) *
+               kDurations +
+           di;
   }
 
   bool empty_ = true;

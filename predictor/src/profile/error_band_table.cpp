@@ -15,23 +15,30 @@ constexpr std::array<std::string_view, kBandFlagGroupCount> kFlagGroupNames{
 
 constexpr std::string_view kAny = "*";
 
-// Which of (family, model, flags, scope, basis) each fallback level keeps, finest first:
-// the kernel's own group, then its family (any model), its model (any family), its flag
-// group alone, all within its time basis; then the same across bases, then only same/cross
-// GPU, then all. The basis goes late: kernel times of profiled programs and call times of
-// benchmark tables err differently, and the tables hold most of the predictions.
-constexpr std::array<std::array<bool, 5>, ErrorBandTable::kLevels> kLevelKeeps{{
-    {true, true, true, true, true},
-    {true, false, true, true, true},
-    {false, true, true, true, true},
-    {false, false, true, true, true},
-    {true, true, true, true, false},
-    {false, false, true, true, false},
-    {false, false, false, true, false},
-    {false, false, false, false, false},
+// Which of (family, model, flags, scope, basis, duration) each fallback level keeps, finest
+// first: the kernel's own group, then its family (any model), its model (any family), its
+// flag group alone, all within its time basis and duration; then the same four pooling both
+// durations; then the same across bases, then only same/cross GPU, then all. The basis goes
+// late: kernel times of profiled programs and call times of benchmark tables err
+// differently, and the tables hold most of the predictions. The duration is dropped before
+// the model or family: a group with too few predictions of one duration is still better
+// judged by its own predictions of both than by other groups' of that duration.
+constexpr std::array<std::array<bool, 6>, ErrorBandTable::kLevels> kLevelKeeps{{
+    {true, true, true, true, true, true},
+    {true, false, true, true, true, true},
+    {false, true, true, true, true, true},
+    {false, false, true, true, true, true},
+    {true, true, true, true, true, false},
+    {true, false, true, true, true, false},
+    {false, true, true, true, true, false},
+    {false, false, true, true, true, false},
+    {true, true, true, true, false, false},
+    {false, false, true, true, false, false},
+    {false, false, false, true, false, false},
+    {false, false, false, false, false, false},
 }};
 
-using GroupKey = std::array<int, 5>;
+using GroupKey = std::array<int, 6>;
 
 // An enum field of a group: "*" pools, anything else must be one of the names.
 template <typename Parse, typename Name>
@@ -80,36 +87,37 @@ std::string_view to_string(BandScope s) noexcept {
   return s == BandScope::kCrossGpu ? "cross_gpu" : "same_gpu";
 }
 
+std::string_view to_string(BandDuration d) noexcept {
+  return d == BandDuration::kShort ? "short" : "long";
+}
+
 ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups, double quantile) {
   std::map<GroupKey, const BandGroup*> by_key;
-  for (const BandGroup& g : groups) by_key[{g.family, g.model, g.flags, g.scope, g.basis}] = &g;
+  for (const BandGroup& g : groups)
+    by_key[{g.family, g.model, g.flags, g.scope, g.basis, g.duration}] = &g;
   ErrorBandTable t;
   t.quantile_ = quantile;
   t.empty_ = groups.empty();
-  for (std::size_t f = 0; f < kKernelFamilyCount; ++f) {
-    for (std::size_t m = 0; m < kModels; ++m) {
-      for (std::size_t g = 0; g < kBandFlagGroupCount; ++g) {
-        for (std::size_t s = 0; s < kScopes; ++s) {
-          for (std::size_t b = 0; b < kBases; ++b) {
-            const GroupKey full{static_cast<int>(f), static_cast<int>(m), static_cast<int>(g),
-                                static_cast<int>(s), static_cast<int>(b)};
-            const std::size_t cell = index(static_cast<KernelFamily>(f), static_cast<ModelKind>(m),
-                                           static_cast<BandFlagGroup>(g), static_cast<BandScope>(s),
-                                           static_cast<TimeBasis>(b));
-            for (std::size_t level = 0; level < kLevels; ++level) {
-              GroupKey k = full;
-              for (std::size_t i = 0; i < k.size(); ++i) {
-                if (!kLevelKeeps[level][i]) k[i] = BandGroup::kAny;
-              }
-              const auto it = by_key.find(k);
-              if (it == by_key.end()) continue;
-              t.cells_[cell] = static_cast<float>(it->second->band_pct);
-              t.levels_[cell] = static_cast<std::uint8_t>(level);
-              break;
-            }
-          }
-        }
+  for (std::size_t cell = 0; cell < kCells; ++cell) {
+    // The key of the cell, from its index (index() read backwards).
+    std::size_t rest = cell;
+    GroupKey full{};
+    constexpr std::array<std::size_t, 6> kSizes{
+        kKernelFamilyCount, kModels, kBandFlagGroupCount, kScopes, kBases, kDurations};
+    for (std::size_t i = full.size(); i-- > 0;) {
+      full[i] = static_cast<int>(rest % kSizes[i]);
+      rest /= kSizes[i];
+    }
+    for (std::size_t level = 0; level < kLevels; ++level) {
+      GroupKey k = full;
+      for (std::size_t i = 0; i < k.size(); ++i) {
+        if (!kLevelKeeps[level][i]) k[i] = BandGroup::kAny;
       }
+      const auto it = by_key.find(k);
+      if (it == by_key.end()) continue;
+      t.cells_[cell] = static_cast<float>(it->second->band_pct);
+      t.levels_[cell] = static_cast<std::uint8_t>(level);
+      break;
     }
   }
   // A forecast for another GPU is never surer than the same prediction for the GPU the kernel
@@ -118,8 +126,8 @@ ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups,
   // kernel-time prediction otherwise falls to their pooled level (7.8 %) even where its
   // same-GPU band (a shapeless reduction: 206 %) says how little is known.
   for (std::size_t cell = 0; cell < kCells; ++cell) {
-    if (cell / kBases % kScopes != static_cast<std::size_t>(BandScope::kCrossGpu)) continue;
-    const std::size_t same = cell - kBases;  // the same key with scope same_gpu
+    if (cell / kScopeStride % kScopes != static_cast<std::size_t>(BandScope::kCrossGpu)) continue;
+    const std::size_t same = cell - kScopeStride;  // the same key with scope same_gpu
     if (t.cells_[same] > t.cells_[cell]) t.cells_[cell] = t.cells_[same];
   }
   return t;
@@ -166,6 +174,15 @@ ErrorBandTable ErrorBandTable::load(const std::filesystem::path& file) {
         g, "basis",
         [](std::string_view s) { return s == "call" ? TimeBasis::kCall : TimeBasis::kKernel; },
         [](TimeBasis v) { return to_string(v); });
+    // Tables estimated before predictions were told apart by duration pool both.
+    if (g.has("duration")) {
+      b.duration = read_enum(
+          g, "duration",
+          [](std::string_view s) {
+            return s == "short" ? BandDuration::kShort : BandDuration::kLong;
+          },
+          [](BandDuration v) { return to_string(v); });
+    }
     b.band_pct = g.child("band_pct").non_negative();
     const auto n = g.child("n").integer();
     if (n <= 0) g.child("n").fail("must be positive");
