@@ -9,6 +9,7 @@ packages=(
   clang libclang-rt-14-dev            # libFuzzer targets and the fuzz preset
   clang-tidy                          # scripts/tidy.sh (static checks of changed files)
   time                                # GNU time: scripts/measure-memory.sh
+  python3                             # scripts/*.py: the error-band estimate (and its test)
   chromium                            # the HTML report test renders in headless Chromium
 )
 missing=()

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -116,7 +117,8 @@ TEST(ErrorBandTable, ShortAndLongPredictionsOfOneGroupHaveTheirOwnBands) {
             BandScope::kSameGpu, TimeBasis::kKernel,   BandDuration::kShort};
   EXPECT_FLOAT_EQ(t.band_pct(k), 40);
   EXPECT_EQ(t.level(k), 0u);
-  k.duration = BandDuration::kLong;  // no long group of its own: the group's pool of both
+  // No long group at any level that keeps the duration: the group's pool of both.
+  k.duration = BandDuration::kLong;
   EXPECT_FLOAT_EQ(t.band_pct(k), 12);
   EXPECT_EQ(t.level(k), 4u);
   // A prediction's duration is its predicted time's.
@@ -244,6 +246,55 @@ TEST_F(ErrorBandFile, ErrorsNameTheField) {
     }
   }
   EXPECT_THROW((void)ErrorBandTable::load(dir_ / "absent.json"), ProfileError);
+}
+
+// scripts/build-error-bands.py estimates the table the predictor loads: made-up predictions
+// (band rows as `pm2lat eval kernels --band-rows` writes them), each duration's group its own
+// quantile; a duration with too few predictions takes the coarser groups of that duration
+// first, then its own group's pool of both.
+TEST_F(ErrorBandFile, TheScriptsTableGivesEachDurationItsOwnQuantile) {
+  const auto rows = dir_ / "rows.csv";
+  {
+    std::ofstream out(rows);
+    out << "shape,family,model,flags,scope,basis,measured_us,predicted_us,band_pct\n";
+    // GEMMs: 40 short predictions erring 1..40 %, 40 long ones 0.5..20 %.
+    for (int i = 1; i <= 40; ++i) {
+      out << "a,gemm,gemm_wave,none,same_gpu,call,5," << 5 * (1 + i / 100.0) << ",\n";
+      out << "b,gemm,gemm_wave,none,same_gpu,call,100," << 100 * (1 + i / 200.0) << ",\n";
+    }
+    // Copies: 10 short ones erring 50 % (too few for a group) and 30 long ones erring 10 %,
+    // unflagged; the same again flagged `clamped`, a flag group nothing else has.
+    for (const char* flags : {"none", "clamped"}) {
+      for (int i = 0; i < 10; ++i)
+        out << "c,copy,memory_bound," << flags << ",same_gpu,call,2,3,\n";
+      for (int i = 0; i < 30; ++i)
+        out << "d,copy,memory_bound," << flags << ",same_gpu,call,200,220,\n";
+    }
+  }
+  const auto table = dir_ / kErrorBandsFile;
+  const std::string command = "python3 " + std::string(PM2LAT_BAND_SCRIPT) + " --out " +
+                              table.string() + " --rows " + rows.string() + " > /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const ErrorBandTable t = ErrorBandTable::load(table);
+  // The 80th percentile, nearest rank: the 32nd of 40.
+  BandKey gemm{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+               BandScope::kSameGpu, TimeBasis::kCall,     BandDuration::kShort};
+  EXPECT_NEAR(t.band_pct(gemm), 32, 0.01);
+  EXPECT_EQ(t.level(gemm), 0u);
+  gemm.duration = BandDuration::kLong;
+  EXPECT_NEAR(t.band_pct(gemm), 16, 0.01);
+  EXPECT_EQ(t.level(gemm), 0u);
+  BandKey copy{KernelFamily::kCopy, ModelKind::kMemoryBound, BandFlagGroup::kNone,
+               BandScope::kSameGpu, TimeBasis::kCall,        BandDuration::kLong};
+  EXPECT_NEAR(t.band_pct(copy), 10, 0.01);
+  // Short unflagged copies: every short unflagged prediction (40 GEMMs, 10 copies).
+  copy.duration = BandDuration::kShort;
+  EXPECT_NEAR(t.band_pct(copy), 40, 0.01);
+  EXPECT_EQ(t.level(copy), 3u);
+  // Short clamped copies: no short clamped group at all, so the clamped copies of both.
+  copy.flags = BandFlagGroup::kClamped;
+  EXPECT_NEAR(t.band_pct(copy), 50, 0.01);
+  EXPECT_EQ(t.level(copy), 4u);
 }
 
 TEST_F(ErrorBandFile, PredictionsCarryTheBandOfTheDirectorysTable) {

@@ -20,9 +20,9 @@ constexpr std::string_view kAny = "*";
 // flag group alone, all within its time basis and duration; then the same four pooling both
 // durations; then the same across bases, then only same/cross GPU, then all. The basis goes
 // late: kernel times of profiled programs and call times of benchmark tables err
-// differently, and the tables hold most of the predictions. The duration is dropped before
-// the model or family: a group with too few predictions of one duration is still better
-// judged by its own predictions of both than by other groups' of that duration.
+// differently, and the tables hold most of the predictions. The duration is kept through the
+// four levels within the basis: a short prediction is judged with the short ones of its flag
+// group before the long ones of its own group, whose errors are of another size.
 constexpr std::array<std::array<bool, 6>, ErrorBandTable::kLevels> kLevelKeeps{{
     {true, true, true, true, true, true},
     {true, false, true, true, true, true},
