@@ -50,12 +50,12 @@ enum class BandScope : std::uint8_t { kSameGpu = 0, kCrossGpu = 1 };
 std::string_view to_string(BandScope s) noexcept;
 
 // Whether the predicted time is short: a kernel of a few microseconds is mostly its fixed
-// cost (launch, ramp-up, drain: 2-5 us on the traces' GPUs) and its reading is whole
+// cost (launch, ramp-up, drain: 1.4-3 us in the A100 and H100 traces) and its reading is whole
 // microseconds in some traces, so it errs by a larger share than a long one of the same
 // family and model. The band of a long prediction is not widened by the short ones.
 enum class BandDuration : std::uint8_t { kShort = 0, kLong = 1 };
 // Below this predicted time a prediction is short. Chosen on the traces' leave-one-out band
-// coverage among 5, 10 and 20 us (predictor/ACCURACY.md, "Error bands"): 10 us puts six of
+// coverage among 5, 10 and 20 us (predictor/MODELS.md, "Error bands"): 10 us puts six of
 // the eight traces inside 70-90 %, 5 and 20 us four.
 inline constexpr double kShortPredictionUs = 10.0;
 inline BandDuration band_duration(double predicted_us) noexcept {
