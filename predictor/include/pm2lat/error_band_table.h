@@ -113,23 +113,27 @@ class ErrorBandTable {
   static constexpr std::size_t kScopes = 2;
   static constexpr std::size_t kBases = 2;
   static constexpr std::size_t kDurations = 2;
-  static constexpr std::size_t kCells =
-      kKernelFamilyCount * kModels * kBandFlagGroupCount * kScopes * kBases * kDurations;
-  // Cells one scope apart (the same key, same-GPU and cross-GPU).
+  // The cell index's dimensions, outermost first, in BandKey's field order: index() composes a
+  // cell from a key with them, and from_groups() takes each cell apart with them.
+  static constexpr std::array<std::size_t, 6> kDimensions{
+      kKernelFamilyCount, kModels, kBandFlagGroupCount, kScopes, kBases, kDurations};
+  static constexpr std::size_t kCells = [] {
+    std::size_t n = 1;
+    for (const std::size_t d : kDimensions) n *= d;
+    return n;
+  }();
+  // Cells one scope apart (the same key, same-GPU and cross-GPU): the dimensions inside it.
   static constexpr std::size_t kScopeStride = kBases * kDurations;
 
   static std::size_t index(const BandKey& k) noexcept {
-    const auto fi =
-        std::min<std::size_t>(static_cast<std::size_t>(k.family), kKernelFamilyCount - 1);
-    const auto mi = std::min<std::size_t>(static_cast<std::size_t>(k.model), kModels - 1);
-    const auto gi =
-        std::min<std::size_t>(static_cast<std::size_t>(k.flags), kBandFlagGroupCount - 1);
-    const std::size_t si = static_cast<std::size_t>(k.scope) % kScopes;
-    const std::size_t bi = static_cast<std::size_t>(k.basis) % kBases;
-    const std::size_t di = static_cast<std::size_t>(k.duration) % kDurations;
-    return ((((fi * kModels + mi) * kBandFlagGroupCount + gi) * kScopes + si) * kBases + bi) *
-               kDurations +
-           di;
+    const std::array<std::size_t, kDimensions.size()> values{
+        static_cast<std::size_t>(k.family), static_cast<std::size_t>(k.model),
+        static_cast<std::size_t>(k.flags),  static_cast<std::size_t>(k.scope),
+        static_cast<std::size_t>(k.basis),  static_cast<std::size_t>(k.duration)};
+    std::size_t cell = 0;
+    for (std::size_t d = 0; d < kDimensions.size(); ++d)
+      cell = cell * kDimensions[d] + std::min(values[d], kDimensions[d] - 1);
+    return cell;
   }
 
   bool empty_ = true;

@@ -39,6 +39,7 @@ constexpr std::array<std::array<bool, 6>, ErrorBandTable::kLevels> kLevelKeeps{{
 }};
 
 using GroupKey = std::array<int, 6>;
+static_assert(std::tuple_size_v<GroupKey> == kLevelKeeps[0].size());
 
 // An enum field of a group: "*" pools, anything else must be one of the names.
 template <typename Parse, typename Name>
@@ -102,11 +103,9 @@ ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups,
     // The key of the cell, from its index (index() read backwards).
     std::size_t rest = cell;
     GroupKey full{};
-    constexpr std::array<std::size_t, 6> kSizes{
-        kKernelFamilyCount, kModels, kBandFlagGroupCount, kScopes, kBases, kDurations};
     for (std::size_t i = full.size(); i-- > 0;) {
-      full[i] = static_cast<int>(rest % kSizes[i]);
-      rest /= kSizes[i];
+      full[i] = static_cast<int>(rest % kDimensions[i]);
+      rest /= kDimensions[i];
     }
     for (std::size_t level = 0; level < kLevels; ++level) {
       GroupKey k = full;
