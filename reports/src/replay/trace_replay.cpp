@@ -123,6 +123,7 @@ void write_replay_records(const TraceReplay& r, const std::filesystem::path& fil
       p.us = us;
       p.model = r.table.model(i, t);
       p.flags = r.table.flags(i, t);
+      p.band_pct = r.table.band_pct(i, t);
       pr.predictions.emplace_back(r.table.targets()[t], p);
     }
     out.push_back(std::move(pr));

@@ -10,9 +10,11 @@
 #include "pm2lat/reports/console_reporter.h"
 #include "pm2lat/reports/csv_reporter.h"
 #include "pm2lat/reports/html_reporter.h"
+#include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/replay/trace_replay.h"
 #include "pm2lat/reports/replay_json_reporter.h"
 #include "support/run_fixture.h"
+#include "support/test_support.h"
 
 namespace pm2lat::reports {
 namespace {
@@ -123,6 +125,30 @@ TEST(BandCoverage, ATimeReadInWholeMicrosecondsIsInsideWhenADurationItMayBeIs) {
   p.band_pct = 5;
   r.table.set_prediction(1, 0, p);
   EXPECT_NEAR(summarize(r.table).accuracy.band_coverage_pct(), 200.0 / 3.0, 1e-9);
+}
+
+TEST(BandRecords, ReplayRecordsCarryEachPredictionsBand) {
+  // What `pm2lat replay --out` writes is read back by `report` and `check` with the bands the
+  // replay showed: the runtime's records carry them, so the replay's must too.
+  TraceReplay r;
+  r.trace = "t.json.gz";
+  r.gpu = "H100-SXM";
+  r.table = banded_run();
+  for (std::size_t row = 0; row < r.table.size(); ++row) {
+    KernelRecord rec;
+    rec.launch.name = r.table.name(r.table.kernels()[row].name);
+    rec.measured_us = r.table.kernels()[row].measured_us;
+    r.records.push_back(rec);
+  }
+  const auto file = test::scratch_dir("band_records") / "records.0.jsonl";
+  write_replay_records(r, file);
+  const RunTable back = read_run({file}).table;
+  ASSERT_EQ(back.size(), r.table.size());
+  const double bands[] = {20, 5, 25, 10};
+  for (std::size_t row = 0; row < back.size(); ++row) {
+    EXPECT_EQ(back.band_pct(row, 0), bands[row]) << "row " << row;
+    EXPECT_TRUE(std::isnan(back.band_pct(row, 1))) << "no A100 band, row " << row;
+  }
 }
 
 }  // namespace
