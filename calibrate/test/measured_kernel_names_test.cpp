@@ -17,7 +17,7 @@
 namespace pm2lat::calibrate {
 namespace {
 
-constexpr const char* kNeusightKernels = "neusight/kernels.csv.gz";
+constexpr const char* kNeusightKernelTable = "neusight/kernels.csv.gz";
 constexpr const char* kTraces = "traces";
 constexpr const char* kTraceKernelsSuffix = ".kernels.csv.gz";
 
@@ -40,7 +40,7 @@ void add_column(const CsvTable& t, const std::string& column, char separator,
 
 // Every distinct name, or nullopt when the measurements are not there.
 std::optional<std::vector<std::string>> measured_kernel_names() {
-  const auto neusight = test::measurement_file(kNeusightKernels);
+  const auto neusight = test::measurement_file(kNeusightKernelTable);
   const auto traces = test::measurement_file(kTraces);
   if (!neusight || !traces) return std::nullopt;
   std::set<std::string> names;
@@ -63,8 +63,8 @@ const std::optional<std::vector<std::string>>& names_once() {
 
 // What is missing when names_once() found nothing.
 std::string missing() {
-  return test::missing_measurements(test::measurement_file(kNeusightKernels) ? kTraces
-                                                                             : kNeusightKernels);
+  return test::missing_measurements(
+      test::measurement_file(kNeusightKernelTable) ? kTraces : kNeusightKernelTable);
 }
 
 // The tile a GEMM name states, read with regexes independent of the decoder.

@@ -18,7 +18,7 @@ DeviceSpec gpu() {
   return s;
 }
 
-GemmConfigFit config() {
+GemmConfigFit ranged_config() {
   GemmConfigFit c;
   c.config = "ampere_sgemm_32x32_sliced1x4_tn";
   c.tile_m = 32;
@@ -51,7 +51,7 @@ GemmFitRange calibrated_to(double k_iters) {
 }
 
 TEST(GemmFitRange, InsideTheRangeTheFitAnswers) {
-  const GemmConfigFit c = config();
+  const GemmConfigFit c = ranged_config();
   const GemmShape s = shape(256, 1, 8192);
   const GemmWork w = gemm_work(c, s, 8, 1, 4);
   ASSERT_DOUBLE_EQ(w.k_iters, 1024);
@@ -65,7 +65,7 @@ TEST(GemmFitRange, InsideTheRangeTheFitAnswers) {
 }
 
 TEST(GemmFitRange, AComputeBoundLaunchPastTheRangeContinuesTheFitsKLoop) {
-  const GemmConfigFit c = config();
+  const GemmConfigFit c = ranged_config();
   const GemmShape s = shape(1024, 1024, 131072);  // 275 GFLOP over 1 GB: compute-bound
   const GemmWork w = gemm_work(c, s, 1024, 1, 4);
   const RangedGemmTime t =
@@ -76,7 +76,7 @@ TEST(GemmFitRange, AComputeBoundLaunchPastTheRangeContinuesTheFitsKLoop) {
 }
 
 TEST(GemmFitRange, AThinOutputPastTheRangeStreamsItsOperands) {
-  const GemmConfigFit c = config();
+  const GemmConfigFit c = ranged_config();
   const GemmShape s = shape(256, 1, 131072);  // a GEMV: 134 MB, 67 MFLOP
   const DeviceSpec spec = gpu();
   const GemmFitRange range = calibrated_to(16);  // short K loops: the edge costs little
@@ -117,7 +117,7 @@ TEST(GemmFitRange, AThinOutputPastTheRangeStreamsItsOperands) {
 // loop calibrated, nor does a table's call on its nominal launch; with none observed, the
 // library's launch at that edge is not known.
 TEST(GemmFitRange, AnObservedLaunchPastTheRangeCostsNoLessThanAtTheRangesEdge) {
-  const GemmConfigFit c = config();
+  const GemmConfigFit c = ranged_config();
   const DeviceSpec spec = gpu();
   const GemmShape s = shape(1, 32, 16384);  // 2 MB: 2 us at a GEMV's rate
   const GemmWork w = gemm_work(c, s, 1, 1, 4);
@@ -145,7 +145,7 @@ TEST(GemmFitRange, AnObservedLaunchPastTheRangeCostsNoLessThanAtTheRangesEdge) {
 // A product whose configuration was chosen for its shape: a memory-bound one costs at most its
 // operands streamed once at a GEMV's share of the whole GPU; a compute-bound one is not capped.
 TEST(GemmFitRange, AChosenConfigurationOfAThinProductIsHeldToAGemvStreamingIt) {
-  const GemmConfigFit c = config();
+  const GemmConfigFit c = ranged_config();
   const DeviceSpec spec = gpu();
   const GemmShape gemv = shape(1, 4096, 4096);  // 67 MB of matrix, 33.5 MFLOP
   const double bytes = 4.0 * (4096.0 * 4096 + 4096 + 4096);

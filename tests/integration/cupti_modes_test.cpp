@@ -8,16 +8,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "pm2lat/test/occurrences.h"
 #include "run_program.h"
 
 namespace pm2lat::test {
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
 
 TEST(CuptiModes, WhenAnotherToolOwnsCuptiTheShimPredictsOnlyAndEmitsNvtx) {
   const RunResult r =
@@ -31,7 +26,7 @@ TEST(CuptiModes, WhenAnotherToolOwnsCuptiTheShimPredictsOnlyAndEmitsNvtx) {
   const std::size_t launches = 20 + static_cast<std::size_t>(probes);
   // The program's own CUPTI client saw every launch: the shim took nothing from it.
   EXPECT_NE(r.out.find("own callbacks " + std::to_string(launches)), std::string::npos) << r.out;
-  EXPECT_EQ(count(r.err, "CUPTI is in use by test-profiler"), 1u) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "CUPTI is in use by test-profiler"), 1u) << r.err;
 
   const Records records = read_records(r.dir + "/records.jsonl");
   EXPECT_EQ(records.header.at("runtime").at("mode"), "hooks+predict-only");
@@ -76,7 +71,7 @@ TEST(CuptiModes, ACuptiThatFailsToStartFallsBackToEvents) {
   const Records records = read_records(r.dir + "/records.jsonl");
   EXPECT_EQ(records.header.at("runtime").at("mode"), "hooks+cuda-events");
   for (const auto& k : records.kernels) EXPECT_TRUE(k.at("measured_us").is_number());
-  EXPECT_EQ(count(r.err, "CUPTI unavailable"), 1u) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "CUPTI unavailable"), 1u) << r.err;
 }
 
 TEST(CuptiModes, ACorruptProfileIsOneClearErrorAndTheProgramIsUnaffected) {
@@ -91,7 +86,7 @@ TEST(CuptiModes, ACorruptProfileIsOneClearErrorAndTheProgramIsUnaffected) {
       run({{program("driver_launch_paths")}, {{"PM2LAT_PROFILES", profiles.string()}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, clean.out);  // the program's own output is the same
-  EXPECT_EQ(count(r.err, "pm2lat:"), 1u) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "pm2lat:"), 1u) << r.err;
   EXPECT_NE(r.err.find("H100-SXM.broken.json"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no predictions"), std::string::npos) << r.err;
   // Still measured and recorded, without predictions.

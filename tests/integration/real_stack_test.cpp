@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "pm2lat/record_fields.h"
+#include "pm2lat/test/occurrences.h"
 #include "run_program.h"
 
 namespace pm2lat::test {
@@ -23,12 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace field = record_field;
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
 
 // A library directory holding the fake stack's `libraries` under the names given.
 std::string library_dir(const std::map<std::string, std::string>& links) {
@@ -100,7 +95,7 @@ TEST(RealStack, AnOlderDriverStillTimesLaunchesAndFollowsCapturesInHookMode) {
   }
   EXPECT_EQ(replays, 30u);
   // What the driver cannot give is said once.
-  EXPECT_EQ(count(r.err, "driver 12.2"), 1u) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "driver 12.2"), 1u) << r.err;
   EXPECT_NE(r.err.find("cuFuncGetName"), std::string::npos) << r.err;
 }
 
@@ -157,7 +152,7 @@ TEST(RealStack, AProfilerStartedMidRunGetsItsRecordsAndTimingGoesOn) {
   EXPECT_EQ(measured["before_profiler_kernel"], 20);
   EXPECT_EQ(measured["profiled_kernel"], 30);
   EXPECT_EQ(measured["after_profiler_kernel"], 40);
-  EXPECT_EQ(count(r.err, "another CUPTI client"), 1u) << r.err;
+  EXPECT_EQ(test::occurrences(r.err, "another CUPTI client"), 1u) << r.err;
 }
 
 // ---- two copies of a library, loaded the way Python extension modules are -------------------

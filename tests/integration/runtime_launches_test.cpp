@@ -16,15 +16,15 @@ namespace {
 TEST(RuntimeLaunches, NeedsNvcc) { GTEST_SKIP() << "nvcc could not build test programs here"; }
 #else
 
-struct Mode {
+struct RuntimeMode {
   const char* name;
   std::map<std::string, std::string> env;
   bool private_path;
 };
 
-void PrintTo(const Mode& m, std::ostream* os) { *os << m.name; }
+void PrintTo(const RuntimeMode& m, std::ostream* os) { *os << m.name; }
 
-class RuntimeLaunches : public ::testing::TestWithParam<Mode> {};
+class RuntimeLaunches : public ::testing::TestWithParam<RuntimeMode> {};
 
 TEST_P(RuntimeLaunches, EachLaunchIsRecordedOnceWithItsRuntimeEntryPoint) {
   const RunResult r = run({{program("runtime_launches")}, GetParam().env});
@@ -63,13 +63,13 @@ TEST_P(RuntimeLaunches, EachLaunchIsRecordedOnceWithItsRuntimeEntryPoint) {
 INSTANTIATE_TEST_SUITE_P(
     Modes, RuntimeLaunches,
     ::testing::Values(
-        Mode{"CuptiCallbacks", {}, false},
-        Mode{"Hooks", {{"PM2LAT_LAUNCH_SOURCE", "hooks"}}, false},
-        Mode{"PrivateDriverPathWithCallbacks", {{"FAKE_CUDART_PRIVATE_LAUNCH", "1"}}, true},
-        Mode{"PrivateDriverPathWithHooks",
-             {{"FAKE_CUDART_PRIVATE_LAUNCH", "1"}, {"PM2LAT_LAUNCH_SOURCE", "hooks"}},
-             true}),
-    [](const ::testing::TestParamInfo<Mode>& info) { return std::string(info.param.name); });
+        RuntimeMode{"CuptiCallbacks", {}, false},
+        RuntimeMode{"Hooks", {{"PM2LAT_LAUNCH_SOURCE", "hooks"}}, false},
+        RuntimeMode{"PrivateDriverPathWithCallbacks", {{"FAKE_CUDART_PRIVATE_LAUNCH", "1"}}, true},
+        RuntimeMode{"PrivateDriverPathWithHooks",
+                    {{"FAKE_CUDART_PRIVATE_LAUNCH", "1"}, {"PM2LAT_LAUNCH_SOURCE", "hooks"}},
+                    true}),
+    [](const ::testing::TestParamInfo<RuntimeMode>& info) { return std::string(info.param.name); });
 
 #endif
 

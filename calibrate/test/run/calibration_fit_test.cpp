@@ -22,9 +22,9 @@ DeviceCatalogue catalogue() {
   return DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
 }
 
-fs::path scratch(const std::string& name) { return test::scratch_file("fit-" + name); }
+fs::path fit_scratch(const std::string& name) { return test::scratch_file("fit-" + name); }
 
-CalibrationPlan plan() {
+CalibrationPlan fit_plan() {
   PlanOptions o;
   o.dtypes = {DType::kFp32, DType::kBf16};
   o.layouts = {GemmLayout::kLinear, GemmLayout::kMatmul};
@@ -35,8 +35,8 @@ CalibrationPlan plan() {
 }
 
 RunOutcome simulated_run(const CalibrationPlan& p, test::SimulatedBackend& backend) {
-  auto journal =
-      CalibrationJournal::open(scratch("run.jsonl"), JournalIdentity{backend.device_name(), {}});
+  auto journal = CalibrationJournal::open(fit_scratch("run.jsonl"),
+                                          JournalIdentity{backend.device_name(), {}});
   return run_calibration(p, backend, journal, {});
 }
 
@@ -73,7 +73,7 @@ TEST(CalibrationFit, KernelTimeRemovesTheGapAndTheOtherKernels) {
 }
 
 TEST(CalibrationFit, PicksArePointsAndEverythingInformsTheFits) {
-  const CalibrationPlan p = plan();
+  const CalibrationPlan p = fit_plan();
   test::SimulatedBackend backend;
   const RunOutcome out = simulated_run(p, backend);
   ASSERT_TRUE(out.complete);
@@ -162,13 +162,13 @@ std::vector<HeldOut> held_out(test::SimulatedBackend& backend, const DeviceSpec&
 }
 
 TEST(CalibrationFit, AProfileFittedFromSimulatedTimingsPredictsThemWithinTwoPercent) {
-  const CalibrationPlan p = plan();
+  const CalibrationPlan p = fit_plan();
   test::SimulatedBackend backend;
   const RunOutcome out = simulated_run(p, backend);
   const DeviceSpec spec = catalogue().resolve("H100");
   std::vector<Profile> profiles;
   for (DType t : gemm_dtypes(out.measurements)) {
-    const fs::path file = scratch("H100-SXM.calibrated-" + std::string(to_string(t)) + ".json");
+    const fs::path file = fit_scratch("H100-SXM.calibrated-" + std::string(to_string(t)) + ".json");
     save_profile(fit_profile(out.measurements, spec, provenance(), t), file);
     profiles.push_back(load_profile(file));  // what pm2lat eval and the runtime read
   }
@@ -206,7 +206,7 @@ TEST(CalibrationFit, AProfileFittedFromSimulatedTimingsPredictsThemWithinTwoPerc
 }
 
 TEST(CalibrationFit, MemoryFitsPredictHeldOutSizes) {
-  const CalibrationPlan p = plan();
+  const CalibrationPlan p = fit_plan();
   test::SimulatedBackend backend;
   const RunOutcome out = simulated_run(p, backend);
   const DeviceSpec spec = catalogue().resolve("H100");

@@ -11,9 +11,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path scratch(const std::string& name) { return test::scratch_file("journal-" + name); }
+fs::path journal_scratch(const std::string& name) { return test::scratch_file("journal-" + name); }
 
-JournalIdentity identity() {
+JournalIdentity journal_identity() {
   return JournalIdentity{"NVIDIA H100 80GB HBM3",
                          {{"driver_version", "13.0"}, {"cublaslt_version", "130000"}}};
 }
@@ -28,14 +28,14 @@ TaskResult result(const std::string& id) {
 }
 
 TEST(CalibrationJournal, ReopeningResumesWhereItStopped) {
-  const fs::path f = scratch("resume.jsonl");
+  const fs::path f = journal_scratch("resume.jsonl");
   {
-    auto j = CalibrationJournal::open(f, identity());
+    auto j = CalibrationJournal::open(f, journal_identity());
     EXPECT_TRUE(j.results().empty());
     j.append(result("a"));
     j.append(result("b"));
   }
-  auto j = CalibrationJournal::open(f, identity());
+  auto j = CalibrationJournal::open(f, journal_identity());
   ASSERT_EQ(j.results().size(), 2u);
   EXPECT_EQ(j.results()[1].task_id, "b");
   j.append(result("c"));
@@ -46,9 +46,9 @@ TEST(CalibrationJournal, ReopeningResumesWhereItStopped) {
 }
 
 TEST(CalibrationJournal, ALineCutShortIsDroppedAndOverwritten) {
-  const fs::path f = scratch("cut.jsonl");
+  const fs::path f = journal_scratch("cut.jsonl");
   {
-    auto j = CalibrationJournal::open(f, identity());
+    auto j = CalibrationJournal::open(f, journal_identity());
     j.append(result("a"));
   }
   {
@@ -56,7 +56,7 @@ TEST(CalibrationJournal, ALineCutShortIsDroppedAndOverwritten) {
     out << R"({"task":"b","kind":"memory","wall_s":0.1,"kernel":{"na)";  // the process died
                                                                          // mid-write
   }
-  auto j = CalibrationJournal::open(f, identity());
+  auto j = CalibrationJournal::open(f, journal_identity());
   EXPECT_EQ(j.results().size(), 1u);
   EXPECT_EQ(j.dropped_lines(), 1u);
   j.append(result("b"));
@@ -67,12 +67,12 @@ TEST(CalibrationJournal, ALineCutShortIsDroppedAndOverwritten) {
 }
 
 TEST(CalibrationJournal, AnotherSetupIsRefusedUnlessRestarted) {
-  const fs::path f = scratch("other.jsonl");
+  const fs::path f = journal_scratch("other.jsonl");
   {
-    auto j = CalibrationJournal::open(f, identity());
+    auto j = CalibrationJournal::open(f, journal_identity());
     j.append(result("a"));
   }
-  JournalIdentity other = identity();
+  JournalIdentity other = journal_identity();
   other.versions["cublaslt_version"] = "130100";
   try {
     CalibrationJournal::open(f, other);
@@ -80,7 +80,7 @@ TEST(CalibrationJournal, AnotherSetupIsRefusedUnlessRestarted) {
   } catch (const JournalError& e) {
     EXPECT_NE(std::string(e.what()).find("cublaslt_version"), std::string::npos) << e.what();
   }
-  other = identity();
+  other = journal_identity();
   other.device = "NVIDIA A100-SXM4-80GB";
   EXPECT_THROW(CalibrationJournal::open(f, other), JournalError);
   auto j = CalibrationJournal::open(f, other, /*restart=*/true);
@@ -89,13 +89,13 @@ TEST(CalibrationJournal, AnotherSetupIsRefusedUnlessRestarted) {
 }
 
 TEST(CalibrationJournal, RefusesFilesThatAreNotJournals) {
-  const fs::path f = scratch("notajournal.jsonl");
+  const fs::path f = journal_scratch("notajournal.jsonl");
   {
     std::ofstream out(f);
     out << R"({"schema":"pm2lat.profile","version":1})"
         << "\n";
   }
-  EXPECT_THROW(CalibrationJournal::open(f, identity()), JournalError);
+  EXPECT_THROW(CalibrationJournal::open(f, journal_identity()), JournalError);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CalibrationPlan plan() {
+CalibrationPlan runner_plan() {
   PlanOptions o;
   o.dtypes = {DType::kFp32, DType::kBf16};
   o.layouts = {GemmLayout::kLinear, GemmLayout::kMatmul};
@@ -29,7 +29,7 @@ CalibrationPlan plan() {
 
 fs::path journal_file(const std::string& name) { return test::scratch_file("runner-" + name); }
 
-JournalIdentity identity() {
+JournalIdentity runner_identity() {
   return JournalIdentity{"NVIDIA H100 80GB HBM3", {{"driver_version", "13.0"}}};
 }
 
@@ -40,9 +40,9 @@ std::vector<std::string> ids(const RunOutcome& o) {
 }
 
 TEST(CalibrationRunner, MeasuresEveryTaskThenTheFill) {
-  const CalibrationPlan p = plan();
+  const CalibrationPlan p = runner_plan();
   test::SimulatedBackend backend;
-  auto journal = CalibrationJournal::open(journal_file("full.jsonl"), identity());
+  auto journal = CalibrationJournal::open(journal_file("full.jsonl"), runner_identity());
   const RunOutcome out = run_calibration(p, backend, journal, {});
   EXPECT_TRUE(out.complete);
   EXPECT_EQ(out.failed, 0u);
@@ -65,12 +65,12 @@ TEST(CalibrationRunner, MeasuresEveryTaskThenTheFill) {
 }
 
 TEST(CalibrationRunner, AnInterruptedRunContinuesWhereItStopped) {
-  const CalibrationPlan p = plan();
+  const CalibrationPlan p = runner_plan();
   const fs::path file = journal_file("interrupted.jsonl");
   test::SimulatedBackend first, second;
   RunOutcome partial;
   {
-    auto journal = CalibrationJournal::open(file, identity());
+    auto journal = CalibrationJournal::open(file, runner_identity());
     RunnerOptions ro;
     ro.max_tasks = 25;
     partial = run_calibration(p, first, journal, ro);
@@ -79,7 +79,7 @@ TEST(CalibrationRunner, AnInterruptedRunContinuesWhereItStopped) {
   EXPECT_EQ(first.measured, 25u);
   // A stop request between tasks works the same way.
   {
-    auto journal = CalibrationJournal::open(file, identity());
+    auto journal = CalibrationJournal::open(file, runner_identity());
     RunnerOptions ro;
     int polls = 0;
     ro.stop_requested = [&] { return ++polls > 10; };
@@ -89,7 +89,7 @@ TEST(CalibrationRunner, AnInterruptedRunContinuesWhereItStopped) {
     EXPECT_EQ(second.measured, 10u);
   }
   test::SimulatedBackend third;
-  auto journal = CalibrationJournal::open(file, identity());
+  auto journal = CalibrationJournal::open(file, runner_identity());
   const RunOutcome done = run_calibration(p, third, journal, {});
   EXPECT_TRUE(done.complete);
   EXPECT_EQ(done.resumed, 35u);
@@ -99,7 +99,7 @@ TEST(CalibrationRunner, AnInterruptedRunContinuesWhereItStopped) {
     EXPECT_EQ(first.measured_ids.count(id) + second.measured_ids.count(id), 0u) << id;
   }
   test::SimulatedBackend reference;
-  auto ref_journal = CalibrationJournal::open(journal_file("reference.jsonl"), identity());
+  auto ref_journal = CalibrationJournal::open(journal_file("reference.jsonl"), runner_identity());
   const RunOutcome ref = run_calibration(p, reference, ref_journal, {});
   EXPECT_EQ(ids(done), ids(ref));
   // collect_results sees the same from the journal alone.
@@ -111,15 +111,15 @@ TEST(CalibrationRunner, AnInterruptedRunContinuesWhereItStopped) {
 TEST(CalibrationRunner, JournalEntriesOfAnotherPlanAreIgnored) {
   const fs::path file = journal_file("other-plan.jsonl");
   {
-    auto journal = CalibrationJournal::open(file, identity());
+    auto journal = CalibrationJournal::open(file, runner_identity());
     TaskResult stray;
     stray.task_id = "gemm/bf16/linear/1x77x77x77";
     stray.kind = TaskKind::kGemm;
     journal.append(stray);
   }
   test::SimulatedBackend backend;
-  auto journal = CalibrationJournal::open(file, identity());
-  const RunOutcome out = run_calibration(plan(), backend, journal, {});
+  auto journal = CalibrationJournal::open(file, runner_identity());
+  const RunOutcome out = run_calibration(runner_plan(), backend, journal, {});
   EXPECT_TRUE(out.complete);
   EXPECT_EQ(out.ignored, 1u);
 }

@@ -204,11 +204,13 @@ TEST_F(FakeStack, MemoryKernelsAreTimedLikeTheProfilerSeesThem) {
                                           "pm2lat_softmax_rows_f32", "pm2lat_softmax_rows_bf16"}));
 }
 
-fs::path scratch(const std::string& name) { return test::scratch_file("fake-stack-" + name); }
+fs::path fake_stack_scratch(const std::string& name) {
+  return test::scratch_file("fake-stack-" + name);
+}
 
 TEST_F(FakeStack, AProfileFromTheFakeStackPredictsItsTimingsWithinTwoPercent) {
   const CalibrationPlan pl = plan({64, 256, 1024}, {DType::kFp32, DType::kBf16}, /*memory=*/true);
-  const fs::path journal_file = scratch("run.jsonl");
+  const fs::path journal_file = fake_stack_scratch("run.jsonl");
   const JournalIdentity id{backend_->device_name(), {{"driver_version", "13.0"}}};
   {
     // Interrupted after 20 measurements...
@@ -229,7 +231,8 @@ TEST_F(FakeStack, AProfileFromTheFakeStackPredictsItsTimingsWithinTwoPercent) {
   std::vector<Profile> profiles;
   for (DType t : gemm_dtypes(out.measurements)) {
     FitReport rep;
-    const fs::path file = scratch("H100-SXM.calibrated-" + std::string(to_string(t)) + ".json");
+    const fs::path file =
+        fake_stack_scratch("H100-SXM.calibrated-" + std::string(to_string(t)) + ".json");
     save_profile(fit_profile(out.measurements, spec(),
                              Provenance{"fake CUDA stack", "test", "2025-01-01", {}, ""}, t, &rep),
                  file);

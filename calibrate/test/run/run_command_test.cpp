@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFakeDir = PM2LAT_FAKE_CUDA_DIR;
+const std::string kFakeStackDir = PM2LAT_FAKE_CUDA_DIR;
 
 struct Result {
   int status = -1;
@@ -56,12 +56,13 @@ TEST(RunCommand, WithoutAGpuItSaysHowToPlanAnyway) {
 
 TEST(RunCommand, AnInterruptedRunContinuesWithTheSameCommand) {
   if (!PM2LAT_CALIBRATE_GPU_BACKEND) GTEST_SKIP() << "built without the GPU backend";
-  if (!fs::exists(kFakeDir + "/libcuda.so.1")) GTEST_SKIP() << "no fake CUDA stack in " << kFakeDir;
+  if (!fs::exists(kFakeStackDir + "/libcuda.so.1"))
+    GTEST_SKIP() << "no fake CUDA stack in " << kFakeStackDir;
   const fs::path dir = test::scratch_subdirectory("cli-run");
   const std::string profile = (dir / "h100.json").string();
   const std::string args =
-      "--device H100 --cuda-lib " + kFakeDir + "/libcuda.so.1 --cublaslt-lib " + kFakeDir +
-      "/libcublasLt.so.13 --cupti-lib " + kFakeDir +
+      "--device H100 --cuda-lib " + kFakeStackDir + "/libcuda.so.1 --cublaslt-lib " +
+      kFakeStackDir + "/libcublasLt.so.13 --cupti-lib " + kFakeStackDir +
       "/libcupti.so.13 --dtypes bf16 --layouts linear --dims 64,256,1024 --reps 3 --warmup 0 "
       "--no-memory --quiet -o " +
       profile;

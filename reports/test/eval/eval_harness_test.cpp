@@ -21,8 +21,8 @@ namespace {
 
 Predictor shipped() { return Predictor::from_directory(PM2LAT_SHIPPED_PROFILES); }
 
-calibrate::ModelOpRow gemm_row(const char* kind, std::int64_t B, std::int64_t M, std::int64_t N,
-                               std::int64_t K) {
+calibrate::ModelOpRow labelled_gemm_row(const char* kind, std::int64_t B, std::int64_t M,
+                                        std::int64_t N, std::int64_t K) {
   calibrate::ModelOpRow r;
   r.op_kind = kind;
   r.op_class = "gemm";
@@ -36,7 +36,7 @@ calibrate::ModelOpRow gemm_row(const char* kind, std::int64_t B, std::int64_t M,
 
 TEST(ModelLowering, LinearUsesTheStandardConventionAndDerivesTheBackward) {
   // NeuSight: x[M,N] -> Linear(N -> K); N is the reduction.
-  const auto row = gemm_row("linear", 1, 1024, 768, 3072);
+  const auto row = labelled_gemm_row("linear", 1, 1024, 768, 3072);
   const auto fw = lower(row, Pass::kForward);
   ASSERT_EQ(fw.size(), 1u);
   const GemmShape& g = fw[0].record.op.gemm;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "pm2lat/reports/html_reporter.h"
+#include "pm2lat/test/occurrences.h"
 #include "support/png_image.h"
 #include "support/run_fixture.h"
 #include "support/test_support.h"
@@ -37,12 +38,6 @@ std::vector<std::string> chromium_args(const std::string& chromium,
           "--window-size=1200,2600"};
 }
 
-std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
-  return n;
-}
-
 TEST(HtmlRender, ChromiumDrawsEveryPlot) {
   const std::string chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "chromium is not installed";
@@ -72,16 +67,16 @@ TEST(HtmlRender, ChromiumDrawsEveryPlot) {
   ASSERT_EQ(dom.code, 0) << dom.err;
   const std::string& d = dom.out;
   ASSERT_NE(d.find("render check"), std::string::npos) << "the DOM dump is the rendered report";
-  EXPECT_EQ(count(d, "<circle class=\"pt\""), 80u)
+  EXPECT_EQ(test::occurrences(d, "<circle class=\"pt\""), 80u)
       << "one point per kernel, inside the scatter SVGs";
   // The points are inside the scatter SVG (a parser would move stray elements out of it).
   const std::size_t gemm_svg = d.find("<svg class=\"scatter\" data-family=\"gemm\"");
   ASSERT_NE(gemm_svg, std::string::npos);
   const std::size_t svg_end = d.find("</svg>", gemm_svg);
-  EXPECT_EQ(count(d.substr(gemm_svg, svg_end - gemm_svg), "<circle class=\"pt\""), 40u);
-  EXPECT_EQ(count(d, "class=\"bar\""), 3u);
-  EXPECT_EQ(count(d, "class=\"hbar\""), 21u);
-  EXPECT_EQ(count(d, "<details class=\"topk\""), 2u);
+  EXPECT_EQ(test::occurrences(d.substr(gemm_svg, svg_end - gemm_svg), "<circle class=\"pt\""), 40u);
+  EXPECT_EQ(test::occurrences(d, "class=\"bar\""), 3u);
+  EXPECT_EQ(test::occurrences(d, "class=\"hbar\""), 21u);
+  EXPECT_EQ(test::occurrences(d, "<details class=\"topk\""), 2u);
 
   args = chromium_args(chromium, dir / "profile-png");
   args.push_back("--screenshot=" + (dir / "shot.png").string());

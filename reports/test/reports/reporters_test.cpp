@@ -10,16 +10,11 @@
 #include "pm2lat/reports/csv_reporter.h"
 #include "pm2lat/reports/html_reporter.h"
 #include "pm2lat/reports/perfetto_reporter.h"
+#include "pm2lat/test/occurrences.h"
 #include "support/run_fixture.h"
 
 namespace pm2lat::reports {
 namespace {
-
-std::size_t count(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  for (std::size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
-  return n;
-}
 
 TEST(ConsoleReporter, PrintsFamilyRowsTargetColumnsAndAccuracy) {
   const RunTable t = test::fixture_run(test::standard_kernels());
@@ -89,12 +84,13 @@ TEST(CsvReporter, SummaryIsTidyAndKernelsHaveOneColumnPerTarget) {
       lines[0],
       "family,target,kernels,measured_ms,predicted_ms,error_pct,fallback_kernels,own_gpu,step_ms,"
       "band_pct");
-  EXPECT_EQ(count(sum.str(), "(total),H100-SXM,4,0.65,0.29,4,1,true,"), 1u) << sum.str();
-  EXPECT_EQ(count(sum.str(), "gemm,A100-SXM,2,0.2,0.4,,0,false,"), 1u) << sum.str();
+  EXPECT_EQ(test::occurrences(sum.str(), "(total),H100-SXM,4,0.65,0.29,4,1,true,"), 1u)
+      << sum.str();
+  EXPECT_EQ(test::occurrences(sum.str(), "gemm,A100-SXM,2,0.2,0.4,,0,false,"), 1u) << sum.str();
   EXPECT_EQ(ker.str().substr(0, ker.str().find('\n')),
             "rank,stream,start_us,name,family,measured_us,H100-SXM_us,A100-SXM_us,"
             "H100-SXM_band_pct,A100-SXM_band_pct");
-  EXPECT_EQ(count(ker.str(), "\"vectorized_elementwise_kernel<4, add>\""), 1u)
+  EXPECT_EQ(test::occurrences(ker.str(), "\"vectorized_elementwise_kernel<4, add>\""), 1u)
       << "names with commas are quoted";
 }
 
@@ -133,11 +129,12 @@ TEST(HtmlReporter, SelfContainedWithEveryPlot) {
   EXPECT_EQ(s.find("http://"), std::string::npos) << "nothing is loaded from the network";
   EXPECT_EQ(s.find("https://"), std::string::npos);
   EXPECT_EQ(s.find("<script"), std::string::npos);
-  EXPECT_EQ(count(s, "class=\"bar\""), 3u) << "measured + two targets";
-  EXPECT_EQ(count(s, "class=\"scatter\""), 3u) << "gemm, elementwise and the collective";
-  EXPECT_EQ(count(s, "<circle class=\"pt\""), 4u);
-  EXPECT_EQ(count(s, "class=\"hbar\""), 21u);
-  EXPECT_EQ(count(s, "<details class=\"topk\""), 2u);
+  EXPECT_EQ(test::occurrences(s, "class=\"bar\""), 3u) << "measured + two targets";
+  EXPECT_EQ(test::occurrences(s, "class=\"scatter\""), 3u)
+      << "gemm, elementwise and the collective";
+  EXPECT_EQ(test::occurrences(s, "<circle class=\"pt\""), 4u);
+  EXPECT_EQ(test::occurrences(s, "class=\"hbar\""), 21u);
+  EXPECT_EQ(test::occurrences(s, "<details class=\"topk\""), 2u);
 }
 
 }  // namespace
