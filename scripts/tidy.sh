@@ -23,6 +23,35 @@ tidy=$(command -v clang-tidy-14 || command -v clang-tidy || true)
 [ -n "$tidy" ] || { echo "tidy: clang-tidy not installed (scripts/setup.sh)" >&2; exit 1; }
 db=$build/compile_commands.json
 [ -f "$db" ] || { echo "tidy: $db missing (configure $build first)" >&2; exit 1; }
+# Test executables may be unity builds (PM2LAT_UNITY_TESTS, top-level CMakeLists.txt): the
+# database then names only the batch files, which include the sources. Each source gets its
+# batch's command, so that clang-tidy checks it on its own, as a build without unity compiles it.
+if grep -q '/Unity/unity_' "$db"; then
+  expanded=$(mktemp -d)
+  trap 'rm -rf "$expanded"' EXIT
+  python3 - "$db" "$expanded/compile_commands.json" <<'PY'
+import json, re, sys
+entries = []
+for e in json.load(open(sys.argv[1])):
+    batch = e["file"]
+    if "/Unity/unity_" not in batch:
+        entries.append(e)
+        continue
+    with open(batch) as f:
+        sources = re.findall(r'^#include "([^"]+)"', f.read(), re.M)
+    for source in sources:
+        c = dict(e, file=source)
+        if "command" in c:
+            c["command"] = c["command"].replace(batch, source)
+        if "arguments" in c:
+            c["arguments"] = [source if a == batch else a for a in c["arguments"]]
+        entries.append(c)
+with open(sys.argv[2], "w") as f:
+    json.dump(entries, f, indent=0)
+PY
+  build=$expanded
+  db=$expanded/compile_commands.json
+fi
 
 base=${PM2LAT_TIDY_BASE:-}
 if [ -z "$base" ]; then
