@@ -30,6 +30,14 @@ constexpr int kPassesPerIteration = 64;
 // Slots drained per pass before the records that came meanwhile, shared among the rings.
 constexpr std::uint64_t kPassSlots = 16384;
 constexpr std::uint64_t kMinRingShare = 256;
+// Records that arrived ahead of their launches wait in the joiner, and past its cap
+// (RecordJoiner::kMaxPending) the oldest is settled unclaimed though its launch may still be
+// in a ring: a kernel then counted twice (once unhooked) and its launch left unmeasured. With
+// a slow worker and many launching threads (64 threads under ThreadSanitizer: 49,000 waiting,
+// and past the cap on a busier machine) the rings' share per pass lets the records run that
+// far ahead. From this many waiting, every ring is drained to what it has published before
+// the next record: those launches are what the records wait for.
+constexpr std::size_t kRecordsAheadDrainRings = RecordJoiner::kMaxPending / 4;
 // CUPTI's own periodic flush may be unavailable: complete buffers are asked for this often.
 constexpr std::uint64_t kCuptiFlushNs = 500 * kNsPerMs;
 // A final events-timed slot waits this long for its GPU work (1 ms steps).
@@ -184,8 +192,12 @@ void Worker::iteration(bool final) {
     for (const auto& b : buffers_) {
       activity.parse(
           b,
-          [this, seq_bound](const KernelTiming& t) {
+          [this, seq_bound, final](const KernelTiming& t) {
             ++work_done_;
+            if (joiner_.records_waiting() >= kRecordsAheadDrainRings) {
+              for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next)
+                drain_ring(r, final, r->published());
+            }
             joiner_.on_timing(t, pass_ns_, seq_bound);
           },
           [this](const ExternalCorrelation& e) { joiner_.on_external(e); });
