@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "pm2lat/test/occurrences.h"
 #include "run_program.h"
 
 namespace pm2lat::test {
@@ -118,12 +119,7 @@ TEST(DriverLaunchPaths, MissingCuptiIsReportedOnceAndTheProgramIsUnaffected) {
   const RunResult r = run(
       {{program("driver_launch_paths")}, {{"PM2LAT_CUPTI_LIBRARY", "/nonexistent/libcupti.so"}}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::size_t mentions = 0;
-  for (std::size_t pos = r.err.find("CUPTI unavailable"); pos != std::string::npos;
-       pos = r.err.find("CUPTI unavailable", pos + 1)) {
-    ++mentions;
-  }
-  EXPECT_EQ(mentions, 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "CUPTI unavailable"), 1u) << r.err;
 }
 
 // The coverage oracle: kernels CUPTI saw run but no hook saw launched are still recorded

@@ -38,6 +38,8 @@ constexpr std::uint64_t kMinRingShare = 256;
 // far ahead. From this many waiting, every ring is drained to what it has published before
 // the next record: those launches are what the records wait for.
 constexpr std::size_t kRecordsAheadDrainRings = RecordJoiner::kMaxPending / 4;
+// A share of slots no ring's backlog exceeds: each ring drained to what it has published.
+constexpr std::uint64_t kWholeRing = UINT64_MAX;
 // CUPTI's own periodic flush may be unavailable: complete buffers are asked for this often.
 constexpr std::uint64_t kCuptiFlushNs = 500 * kNsPerMs;
 // A final events-timed slot waits this long for its GPU work (1 ms steps).
@@ -184,20 +186,15 @@ void Worker::iteration(bool final) {
     for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) ++rings;
     const std::uint64_t share =
         std::max<std::uint64_t>(kMinRingShare, kPassSlots / std::max<std::size_t>(1, rings));
-    bool drained_any = false;
-    for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
-      drained_any |= drain_ring(r, final, std::min(r->published(), r->consumed() + share));
-    }
+    const bool drained_any = drain_rings(final, share);
     const std::uint64_t seq_bound = launch_path_state().next_seq.load(std::memory_order_relaxed);
     for (const auto& b : buffers_) {
       activity.parse(
           b,
           [this, seq_bound, final](const KernelTiming& t) {
             ++work_done_;
-            if (joiner_.records_waiting() >= kRecordsAheadDrainRings) {
-              for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next)
-                drain_ring(r, final, r->published());
-            }
+            if (joiner_.records_waiting() >= kRecordsAheadDrainRings)
+              drain_rings(final, kWholeRing);
             joiner_.on_timing(t, pass_ns_, seq_bound);
           },
           [this](const ExternalCorrelation& e) { joiner_.on_external(e); });
@@ -216,6 +213,17 @@ void Worker::iteration(bool final) {
     activity.flush(false);
     last_cupti_flush_ns_ = now;
   }
+}
+
+bool Worker::drain_rings(bool final, std::uint64_t share) {
+  bool drained_any = false;
+  for (ThreadRing* r = RingRegistry::instance().head(); r != nullptr; r = r->next) {
+    const std::uint64_t published = r->published();
+    const std::uint64_t until =
+        published - r->consumed() > share ? r->consumed() + share : published;
+    drained_any |= drain_ring(r, final, until);
+  }
+  return drained_any;
 }
 
 bool Worker::drain_ring(ThreadRing* ring, bool final, std::uint64_t until) {

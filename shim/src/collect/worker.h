@@ -51,6 +51,9 @@ class Worker {
   void finalise();
   // What a step of the worker threw (run_contained.h), said once.
   static void report_error(const char* what) noexcept;
+  // Every ring's slots, at most `share` of each beyond what it had consumed and none past what
+  // it has published; true if any was handled.
+  bool drain_rings(bool final, std::uint64_t share);
   // Handles the ring's slots until `until` (a published() count); true if it handled any.
   bool drain_ring(ThreadRing* ring, bool final, std::uint64_t until);
   // False when the slot must stay in its ring (its CUDA events are not done yet).
