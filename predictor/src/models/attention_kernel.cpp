@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "classify/name_parts.h"
+
 namespace pm2lat {
 namespace {
 
@@ -19,10 +21,6 @@ constexpr std::array<std::string_view, kAttentionVariantCount> kVariantNames{"un
                                                                              "trtllm_decode",
                                                                              "triton",
                                                                              "paged"};
-
-bool has(std::string_view s, std::string_view needle) {
-  return s.find(needle) != std::string_view::npos;
-}
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -170,12 +168,14 @@ std::size_t underscore_dims(std::string_view s, std::int64_t* out, std::size_t m
 }
 
 DType name_dtype(std::string_view s) {
-  if (has(s, "bfloat16") || has(s, "bf16") || has(s, "Bfloat16") || has(s, "BFloat16"))
+  if (contains(s, "bfloat16") || contains(s, "bf16") || contains(s, "Bfloat16") ||
+      contains(s, "BFloat16"))
     return DType::kBf16;
-  if (has(s, "e4m3") || has(s, "E4m3")) return DType::kFp8E4M3;
-  if (has(s, "half_t") || has(s, "_f16_") || has(s, "Fp16") || has(s, "c10::Half"))
+  if (contains(s, "e4m3") || contains(s, "E4m3")) return DType::kFp8E4M3;
+  if (contains(s, "half_t") || contains(s, "_f16_") || contains(s, "Fp16") ||
+      contains(s, "c10::Half"))
     return DType::kFp16;
-  if (has(s, "_f32_") || has(s, "float")) return DType::kFp32;
+  if (contains(s, "_f32_") || contains(s, "float")) return DType::kFp32;
   return DType::kUnknown;
 }
 
@@ -219,14 +219,14 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
   std::int64_t v[4] = {0, 0, 0, 0};
 
   // FlashAttention 3 (Hopper) and 4 (CuTe DSL) first: their names embed "flash" tokens too.
-  if (has(name, "FlashAttnFwdSm90") || has(name, "FlashAttnBwdSm90") ||
-      has(name, "FlashAttnFwdCombine") || has(name, "FlashAttnBwdPreprocess") ||
-      has(name, "FlashAttnBwdPostprocess") || has(name, "prepare_varlen_num_blocks")) {
+  if (contains(name, "FlashAttnFwdSm90") || contains(name, "FlashAttnBwdSm90") ||
+      contains(name, "FlashAttnFwdCombine") || contains(name, "FlashAttnBwdPreprocess") ||
+      contains(name, "FlashAttnBwdPostprocess") || contains(name, "prepare_varlen_num_blocks")) {
     k.variant = AttentionVariant::kFlash3;
-    if (has(name, "FlashAttnFwdSm90")) {
+    if (contains(name, "FlashAttnFwdSm90")) {
       k.pass = AttentionPass::kForward;
       set_causal_local(k, name, "CollectiveMainloopFwdSm90", 7);
-    } else if (has(name, "FlashAttnBwdSm90")) {
+    } else if (contains(name, "FlashAttnBwdSm90")) {
       k.pass = AttentionPass::kBackward;
       set_causal_local(k, name, "CollectiveMainloopBwdSm90", 8);
     } else {
@@ -238,32 +238,34 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
       k.tile_n = static_cast<std::int32_t>(mnk[1]);
       k.head_dim = static_cast<std::int32_t>(mnk[2]);
     }
-    k.split_kv = has(name, "FlashAttnFwdCombine");
+    k.split_kv = contains(name, "FlashAttnFwdCombine");
     return k;
   }
-  if (has(name, "FlashAttentionForwardSm100") || has(name, "FlashAttentionBackwardSm100") ||
-      has(name, "flash_fwd_sm100") || has(name, "flash_bwd_sm100") ||
-      has(name, "FlashAttentionForwardSm90")) {
+  if (contains(name, "FlashAttentionForwardSm100") ||
+      contains(name, "FlashAttentionBackwardSm100") || contains(name, "flash_fwd_sm100") ||
+      contains(name, "flash_bwd_sm100") || contains(name, "FlashAttentionForwardSm90")) {
     k.variant = AttentionVariant::kFlash4;
-    k.pass = has(name, "Backward") || has(name, "bwd") ? AttentionPass::kBackward
-                                                       : AttentionPass::kForward;
+    k.pass = contains(name, "Backward") || contains(name, "bwd") ? AttentionPass::kBackward
+                                                                 : AttentionPass::kForward;
     return k;
   }
   // FlashAttention 2 (flash::, pytorch_flash::, vLLM's fork).
-  if (has(name, "flash_fwd_splitkv_combine_kernel") || has(name, "flash_bwd_dot_do_o_kernel") ||
-      has(name, "flash_bwd_convert_dq_kernel") || has(name, "flash_bwd_convert_dkv_kernel") ||
-      has(name, "flash_bwd_clear_dkvaccum_kernel")) {
+  if (contains(name, "flash_fwd_splitkv_combine_kernel") ||
+      contains(name, "flash_bwd_dot_do_o_kernel") ||
+      contains(name, "flash_bwd_convert_dq_kernel") ||
+      contains(name, "flash_bwd_convert_dkv_kernel") ||
+      contains(name, "flash_bwd_clear_dkvaccum_kernel")) {
     k.variant = AttentionVariant::kFlash2;
     k.pass = AttentionPass::kHelper;
-    k.split_kv = has(name, "combine");
+    k.split_kv = contains(name, "combine");
     return k;
   }
-  if (has(name, "flash_fwd_kernel") || has(name, "flash_fwd_splitkv_kernel") ||
-      has(name, "flash_bwd_dq_dk_dv")) {
+  if (contains(name, "flash_fwd_kernel") || contains(name, "flash_fwd_splitkv_kernel") ||
+      contains(name, "flash_bwd_dq_dk_dv")) {
     k.variant = AttentionVariant::kFlash2;
-    const bool bwd = has(name, "flash_bwd");
+    const bool bwd = contains(name, "flash_bwd");
     k.pass = bwd ? AttentionPass::kBackward : AttentionPass::kForward;
-    k.split_kv = has(name, "splitkv");
+    k.split_kv = contains(name, "splitkv");
     if (leading_int_args(name, bwd ? "Flash_bwd_kernel_traits" : "Flash_fwd_kernel_traits", v, 4) ==
         4) {
       k.head_dim = static_cast<std::int32_t>(v[0]);
@@ -275,7 +277,7 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
       set_causal_local(k, name, "flash_fwd_splitkv_kernel", 1);
     } else if (bwd) {
       set_causal_local(k, name,
-                       has(name, "seqk_parallel_kernel")
+                       contains(name, "seqk_parallel_kernel")
                            ? "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"
                            : "flash_bwd_dq_dk_dv_loop_kernel",
                        2);
@@ -286,9 +288,9 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
   }
   // PyTorch memory-efficient attention: fmha_cutlassF_{dt}_{aligned}_{QB}x{KB}_{rf|gmem}_sm{CC},
   // fmha_cutlassB_{dt}_{aligned}_{BI}x{BJ}_k{MaxK}[...]_sm{CC}.
-  if (has(name, "fmha_cutlassF") || has(name, "fmha_cutlassB")) {
+  if (contains(name, "fmha_cutlassF") || contains(name, "fmha_cutlassB")) {
     k.variant = AttentionVariant::kMemEfficient;
-    k.pass = has(name, "fmha_cutlassB") ? AttentionPass::kBackward : AttentionPass::kForward;
+    k.pass = contains(name, "fmha_cutlassB") ? AttentionPass::kBackward : AttentionPass::kForward;
     if (underscore_dims(name, v, 2) == 2) {
       k.tile_m = static_cast<std::int32_t>(v[0]);
       k.tile_n = static_cast<std::int32_t>(v[1]);
@@ -297,7 +299,7 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     // kMaxK = kKeysPerBlock, and PyTorch's dispatcher takes the first kernel whose kMaxK
     // holds the head dimension (mem_eff_attention/kernels/generate_kernels.py): the head
     // dimension is at most the key tile, 64 or 128, the common head dimensions themselves.
-    if (k.pass == AttentionPass::kForward && has(name, "_rf_") && k.tile_n > 0)
+    if (k.pass == AttentionPass::kForward && contains(name, "_rf_") && k.tile_n > 0)
       k.head_dim = k.tile_n;
     if (const std::size_t p = name.find("_k");
         p != std::string_view::npos && k.pass == AttentionPass::kBackward) {
@@ -305,15 +307,15 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
       const std::int64_t hd = read_int(name, i);
       if (hd > 0) k.head_dim = static_cast<std::int32_t>(hd);
     }
-    if (has(name, "_f16_")) k.dtype = DType::kFp16;
-    if (has(name, "_bf16_")) k.dtype = DType::kBf16;
-    if (has(name, "_f32_")) k.dtype = DType::kFp32;
+    if (contains(name, "_f16_")) k.dtype = DType::kFp16;
+    if (contains(name, "_bf16_")) k.dtype = DType::kBf16;
+    if (contains(name, "_f32_")) k.dtype = DType::kFp32;
     return k;
   }
   // cuDNN runtime-compiled SDPA: ..._sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x128_4x1x1_...
-  if (has(name, "sdpa") && has(name, "cudnn")) {
+  if (contains(name, "sdpa") && contains(name, "cudnn")) {
     k.variant = AttentionVariant::kCudnn;
-    k.pass = has(name, "bprop") ? AttentionPass::kBackward : AttentionPass::kForward;
+    k.pass = contains(name, "bprop") ? AttentionPass::kBackward : AttentionPass::kForward;
     if (underscore_dims(name, v, 3) == 3) {
       k.tile_m = static_cast<std::int32_t>(v[0]);
       k.tile_n = static_cast<std::int32_t>(v[1]);
@@ -321,20 +323,20 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     }
     return k;
   }
-  if (has(name, "BatchPrefillWith") || has(name, "SinglePrefillWith")) {
+  if (contains(name, "BatchPrefillWith") || contains(name, "SinglePrefillWith")) {
     k.variant = AttentionVariant::kFlashInferPrefill;
     return k;
   }
-  if (has(name, "BatchDecodeWith") || has(name, "SingleDecodeWith")) {
+  if (contains(name, "BatchDecodeWith") || contains(name, "SingleDecodeWith")) {
     k.variant = AttentionVariant::kFlashInferDecode;
     return k;
   }
   // TRT-LLM generated FMHA:
   // fmhaSm100aKernel_QkvBfloat16OBfloat16H64PagedKvCausalP32VarSeqQ128Kv128PersistentContext
-  if (has(name, "fmhaSm") || has(name, "fmha_v2") || has(name, "trtllm_fmha") ||
-      has(name, "fmhaKernel")) {
-    const bool gen = has(name, "Generation") || has(name, "ForGen") || has(name, "SwapsMmaAb") ||
-                     has(name, "Decode");
+  if (contains(name, "fmhaSm") || contains(name, "fmha_v2") || contains(name, "trtllm_fmha") ||
+      contains(name, "fmhaKernel")) {
+    const bool gen = contains(name, "Generation") || contains(name, "ForGen") ||
+                     contains(name, "SwapsMmaAb") || contains(name, "Decode");
     k.variant = gen ? AttentionVariant::kTrtllmDecode : AttentionVariant::kTrtllmPrefill;
     if (const std::size_t p = name.find("VarSeqQ"); p != std::string_view::npos) {
       std::size_t i = p + 7;
@@ -353,19 +355,19 @@ AttentionKernel decode_attention_kernel(std::string_view name) noexcept {
     }
     return k;
   }
-  if (has(name, "paged_attention_v")) {
+  if (contains(name, "paged_attention_v")) {
     k.variant = AttentionVariant::kPaged;
-    k.pass = has(name, "reduce_kernel") ? AttentionPass::kHelper : AttentionPass::kForward;
+    k.pass = contains(name, "reduce_kernel") ? AttentionPass::kHelper : AttentionPass::kForward;
     return k;
   }
-  if (has(name, "unified_attention") || has(name, "_attn_fwd") || has(name, "_attn_bwd") ||
-      has(name, "flex_attention") || has(name, "triton_tem_fused") ||
-      has(name, "_fwd_kernel_flash_decode")) {
+  if (contains(name, "unified_attention") || contains(name, "_attn_fwd") ||
+      contains(name, "_attn_bwd") || contains(name, "flex_attention") ||
+      contains(name, "triton_tem_fused") || contains(name, "_fwd_kernel_flash_decode")) {
     k.variant = AttentionVariant::kTriton;
-    k.pass = has(name, "_attn_bwd") || has(name, "flex_attention_backward")
+    k.pass = contains(name, "_attn_bwd") || contains(name, "flex_attention_backward")
                  ? AttentionPass::kBackward
                  : AttentionPass::kForward;
-    if (has(name, "_attn_bwd_preprocess") || has(name, "reduce_segments"))
+    if (contains(name, "_attn_bwd_preprocess") || contains(name, "reduce_segments"))
       k.pass = AttentionPass::kHelper;
     return k;
   }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string_view>
 
+#include "octaves.h"
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_model.h"
 #include "pm2lat/models/donor_ranking.h"
@@ -78,8 +79,6 @@ double per_sm_math(const DeviceSpec& s, AttentionVariant v, DType dtype) {
   return peak;
 }
 
-double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
-
 // Decoding a long templated name costs more than the model itself; a run predicts the same
 // few attention kernels over and over. A small per-thread cache keyed by a hash of the name
 // (and its length) keeps predictions fast without locks or allocation. The hash is the
@@ -106,9 +105,9 @@ AttentionKernel decode_cached(std::string_view name) {
 
 std::array<double, 5> residual_key(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t kvh,
                                    std::int64_t window) {
-  return {log2_pos(static_cast<double>(b)), log2_pos(static_cast<double>(s)),
-          log2_pos(static_cast<double>(h)), log2_pos(static_cast<double>(kvh)),
-          log2_pos(1.0 + static_cast<double>(window))};
+  return {octaves(static_cast<double>(b)), octaves(static_cast<double>(s)),
+          octaves(static_cast<double>(h)), octaves(static_cast<double>(kvh)),
+          octaves(1.0 + static_cast<double>(window))};
 }
 
 AttentionShape point_shape(const AttentionPoint& p, const AttentionConfigFit& c) {

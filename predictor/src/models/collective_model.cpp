@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <array>
 
+#include "classify/name_parts.h"
+
 namespace pm2lat {
 namespace {
-
-bool has(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
 // NCCL's base latencies (µs) per algorithm x protocol (LL, LL128, Simple) and per-hop
 // latencies over NVLink and PCIe, as in its tuning model.
@@ -46,41 +46,42 @@ std::string_view to_string(CollectiveProtocol p) noexcept {
 
 CollectiveKernel decode_collective_kernel(std::string_view n) noexcept {
   CollectiveKernel k;
-  if (has(n, "cross_device_reduce") || has(n, "custom_all_reduce") || has(n, "allreduce_fusion")) {
+  if (contains(n, "cross_device_reduce") || contains(n, "custom_all_reduce") ||
+      contains(n, "allreduce_fusion")) {
     k.collective = Collective::kAllReduce;
     k.custom_all_reduce = true;
     k.protocol = CollectiveProtocol::kSimple;
     return k;
   }
-  if (has(n, "AllReduce") || has(n, "all_reduce") || has(n, "allreduce"))
+  if (contains(n, "AllReduce") || contains(n, "all_reduce") || contains(n, "allreduce"))
     k.collective = Collective::kAllReduce;
-  else if (has(n, "AllGather") || has(n, "all_gather"))
+  else if (contains(n, "AllGather") || contains(n, "all_gather"))
     k.collective = Collective::kAllGather;
-  else if (has(n, "ReduceScatter") || has(n, "reduce_scatter"))
+  else if (contains(n, "ReduceScatter") || contains(n, "reduce_scatter"))
     k.collective = Collective::kReduceScatter;
-  else if (has(n, "Broadcast"))
+  else if (contains(n, "Broadcast"))
     k.collective = Collective::kBroadcast;
-  else if (has(n, "SendRecv") || has(n, "_Send") || has(n, "_Recv"))
+  else if (contains(n, "SendRecv") || contains(n, "_Send") || contains(n, "_Recv"))
     k.collective = Collective::kSendRecv;
-  else if (has(n, "AllToAll") || has(n, "all_to_all"))
+  else if (contains(n, "AllToAll") || contains(n, "all_to_all"))
     k.collective = Collective::kAllToAll;
-  else if (has(n, "Reduce"))
+  else if (contains(n, "Reduce"))
     k.collective = Collective::kReduce;
-  if (has(n, "_RING"))
+  if (contains(n, "_RING"))
     k.algorithm = CollectiveAlgorithm::kRing;
-  else if (has(n, "_TREE"))
+  else if (contains(n, "_TREE"))
     k.algorithm = CollectiveAlgorithm::kTree;
-  else if (has(n, "_COLLNET"))
+  else if (contains(n, "_COLLNET"))
     k.algorithm = CollectiveAlgorithm::kCollNet;
-  else if (has(n, "_NVLS"))
+  else if (contains(n, "_NVLS"))
     k.algorithm = CollectiveAlgorithm::kNvls;
-  else if (has(n, "_PAT"))
+  else if (contains(n, "_PAT"))
     k.algorithm = CollectiveAlgorithm::kPat;
-  if (has(n, "_LL128"))
+  if (contains(n, "_LL128"))
     k.protocol = CollectiveProtocol::kLL128;
-  else if (has(n, "_LL"))
+  else if (contains(n, "_LL"))
     k.protocol = CollectiveProtocol::kLL;
-  else if (has(n, "_SIMPLE"))
+  else if (contains(n, "_SIMPLE"))
     k.protocol = CollectiveProtocol::kSimple;
   return k;
 }

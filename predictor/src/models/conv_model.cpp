@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "classify/name_parts.h"
 #include "pm2lat/text.h"
 
 namespace pm2lat {
 namespace {
-
-bool has(std::string_view s, std::string_view n) { return s.find(n) != std::string_view::npos; }
 
 double tiles(const GemmShape& g, double tm, double tn) {
   return std::ceil(static_cast<double>(g.m) / tm) * std::ceil(static_cast<double>(g.n) / tn) *
@@ -33,9 +32,10 @@ constexpr std::int64_t kWinogradOutputTile = 4;
 double cutlass_tap_k_iters(std::string_view config, const ConvShape& conv, ConvPass pass,
                            double split, double tile_k) noexcept {
   const bool forward = pass == ConvPass::kForward &&
-                       (has(config, "fprop_optimized") || has(config, "fprop_analytic"));
-  const bool data_grad = pass == ConvPass::kDataGrad && conv.stride_h == 1 && conv.stride_w == 1 &&
-                         (has(config, "dgrad_optimized") || has(config, "dgrad_analytic"));
+                       (contains(config, "fprop_optimized") || contains(config, "fprop_analytic"));
+  const bool data_grad =
+      pass == ConvPass::kDataGrad && conv.stride_h == 1 && conv.stride_w == 1 &&
+      (contains(config, "dgrad_optimized") || contains(config, "dgrad_analytic"));
   if (!forward && !data_grad) return 0;
   const double groups = static_cast<double>(std::max<std::int64_t>(1, conv.groups));
   const double per_tap = static_cast<double>(std::max<std::int64_t>(
@@ -53,7 +53,7 @@ ConvAlgorithm conv_algorithm(std::string_view config, const ConvShape& conv, Con
   if (pass != ConvPass::kForward || conv.kernel_h != 3 || conv.kernel_w != 3 ||
       conv.stride_h != 1 || conv.stride_w != 1 || conv.dilation_h != 1 || conv.dilation_w != 1)
     return ConvAlgorithm::kImplicitGemm;
-  if (has(config, "winograd")) return ConvAlgorithm::kWinogradFused;
+  if (contains(config, "winograd")) return ConvAlgorithm::kWinogradFused;
   if (grid.z == kWinogradTransformPoints) return ConvAlgorithm::kWinogradBatchedGemm;
   return ConvAlgorithm::kImplicitGemm;
 }
@@ -123,9 +123,9 @@ ConvShape kernel_channels(const ConvShape& conv, const KernelClass& cls) noexcep
 ConvPass conv_pass(const KernelClass& cls, const OpContext& op, const Dim3& grid) noexcept {
   try {
     const std::string l = ascii_lower(cls.config);
-    if (has(l, "dgrad")) return ConvPass::kDataGrad;
-    if (has(l, "wgrad")) return ConvPass::kWeightGrad;
-    if (has(l, "fprop")) return ConvPass::kForward;
+    if (contains(l, "dgrad")) return ConvPass::kDataGrad;
+    if (contains(l, "wgrad")) return ConvPass::kWeightGrad;
+    if (contains(l, "fprop")) return ConvPass::kForward;
     if (op.name.find("backward") == std::string::npos || !op.conv.valid())
       return ConvPass::kForward;
     // A gradient kernel that does not say which: the one whose tiles match the launch.
@@ -148,8 +148,8 @@ DType conv_math_type(const KernelClass& cls, DType dtype) noexcept {
   if (dtype == DType::kBf16 || dtype == DType::kFp16 || cls.gemm.a == DType::kBf16 ||
       cls.gemm.a == DType::kFp16)
     return dtype == DType::kFp16 || cls.gemm.a == DType::kFp16 ? DType::kFp16 : DType::kBf16;
-  if (cls.gemm.tensor_core || cls.gemm.a == DType::kTf32 || has(cls.config, "tf32") ||
-      has(cls.config, "s1688"))
+  if (cls.gemm.tensor_core || cls.gemm.a == DType::kTf32 || contains(cls.config, "tf32") ||
+      contains(cls.config, "s1688"))
     return DType::kTf32;
   return DType::kFp32;
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "octaves.h"
 #include "pm2lat/classifier.h"
 #include "pm2lat/median.h"
 #include "pm2lat/models/conv_model.h"
@@ -38,15 +39,13 @@ constexpr std::size_t kNeighbours = 8;
 // A configuration is chosen by vote among this many nearest calibrated convolutions.
 constexpr std::size_t kChooserVotes = 8;
 
-double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
-
 // Where a convolution sits among the calibrated ones: batch, channels in and out, spatial
 // size, filter taps times stride.
 std::array<double, 5> conv_key(const ConvShape& c) {
-  return {log2_pos(static_cast<double>(c.batch)), log2_pos(static_cast<double>(c.in_channels)),
-          log2_pos(static_cast<double>(c.out_channels)),
-          log2_pos(static_cast<double>(c.in_h * c.in_w)),
-          log2_pos(static_cast<double>(c.kernel_h * c.kernel_w * c.stride_h))};
+  return {octaves(static_cast<double>(c.batch)), octaves(static_cast<double>(c.in_channels)),
+          octaves(static_cast<double>(c.out_channels)),
+          octaves(static_cast<double>(c.in_h * c.in_w)),
+          octaves(static_cast<double>(c.kernel_h * c.kernel_w * c.stride_h))};
 }
 
 // The model time of a calibrated configuration for a shape, in the profile's basis.

@@ -3,18 +3,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "octaves.h"
+
 namespace pm2lat {
 namespace {
 
 using namespace gemm_neighbourhood;
 
-double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
-
 }  // namespace
 
 GemmShapeKey gemm_shape_key(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
-  return {log2_pos(static_cast<double>(batch)), log2_pos(static_cast<double>(m)),
-          log2_pos(static_cast<double>(n)), log2_pos(static_cast<double>(k))};
+  return {octaves(static_cast<double>(batch)), octaves(static_cast<double>(m)),
+          octaves(static_cast<double>(n)), octaves(static_cast<double>(k))};
 }
 
 bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,

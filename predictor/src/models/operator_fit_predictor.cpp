@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "octaves.h"
 #include "pm2lat/call_dispatch.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/launch_work.h"
@@ -38,8 +39,7 @@ struct FitByteRange {
 };
 
 std::array<double, 2> vector_key(std::int64_t rows, std::int64_t cols) {
-  return {std::log2(std::max(1.0, static_cast<double>(rows))),
-          std::log2(std::max(1.0, static_cast<double>(cols)))};
+  return {octaves(static_cast<double>(rows)), octaves(static_cast<double>(cols))};
 }
 
 // How specific a fit is for a kernel, lower first: this operator, its family, the generic

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "octaves.h"
+
 namespace pm2lat {
 namespace {
 
@@ -13,8 +15,6 @@ constexpr double kWaveCoordinateWeight = 2.0;
 // Distance, in octaves, between a token count aligned for the activation scales and one that
 // is not.
 constexpr double kAlignmentCoordinate = 1.0;
-
-double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
 
 }  // namespace
 
@@ -96,9 +96,8 @@ std::array<double, 5> scaled_gemm_residual_key(const ScaledGemmFit& f, const Dev
                                                std::int64_t k) noexcept {
   const ScaledGemmWork w = scaled_gemm_work(f, m, n, k);
   const GemmWaveFeatures x = gemm_wave_features(f.gemm, spec, w.gemm);
-  return {log2_pos(static_cast<double>(m)), log2_pos(static_cast<double>(n)),
-          log2_pos(static_cast<double>(k)),
-          kWaveCoordinateWeight * std::log2(std::max(1.0, x.wave)),
+  return {octaves(static_cast<double>(m)), octaves(static_cast<double>(n)),
+          octaves(static_cast<double>(k)), kWaveCoordinateWeight * std::log2(std::max(1.0, x.wave)),
           w.m_aligned ? 0.0 : kAlignmentCoordinate};
 }
 

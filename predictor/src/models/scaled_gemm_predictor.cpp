@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "octaves.h"
 #include "pm2lat/models/donor_ranking.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/scaled_gemm_model.h"
@@ -39,11 +40,9 @@ GemmScaling default_scaling(DType t) {
 
 TypeKey fit_key(const ScaledGemmFit& f) { return {math_type(f.dtype), f.scaling}; }
 
-double log2_pos(double v) { return std::log2(std::max(1.0, v)); }
-
 std::array<double, 3> selector_key(std::int64_t m, std::int64_t n, std::int64_t k) {
-  return {log2_pos(static_cast<double>(m)), log2_pos(static_cast<double>(n)),
-          log2_pos(static_cast<double>(k))};
+  return {octaves(static_cast<double>(m)), octaves(static_cast<double>(n)),
+          octaves(static_cast<double>(k))};
 }
 
 // Corrections beyond a factor of 3 either way mean the model is wrong, not the shape.
