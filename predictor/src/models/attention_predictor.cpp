@@ -17,7 +17,7 @@
 namespace pm2lat {
 namespace {
 
-constexpr std::size_t kNeighbours = 8;
+using residual_interpolation::kNeighbours;
 // The backward pass recomputes the scores and runs five GEMMs to the forward's two (2.5x the
 // FLOPs) at a lower share of peak (FlashAttention 2 reaches ~63 % of A100 peak backward
 // against ~73 % forward): one backward iteration costs about three forward ones.

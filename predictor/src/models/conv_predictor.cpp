@@ -35,7 +35,7 @@ const std::string& class_name(DType math) {
   return names[std::min<std::size_t>(static_cast<std::size_t>(math), names.size() - 1)];
 }
 
-constexpr std::size_t kNeighbours = 8;
+using residual_interpolation::kNeighbours;
 // A configuration is chosen by vote among this many nearest calibrated convolutions.
 constexpr std::size_t kChooserVotes = 8;
 

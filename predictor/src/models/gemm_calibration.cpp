@@ -16,8 +16,7 @@
 namespace pm2lat {
 namespace {
 
-// Interpolation neighbours (see ResidualInterpolator).
-constexpr std::size_t kNeighbours = 8;
+using residual_interpolation::kNeighbours;
 // Calls within this factor of the floor say nothing about the kernel behind them.
 constexpr double kAboveFloor = 1.5;
 // A call's kernel time is its time minus the dispatch before the kernel, never under this:

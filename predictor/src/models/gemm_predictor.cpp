@@ -23,12 +23,10 @@ namespace {
 // An own GEMM calibration with fewer points than this chooses kernel configurations from a
 // similar GPU's denser one instead.
 constexpr std::size_t kRichCalibrationPoints = 500;
-// Configurations are chosen by vote among this many nearest calibrated shapes: one odd point
-// must not send a shape to a configuration calibrated far from it.
-constexpr std::size_t kSelectorVotes = 8;
-// Offset of the vote's inverse-square distance weights, as in the residual interpolation: a
+using gemm_neighbourhood::kSelectorVotes;
+// Offset of the vote's inverse-square distance weights, the residual interpolation's: a
 // shape calibrated exactly weighs 1/0.09, one an octave away in one dimension 1/1.69.
-constexpr double kVoteDistanceOffset = 0.3;
+constexpr double kVoteDistanceOffset = residual_interpolation::kDistanceOffset;
 // A shape none of whose target's calibrated shapes lies within this distance in the selector's
 // key (octaves: 3 = 8x in one dimension, or a layout away) has its configuration chosen by
 // another GPU of the target's generation that calibrated one within it, nearer by at least

@@ -38,12 +38,8 @@
 namespace pm2lat {
 namespace {
 
-// Corrections beyond a factor of 3 either way mean the model is wrong, not the shape: cap
-// them so one odd calibration point cannot dominate a prediction.
-constexpr double kMaxLogCorrection = 1.1;
-// Distance offset of the inverse-square weights: a neighbour at distance 0 (the same shape)
-// weighs 1/0.09, one octave away in one dimension 1/1.69.
-constexpr double kDistanceOffset = 0.3;
+using residual_interpolation::kDistanceOffset;
+using residual_interpolation::kMaxLogCorrection;
 constexpr std::size_t kMaxNeighbours = 16;
 // Approximate search: neighbours within (1 + eps) of the true k-th distance are accepted.
 // The interpolation weights fall with the square of the distance, so a slightly farther

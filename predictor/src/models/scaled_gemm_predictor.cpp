@@ -6,6 +6,7 @@
 
 #include "octaves.h"
 #include "pm2lat/models/donor_ranking.h"
+#include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/models/scaled_gemm_model.h"
 #include "pm2lat/predictor.h"
@@ -13,9 +14,10 @@
 namespace pm2lat {
 namespace {
 
-constexpr std::size_t kNeighbours = 8;
-// Backends chosen by a distance-weighted vote among this many nearest calibrated shapes.
-constexpr std::size_t kSelectorVotes = 8;
+using gemm_neighbourhood::kSelectorVotes;
+using residual_interpolation::kDistanceOffset;
+using residual_interpolation::kMaxLogCorrection;
+using residual_interpolation::kNeighbours;
 // A GPU with an integrated CPU (Grace) runs the host part of eager calls on another CPU than
 // a PCIe/SXM board's x86 host: a donor of the other kind counts as this much farther.
 constexpr double kHostCpuPenalty = 0.5;
@@ -44,11 +46,6 @@ std::array<double, 3> selector_key(std::int64_t m, std::int64_t n, std::int64_t 
   return {octaves(static_cast<double>(m)), octaves(static_cast<double>(n)),
           octaves(static_cast<double>(k))};
 }
-
-// Corrections beyond a factor of 3 either way mean the model is wrong, not the shape.
-constexpr double kMaxLogCorrection = 1.1;
-// Distance offset of the inverse-square neighbour weights (as ResidualInterpolator's).
-constexpr double kDistanceOffset = 0.3;
 
 // What the model leaves unexplained near a shape: the weighted median of the log residuals of
 // the nearest calibrated calls of the backend. A median, not a mean: eager calls and some

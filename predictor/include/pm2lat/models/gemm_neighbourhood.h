@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "pm2lat/device_spec.h"
@@ -14,6 +15,10 @@
 namespace pm2lat {
 
 namespace gemm_neighbourhood {
+// Configurations (cuBLAS kernels, scaled-GEMM backends) are chosen by a distance-weighted
+// vote among this many nearest calibrated shapes: one odd point must not send a shape to a
+// configuration calibrated far from it.
+constexpr std::size_t kSelectorVotes = 8;
 // Distance penalty, in octaves, for choosing a configuration of another operand layout.
 constexpr double kLayoutPenalty = 3.0;
 // Distance penalty, in octaves, for choosing a configuration calibrated with the other operand

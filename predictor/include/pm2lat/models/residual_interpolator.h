@@ -14,6 +14,17 @@
 
 namespace pm2lat {
 
+namespace residual_interpolation {
+// Calibrated neighbours a correction is interpolated from (every model's interpolation).
+inline constexpr std::size_t kNeighbours = 8;
+// Corrections beyond a factor of 3 either way mean the model is wrong, not the shape: cap
+// them so one odd calibration point cannot dominate a prediction.
+inline constexpr double kMaxLogCorrection = 1.1;
+// Distance offset of the inverse-square weights: a neighbour at distance 0 (the same shape)
+// weighs 1/0.09, one octave away in one dimension 1/1.69.
+inline constexpr double kDistanceOffset = 0.3;
+}  // namespace residual_interpolation
+
 template <std::size_t Dim>
 class ResidualInterpolator {
  public:
