@@ -22,13 +22,11 @@ constexpr std::array<std::string_view, kAttentionVariantCount> kVariantNames{"un
                                                                              "triton",
                                                                              "paged"};
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-
 // Reads a decimal integer at s[i...]; advances i. -1 if none.
 std::int64_t read_int(std::string_view s, std::size_t& i) {
-  if (i >= s.size() || !digit(s[i])) return -1;
+  if (i >= s.size() || !is_digit(s[i])) return -1;
   std::int64_t v = 0;
-  while (i < s.size() && digit(s[i]) && v < (1LL << 40)) v = v * 10 + (s[i++] - '0');
+  while (i < s.size() && is_digit(s[i]) && v < (1LL << 40)) v = v * 10 + (s[i++] - '0');
   return v;
 }
 
