@@ -6,6 +6,7 @@
 
 #include "op_inputs.h"
 #include "op_shape_rules.h"
+#include "pm2lat/models/conv_model.h"
 
 namespace pm2lat::reports::trace_rules {
 namespace {
@@ -134,21 +135,10 @@ std::optional<ConvShape> conv_shape(const TraceOp& op, std::string_view aten) {
 
 GemmShape implicit_gemm(const ConvShape& c, std::string_view aten, const KernelClass& cls,
                         const Dim3& grid) {
-  const std::int64_t g = std::max<std::int64_t>(1, c.groups);
-  const std::int64_t npq =
-      c.batch * std::max<std::int64_t>(1, c.out_h()) * std::max<std::int64_t>(1, c.out_w());
-  const std::int64_t nhw = c.batch * c.in_h * c.in_w;
-  const std::int64_t crs = c.in_channels / g * c.kernel_h * c.kernel_w;
-  const std::int64_t krs = c.out_channels / g * c.kernel_h * c.kernel_w;
-  GemmShape fprop, dgrad, wgrad;
-  for (GemmShape* s : {&fprop, &dgrad, &wgrad}) {
-    s->batch = g;
-    s->a = s->b = s->c = c.dtype;
-  }
-  fprop.m = npq, fprop.n = c.out_channels / g, fprop.k = crs;
-  dgrad.m = nhw, dgrad.n = c.in_channels / g, dgrad.k = krs;
-  wgrad.m = c.out_channels / g, wgrad.n = crs, wgrad.k = npq;
-  if (aten.find("backward") == std::string_view::npos) return fprop;
+  if (aten.find("backward") == std::string_view::npos)
+    return conv_implicit_gemm(c, ConvPass::kForward);
+  const GemmShape dgrad = conv_implicit_gemm(c, ConvPass::kDataGrad);
+  const GemmShape wgrad = conv_implicit_gemm(c, ConvPass::kWeightGrad);
   if (cls.config.find("dgrad") != std::string::npos) return dgrad;
   if (cls.config.find("wgrad") != std::string::npos) return wgrad;
   // Which backward GEMM: the one whose output tiles match the launch (either tile
