@@ -4,14 +4,15 @@
 #include <cmath>
 
 #include "octaves.h"
+#include "pm2lat/models/gemm_neighbourhood.h"
 
 namespace pm2lat {
 namespace {
 
 // A gain in peak tensor throughput is realised at ratio^(2/3) (see scaled_gemm_k_step_scale).
 constexpr double kThroughputGainExponent = 2.0 / 3.0;
-// Weight of the wave count in the residual neighbourhood (as for the BF16 GEMMs).
-constexpr double kWaveCoordinateWeight = 2.0;
+// Weight of the wave count in the residual neighbourhood: the other GEMMs'.
+using gemm_neighbourhood::kWaveCoordinateWeight;
 // Distance, in octaves, between a token count aligned for the activation scales and one that
 // is not.
 constexpr double kAlignmentCoordinate = 1.0;
@@ -97,7 +98,7 @@ std::array<double, 5> scaled_gemm_residual_key(const ScaledGemmFit& f, const Dev
   const ScaledGemmWork w = scaled_gemm_work(f, m, n, k);
   const GemmWaveFeatures x = gemm_wave_features(f.gemm, spec, w.gemm);
   return {octaves(static_cast<double>(m)), octaves(static_cast<double>(n)),
-          octaves(static_cast<double>(k)), kWaveCoordinateWeight * std::log2(std::max(1.0, x.wave)),
+          octaves(static_cast<double>(k)), kWaveCoordinateWeight * octaves(x.wave),
           w.m_aligned ? 0.0 : kAlignmentCoordinate};
 }
 
