@@ -7,12 +7,12 @@ basis, duration: predicted under 10 us or not); a group's band is the QUANTILE o
 absolute percentage errors, nearest rank (the smallest APE that at least that share of the
 group does not exceed).
 
-Fallback (predictor/src/profile/error_band_table.cpp, kLevelKeeps): a group with fewer than
---min-count predictions is left out, and the predictor takes the next coarser level that has
-one: family (any model), model (any family), flag group, all within the time basis and
-duration; the same four pooling both durations; then the family and model across bases, the
-flag group, scope, all. The last level is always written, so no prediction is left without
-a band while any data exists.
+Fallback (LEVELS below, the one definition: the table carries it as `levels`, and the
+predictor follows the table's): a group with fewer than --min-count predictions is left out,
+and the predictor takes the next coarser level that has one: family (any model), model (any
+family), flag group, all within the time basis and duration; the same four pooling both
+durations; then the family and model across bases, the flag group, scope, all. The last
+level is always written, so no prediction is left without a band while any data exists.
 
   scripts/build-error-bands.py --out FILE [--rows CSV]... [--records JSONL]... [--source TEXT]
       [--judge-folds K --coverage-json FILE]
@@ -37,20 +37,28 @@ FLAG_GROUPS = ["none", "fallback", "anchored", "shape_rejected", "no_shape", "cl
 PRIORITY = ["communication", "fallback", "anchored", "shape_rejected", "no_shape", "clamped",
             "extrapolated", "spec_scaled", "dtype_substituted"]
 FIELDS = ["family", "model", "flags", "scope", "basis", "duration"]
-# Which fields each fallback level keeps (error_band_table.cpp, kLevelKeeps).
+# The fields each fallback level keeps, finest first: the kernel's own group, then its family
+# (any model), its model (any family), its flag group alone, all within its time basis and
+# duration; then the same four pooling both durations; then the same across bases, then only
+# same/cross GPU, then all. The basis goes late: kernel times of profiled programs and call
+# times of benchmark tables err differently, and the tables hold most of the predictions. The
+# duration is kept through the four levels within the basis: a short prediction is judged with
+# the short ones of its flag group before the long ones of its own group, whose errors are of
+# another size. Written into the table as "levels"; the predictor resolves every key through
+# the table's levels (error_band_table.cpp), so this list is the only place the order is set.
 LEVELS = [
-    (True, True, True, True, True, True),
-    (True, False, True, True, True, True),
-    (False, True, True, True, True, True),
-    (False, False, True, True, True, True),
-    (True, True, True, True, True, False),
-    (True, False, True, True, True, False),
-    (False, True, True, True, True, False),
-    (False, False, True, True, True, False),
-    (True, True, True, True, False, False),
-    (False, False, True, True, False, False),
-    (False, False, False, True, False, False),
-    (False, False, False, False, False, False),
+    ("family", "model", "flags", "scope", "basis", "duration"),
+    ("family", "flags", "scope", "basis", "duration"),
+    ("model", "flags", "scope", "basis", "duration"),
+    ("flags", "scope", "basis", "duration"),
+    ("family", "model", "flags", "scope", "basis"),
+    ("family", "flags", "scope", "basis"),
+    ("model", "flags", "scope", "basis"),
+    ("flags", "scope", "basis"),
+    ("family", "model", "flags", "scope"),
+    ("flags", "scope"),
+    ("scope",),
+    (),
 ]
 # A prediction under this many microseconds is short (error_band_table.h, kShortPredictionUs).
 SHORT_PREDICTION_US = 10.0
@@ -112,6 +120,11 @@ def read_records(path, samples):
     return n
 
 
+def pooled_key(key, keep):
+    """The key with every field the level does not keep pooled ("*")."""
+    return tuple(v if f in keep else "*" for f, v in zip(FIELDS, key))
+
+
 def quantile_nearest_rank(values, q):
     v = sorted(values)
     return v[max(0, math.ceil(q * len(v)) - 1)]
@@ -123,7 +136,7 @@ def estimate(samples, q, min_count):
     for li, keep in enumerate(LEVELS):
         pooled = {}
         for key, e, _ in samples:
-            k = tuple(v if kept else "*" for v, kept in zip(key, keep))
+            k = pooled_key(key, keep)
             pooled.setdefault(k, []).append(e)
         last = li == len(LEVELS) - 1
         for k in sorted(pooled):
@@ -135,7 +148,7 @@ def estimate(samples, q, min_count):
 
 def lookup_level(groups, key):
     for keep in LEVELS:
-        k = tuple(v if kept else "*" for v, kept in zip(key, keep))
+        k = pooled_key(key, keep)
         if k in groups:
             return groups[k][0]
     return math.nan
@@ -206,10 +219,11 @@ def main():
 
     table = {
         "schema": "pm2lat.error_bands",
-        "version": 1,
+        "version": 2,
         "quantile": a.quantile,
         "min_count": a.min_count,
         "flag_groups": FLAG_GROUPS,
+        "levels": [list(level) for level in LEVELS],
         "provenance": {
             "estimated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
             "by": "scripts/build-error-bands.py",

@@ -33,6 +33,14 @@ BandGroup group(int family, int model, int flags, int scope, int basis, double b
 
 int i(auto e) { return static_cast<int>(e); }
 
+// The fallback order of the shipped table (estimated by scripts/build-error-bands.py, which
+// sets it): the level numbers below are positions in it.
+const std::vector<BandLevel>& shipped_levels() {
+  static const std::vector<BandLevel> levels =
+      ErrorBandTable::load(std::filesystem::path(PM2LAT_PROFILE_DIR) / kErrorBandsFile).levels();
+  return levels;
+}
+
 // Finest group 10, the GEMM family's kernel times (any model) 20, call times without flags
 // 33, every no_shape prediction 60, the cross-GPU scope 45, everything 50.
 ErrorBandTable sample_table() {
@@ -45,7 +53,7 @@ ErrorBandTable sample_table() {
        group(kAny, kAny, i(BandFlagGroup::kNoShape), i(BandScope::kSameGpu), kAny, 60),
        group(kAny, kAny, kAny, i(BandScope::kCrossGpu), kAny, 45),
        group(kAny, kAny, kAny, kAny, kAny, 50)},
-      0.8);
+      0.8, shipped_levels());
 }
 
 TEST(ErrorBandTable, TheFinestGroupWithEnoughPredictionsAnswers) {
@@ -112,7 +120,7 @@ TEST(ErrorBandTable, ShortAndLongPredictionsOfOneGroupHaveTheirOwnBands) {
   const ErrorBandTable t = ErrorBandTable::from_groups(
       {group(gemm, wave, none, same, kernel, 40, i(BandDuration::kShort)),
        group(gemm, wave, none, same, kernel, 12), group(kAny, kAny, kAny, kAny, kAny, 50)},
-      0.8);
+      0.8, shipped_levels());
   BandKey k{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
             BandScope::kSameGpu, TimeBasis::kKernel,   BandDuration::kShort};
   EXPECT_FLOAT_EQ(t.band_pct(k), 40);
@@ -136,7 +144,7 @@ TEST(ErrorBandTable, AnEmptyTableGivesNoBand) {
   const ErrorBandTable t;
   EXPECT_TRUE(t.empty());
   EXPECT_TRUE(std::isnan(t.band_pct({})));
-  EXPECT_EQ(t.level({}), ErrorBandTable::kLevels);
+  EXPECT_EQ(t.level({}), ErrorBandTable::kNoLevel);
 }
 
 TEST(ErrorBandTable, TheFirstFlagInPriorityNamesTheGroup) {
@@ -170,12 +178,16 @@ class ErrorBandFile : public ::testing::Test {
     std::ofstream(path) << text;
     return path;
   }
-  static std::string table(const std::string& groups, const std::string& flag_groups =
-                                                          R"(["none","fallback","anchored",
-      "shape_rejected","no_shape","clamped","extrapolated","spec_scaled","dtype_substituted",
-      "communication"])") {
-    return R"({"schema":"pm2lat.error_bands","version":1,"quantile":0.8,"flag_groups":)" +
-           flag_groups + R"(,"groups":[)" + groups + "]}";
+  static constexpr const char* kFlagGroups = R"(["none","fallback","anchored","shape_rejected",
+      "no_shape","clamped","extrapolated","spec_scaled","dtype_substituted","communication"])";
+  // Each group with the duration, then without it, then the scope alone, then all.
+  static constexpr const char* kLevels =
+      R"([["family","model","flags","scope","basis","duration"],
+          ["family","model","flags","scope","basis"],["scope"],[]])";
+  static std::string table(const std::string& groups, const std::string& flag_groups = kFlagGroups,
+                           const std::string& levels = kLevels) {
+    return R"({"schema":"pm2lat.error_bands","version":2,"quantile":0.8,"flag_groups":)" +
+           flag_groups + R"(,"levels":)" + levels + R"(,"groups":[)" + groups + "]}";
   }
   std::filesystem::path dir_;
 };
@@ -236,6 +248,19 @@ TEST_F(ErrorBandFile, ErrorsNameTheField) {
       {table(kAllGroup, R"(["none","no_shape","anchored","shape_rejected","fallback","clamped",
           "extrapolated","spec_scaled","dtype_substituted","communication"])"),
        "flag_groups[1]"},
+      // The fallback levels: present, known fields, each once, the last pooling everything.
+      {R"({"schema":"pm2lat.error_bands","version":2,"quantile":0.8,"flag_groups":)" +
+           std::string(kFlagGroups) + R"(,"groups":[]})",
+       "levels"},
+      {table(kAllGroup, kFlagGroups, "[]"), "levels"},
+      {table(kAllGroup, kFlagGroups, R"([["family","gpu"],[]])"), "levels[0][1]"},
+      {table(kAllGroup, kFlagGroups, R"([["scope","basis","scope"],[]])"), "levels[0][2]"},
+      {table(kAllGroup, kFlagGroups, R"([["family","model"],["scope"]])"), "levels[1]"},
+      {table(kAllGroup, kFlagGroups, R"([["family",3],[]])"), "levels[0][1]"},
+      // A table of the version before the levels were in the file.
+      {R"({"schema":"pm2lat.error_bands","version":1,"quantile":0.8,"flag_groups":)" +
+           std::string(kFlagGroups) + R"(,"groups":[]})",
+       "version"},
   };
   for (const Case& c : cases) {
     try {
@@ -246,6 +271,31 @@ TEST_F(ErrorBandFile, ErrorsNameTheField) {
     }
   }
   EXPECT_THROW((void)ErrorBandTable::load(dir_ / "absent.json"), ProfileError);
+}
+
+// The order of the fallback is the file's: the same groups under two orders answer a GEMM
+// kernel from its family's group or from its scope's, whichever level comes first.
+TEST_F(ErrorBandFile, TheTablesLevelsSetTheFallbackOrder) {
+  const std::string groups =
+      std::string(kAllGroup) +
+      R"(,{"family":"gemm","model":"*","flags":"*","scope":"*","basis":"*","band_pct":20,"n":40},
+          {"family":"*","model":"*","flags":"*","scope":"same_gpu","basis":"*","band_pct":30,
+           "n":40})";
+  const BandKey gemm{KernelFamily::kGemm, ModelKind::kGemmWave, BandFlagGroup::kNone,
+                     BandScope::kSameGpu, TimeBasis::kKernel};
+  const ErrorBandTable family_first =
+      ErrorBandTable::load(write(table(groups, kFlagGroups, R"([["family"],["scope"],[]])")));
+  EXPECT_FLOAT_EQ(family_first.band_pct(gemm), 20);
+  EXPECT_EQ(family_first.level(gemm), 0u);
+  const ErrorBandTable scope_first =
+      ErrorBandTable::load(write(table(groups, kFlagGroups, R"([["scope"],["family"],[]])")));
+  EXPECT_FLOAT_EQ(scope_first.band_pct(gemm), 30);
+  EXPECT_EQ(scope_first.levels().size(), 3u);
+  // A key of no group but the last level's: every field pooled.
+  const BandKey copy_elsewhere{KernelFamily::kCopy, ModelKind::kMemoryBound, BandFlagGroup::kNone,
+                               BandScope::kCrossGpu, TimeBasis::kKernel};
+  EXPECT_FLOAT_EQ(scope_first.band_pct(copy_elsewhere), 80);
+  EXPECT_EQ(scope_first.level(copy_elsewhere), 2u);
 }
 
 // scripts/build-error-bands.py estimates the table the predictor loads: made-up predictions

@@ -2,8 +2,8 @@
 // predictions like it (same family, model, flag group, same-GPU or cross-GPU, time basis,
 // short or long predicted time), estimated by scripts/build-error-bands.sh and shipped as
 // calibrate/profiles/error_bands.json. Loaded once; every cell of the (family, model, flag
-// group, scope, basis, duration) index is resolved at load through the fallback order below,
-// so a lookup is one array read.
+// group, scope, basis, duration) index is resolved at load through the table's fallback
+// levels, so a lookup is one array read.
 #pragma once
 
 #include <algorithm>
@@ -73,6 +73,12 @@ struct BandKey {
   BandDuration duration = BandDuration::kLong;
 };
 
+// One fallback level of a table: which of a key's fields (in BandKey's order: family, model,
+// flags, scope, basis, duration) its groups keep; the others are pooled. The order of the
+// levels is set where the table is estimated (scripts/build-error-bands.py, LEVELS) and
+// carried in the file, so the predictor follows the table it reads.
+using BandLevel = std::array<bool, 6>;
+
 // One group of the table file: "*" in a field (kAny here) pools every value of it. A table
 // without the duration field pools both durations in every group.
 struct BandGroup {
@@ -84,16 +90,20 @@ struct BandGroup {
 
 class ErrorBandTable {
  public:
-  // The fallback order, finest first: a group with fewer than the table's min_count
-  // predictions is not in the file, so the next level answers. The last level pools all.
-  // A cross-GPU band is at least the same key's same-GPU band (from_groups).
-  static constexpr std::size_t kLevels = 12;
+  // The most fallback levels a table may have (a level's index is held in a byte).
+  static constexpr std::size_t kMaxLevels = 64;
+  // level() of a key no level answered.
+  static constexpr std::size_t kNoLevel = 255;
 
   ErrorBandTable() = default;  // empty: every band is NaN
   // Throws ProfileError naming the file and field on a malformed table.
   static ErrorBandTable load(const std::filesystem::path& file);
-  // The same from groups already read (tests, merged tables).
-  static ErrorBandTable from_groups(const std::vector<BandGroup>& groups, double quantile);
+  // The same from groups and levels already read (tests, merged tables). `levels` is the
+  // fallback order, finest first: a group with fewer than the table's min_count predictions
+  // is not in the file, so the next level that has the key's group answers. A cross-GPU band
+  // is at least the same key's same-GPU band.
+  static ErrorBandTable from_groups(const std::vector<BandGroup>& groups, double quantile,
+                                    const std::vector<BandLevel>& levels);
 
   bool empty() const noexcept { return empty_; }
   double quantile() const noexcept { return quantile_; }
@@ -105,8 +115,10 @@ class ErrorBandTable {
                      same_gpu ? BandScope::kSameGpu : BandScope::kCrossGpu, p.basis,
                      band_duration(p.us)});
   }
-  // Which level answered a key (0 = finest; kLevels when none): for tests and reports.
+  // Which level answered a key (0 = finest; kNoLevel when none): for tests and reports.
   std::size_t level(const BandKey& k) const noexcept { return levels_[index(k)]; }
+  // The fallback levels the table was resolved with, finest first.
+  const std::vector<BandLevel>& levels() const noexcept { return level_order_; }
 
  private:
   static constexpr std::size_t kModels = static_cast<std::size_t>(ModelKind::kMeasuredTable) + 1;
@@ -138,6 +150,7 @@ class ErrorBandTable {
 
   bool empty_ = true;
   double quantile_ = std::nan("");
+  std::vector<BandLevel> level_order_;
   std::array<float, kCells> cells_ = filled(std::nanf(""));
   std::array<std::uint8_t, kCells> levels_ = filled_levels();
 
@@ -148,7 +161,7 @@ class ErrorBandTable {
   }
   static std::array<std::uint8_t, kCells> filled_levels() {
     std::array<std::uint8_t, kCells> a{};
-    a.fill(static_cast<std::uint8_t>(kLevels));
+    a.fill(static_cast<std::uint8_t>(kNoLevel));
     return a;
   }
 };

@@ -1,8 +1,10 @@
 #include "pm2lat/error_band_table.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "profile/json_fields.h"
 
@@ -15,31 +17,13 @@ constexpr std::array<std::string_view, kBandFlagGroupCount> kFlagGroupNames{
 
 constexpr std::string_view kAny = "*";
 
-// Which of (family, model, flags, scope, basis, duration) each fallback level keeps, finest
-// first: the kernel's own group, then its family (any model), its model (any family), its
-// flag group alone, all within its time basis and duration; then the same four pooling both
-// durations; then the same across bases, then only same/cross GPU, then all. The basis goes
-// late: kernel times of profiled programs and call times of benchmark tables err
-// differently, and the tables hold most of the predictions. The duration is kept through the
-// four levels within the basis: a short prediction is judged with the short ones of its flag
-// group before the long ones of its own group, whose errors are of another size.
-constexpr std::array<std::array<bool, 6>, ErrorBandTable::kLevels> kLevelKeeps{{
-    {true, true, true, true, true, true},
-    {true, false, true, true, true, true},
-    {false, true, true, true, true, true},
-    {false, false, true, true, true, true},
-    {true, true, true, true, true, false},
-    {true, false, true, true, true, false},
-    {false, true, true, true, true, false},
-    {false, false, true, true, true, false},
-    {true, true, true, true, false, false},
-    {false, false, true, true, false, false},
-    {false, false, false, true, false, false},
-    {false, false, false, false, false, false},
-}};
+// A level's fields as the table names them, in BandKey's (and BandLevel's) order.
+constexpr std::array<std::string_view, std::tuple_size_v<BandLevel>> kFieldNames{
+    "family", "model", "flags", "scope", "basis", "duration"};
 
 using GroupKey = std::array<int, 6>;
-static_assert(std::tuple_size_v<GroupKey> == kLevelKeeps[0].size());
+static_assert(std::tuple_size_v<GroupKey> == std::tuple_size_v<BandLevel>);
+static_assert(ErrorBandTable::kMaxLevels < ErrorBandTable::kNoLevel);
 
 // An enum field of a group: "*" pools, anything else must be one of the names.
 template <typename Parse, typename Name>
@@ -50,6 +34,35 @@ int read_enum(const json_fields::Reader& g, const char* key, Parse parse, Name n
   const auto v = parse(s);
   if (name(v) != s) f.fail("'" + s + "' is not a known value");
   return static_cast<int>(v);
+}
+
+// The table's fallback levels: each a list of the fields it keeps. The last must keep none,
+// so that every prediction has a band while the table has any group.
+std::vector<BandLevel> read_levels(const json_fields::Reader& list) {
+  if (list.size() == 0 || list.size() > ErrorBandTable::kMaxLevels) {
+    list.fail("has " + std::to_string(list.size()) + " levels, expected 1 to " +
+              std::to_string(ErrorBandTable::kMaxLevels));
+  }
+  std::vector<BandLevel> levels(list.size());
+  for (std::size_t l = 0; l < list.size(); ++l) {
+    const json_fields::Reader fields = list.at(l);
+    BandLevel& keeps = levels[l];
+    keeps.fill(false);
+    for (std::size_t f = 0; f < fields.size(); ++f) {
+      const json_fields::Reader field = fields.at(f);
+      const std::string name = field.string();
+      const auto* it = std::find(kFieldNames.begin(), kFieldNames.end(), name);
+      if (it == kFieldNames.end()) field.fail("'" + name + "' is not a field of a group");
+      const auto i = static_cast<std::size_t>(it - kFieldNames.begin());
+      if (keeps[i]) field.fail("'" + name + "' is named twice");
+      keeps[i] = true;
+    }
+  }
+  if (std::ranges::any_of(levels.back(), [](bool kept) { return kept; })) {
+    list.at(list.size() - 1)
+        .fail("must keep no field, so that no prediction is left without a band");
+  }
+  return levels;
 }
 
 }  // namespace
@@ -92,13 +105,15 @@ std::string_view to_string(BandDuration d) noexcept {
   return d == BandDuration::kShort ? "short" : "long";
 }
 
-ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups, double quantile) {
+ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups, double quantile,
+                                           const std::vector<BandLevel>& levels) {
   std::map<GroupKey, const BandGroup*> by_key;
   for (const BandGroup& g : groups)
     by_key[{g.family, g.model, g.flags, g.scope, g.basis, g.duration}] = &g;
   ErrorBandTable t;
   t.quantile_ = quantile;
   t.empty_ = groups.empty();
+  t.level_order_ = levels;
   for (std::size_t cell = 0; cell < kCells; ++cell) {
     // The key of the cell, from its index (index() read backwards).
     std::size_t rest = cell;
@@ -107,10 +122,10 @@ ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups,
       full[i] = static_cast<int>(rest % kDimensions[i]);
       rest /= kDimensions[i];
     }
-    for (std::size_t level = 0; level < kLevels; ++level) {
+    for (std::size_t level = 0; level < std::min(levels.size(), kMaxLevels); ++level) {
       GroupKey k = full;
       for (std::size_t i = 0; i < k.size(); ++i) {
-        if (!kLevelKeeps[level][i]) k[i] = BandGroup::kAny;
+        if (!levels[level][i]) k[i] = BandGroup::kAny;
       }
       const auto it = by_key.find(k);
       if (it == by_key.end()) continue;
@@ -135,7 +150,7 @@ ErrorBandTable ErrorBandTable::from_groups(const std::vector<BandGroup>& groups,
 ErrorBandTable ErrorBandTable::load(const std::filesystem::path& file) {
   const auto root_json = json_fields::parse_file(file);
   const json_fields::Reader root(root_json, file.string(), "");
-  json_fields::check_schema(root, "pm2lat.error_bands", 1);
+  json_fields::check_schema(root, "pm2lat.error_bands", 2);
   const double quantile = root.child("quantile").number();
   if (!(quantile > 0 && quantile < 1)) root.child("quantile").fail("must lie between 0 and 1");
   // The flag-group order the table was estimated with must be the one this build groups by.
@@ -148,6 +163,7 @@ ErrorBandTable ErrorBandTable::load(const std::filesystem::path& file) {
     if (order.at(i).string() != kFlagGroupNames[i])
       order.at(i).fail("expected '" + std::string(kFlagGroupNames[i]) + "'");
   }
+  const std::vector<BandLevel> levels = read_levels(root.child("levels"));
   const json_fields::Reader list = root.child("groups");
   std::vector<BandGroup> groups;
   groups.reserve(list.size());
@@ -188,7 +204,7 @@ ErrorBandTable ErrorBandTable::load(const std::filesystem::path& file) {
     b.n = static_cast<std::size_t>(n);
     groups.push_back(b);
   }
-  return from_groups(groups, quantile);
+  return from_groups(groups, quantile, levels);
 }
 
 }  // namespace pm2lat
