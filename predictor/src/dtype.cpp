@@ -19,6 +19,7 @@ std::string_view to_string(DType t) noexcept {
     case DType::kFp8E5M2: return "fp8_e5m2";
     case DType::kFp4E2M1: return "fp4_e2m1";
     case DType::kInt8: return "int8";
+    case DType::kInt16: return "int16";
     case DType::kInt32: return "int32";
     case DType::kInt64: return "int64";
     case DType::kBool: return "bool";
@@ -80,6 +81,14 @@ DType parse_dtype(std::string_view s) noexcept {
       {"char", DType::kInt8},
       {"signedchar", DType::kInt8},
       {"unsignedchar", DType::kInt8},
+      {"int16", DType::kInt16},
+      {"int16_t", DType::kInt16},
+      {"uint16_t", DType::kInt16},
+      {"cuda_r_16i", DType::kInt16},
+      {"short", DType::kInt16},
+      {"shortint", DType::kInt16},
+      {"unsignedshort", DType::kInt16},
+      {"shortunsignedint", DType::kInt16},
       {"int32", DType::kInt32},
       {"int", DType::kInt32},
       {"unsignedint", DType::kInt32},
@@ -110,7 +119,8 @@ double dtype_bytes(DType t) noexcept {
     case DType::kFp64:
     case DType::kInt64: return 8;
     case DType::kFp16:
-    case DType::kBf16: return 2;
+    case DType::kBf16:
+    case DType::kInt16: return 2;
     case DType::kFp8E4M3:
     case DType::kFp8E5M2:
     case DType::kInt8:

@@ -22,6 +22,12 @@ TEST(DType, ParsesSpellingsFromEverySource) {
   EXPECT_EQ(parse_dtype("c10::Half"), DType::kFp16);
   EXPECT_EQ(parse_dtype("int64_t"), DType::kInt64);
   EXPECT_EQ(parse_dtype("uint8_t"), DType::kInt8);
+  // 16-bit integers as CUB's template arguments and Kineto's input types spell them.
+  EXPECT_EQ(parse_dtype("short"), DType::kInt16);
+  EXPECT_EQ(parse_dtype("short int"), DType::kInt16);
+  EXPECT_EQ(parse_dtype("unsigned short"), DType::kInt16);
+  EXPECT_EQ(parse_dtype("short unsigned int"), DType::kInt16);
+  EXPECT_EQ(parse_dtype("Short"), DType::kInt16);  // c10d's name
   EXPECT_EQ(parse_dtype("no such type"), DType::kUnknown);
   for (int i = 0; i <= static_cast<int>(DType::kBool); ++i) {
     const auto t = static_cast<DType>(i);
@@ -33,6 +39,7 @@ TEST(DType, ParsesSpellingsFromEverySource) {
 TEST(DType, Sizes) {
   EXPECT_EQ(dtype_bytes(DType::kBf16), 2);
   EXPECT_EQ(dtype_bytes(DType::kFp4E2M1), 0.5);
+  EXPECT_EQ(dtype_bytes(DType::kInt16), 2);
   EXPECT_TRUE(is_tensor_core_dtype(DType::kTf32));
   EXPECT_FALSE(is_tensor_core_dtype(DType::kFp32));
 }

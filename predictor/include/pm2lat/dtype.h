@@ -17,6 +17,7 @@ enum class DType : std::uint8_t {
   kFp8E5M2,
   kFp4E2M1,
   kInt8,
+  kInt16,
   kInt32,
   kInt64,
   kBool,

@@ -17,11 +17,9 @@ constexpr std::string_view kScan = "DeviceScanKernel";
 constexpr int kMostItemsPerThread = 1024;
 
 // Bytes of a type as a demangled CUB instantiation spells it: 0 for cub::NullType (a sort of
-// keys only), -1 for a type this does not know. 16-bit integers have no DType of their own.
+// keys only), -1 for a type this does not know.
 double type_bytes(std::string_view t) {
   if (t.find("NullType") != std::string_view::npos) return 0;
-  if (t == "short" || t == "unsigned short" || t == "short int" || t == "short unsigned int")
-    return 2;
   const DType d = parse_dtype(t);
   return d == DType::kUnknown ? -1 : dtype_bytes(d);
 }

@@ -2,6 +2,7 @@
 // own collective args (newer Kineto), the record_param_comms op around the launch, and the
 // input dims of the "nccl:<collective>" annotation.
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "op_inputs.h"
@@ -10,12 +11,12 @@
 namespace pm2lat::reports::trace_rules {
 namespace {
 
-// Element size of the dtype names c10d uses ("Float", "BFloat16", "Half", "Long", "Byte"...).
+// Element size of the dtype names c10d uses ("Float", "BFloat16", "Half", "Long", "Byte"...):
+// those the element types of op inputs do not spell, then theirs (parse_dtype reads "Double",
+// "Long", "Half", "BFloat16", "Short", "Char" and "Bool" whatever their case).
 double comms_element_bytes(const std::string& dtype) {
-  if (dtype == "Double" || dtype == "Long" || dtype == "ComplexFloat") return 8;
-  if (dtype == "Half" || dtype == "BFloat16" || dtype == "Short") return 2;
-  if (dtype == "Byte" || dtype == "Char" || dtype == "Bool" || dtype.rfind("Float8", 0) == 0)
-    return 1;
+  if (dtype == "ComplexFloat") return 8;
+  if (dtype == "Byte" || dtype.rfind("Float8", 0) == 0) return 1;
   if (dtype.empty()) return 4;
   return trace_inputs::element_bytes(dtype);
 }
@@ -30,12 +31,11 @@ bool from_args(const CollectiveArgs& c, CollectiveShape& out) {
 
 // Ops that describe a collective (and not, say, the training step around it).
 bool is_comms_op(std::string_view name) {
-  for (std::string_view n :
-       {"nccl", "c10d", "record_param_comms", "all_reduce", "allreduce", "all_gather", "allgather",
-        "reduce_scatter", "all_to_all", "alltoall", "broadcast"}) {
-    if (name.find(n) != std::string_view::npos) return true;
-  }
-  return false;
+  static constexpr std::array<std::string_view, 11> kCommsWords{
+      "nccl",      "c10d",           "record_param_comms", "all_reduce", "allreduce", "all_gather",
+      "allgather", "reduce_scatter", "all_to_all",         "alltoall",   "broadcast"};
+  return std::ranges::any_of(
+      kCommsWords, [name](std::string_view w) { return name.find(w) != std::string_view::npos; });
 }
 
 }  // namespace

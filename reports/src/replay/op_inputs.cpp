@@ -33,7 +33,6 @@ DType element_type(std::string_view type) noexcept {
 }
 
 double element_bytes(std::string_view type) noexcept {
-  if (type == "short int" || type == "short" || type == "unsigned short") return 2;
   if (type == "c10::complex<float>") return 8;
   if (type == "c10::complex<double>") return 16;
   if (type == "c10::complex<c10::Half>") return 4;

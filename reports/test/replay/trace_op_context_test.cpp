@@ -1,6 +1,9 @@
 // Operator shapes -> kernel op contexts, through the public path: trace JSON, parse, link.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "pm2lat/classifier.h"
 #include "pm2lat/reports/replay/kineto_trace.h"
 #include "pm2lat/reports/replay/trace_op_context.h"
@@ -373,6 +376,25 @@ TEST(TraceOpContext, CollectivePayloadFromKernelArgsOrTheCommsOps) {
   EXPECT_EQ(ar.collective.ranks, 8);
   const OpContext a2a = l.context(1);
   EXPECT_DOUBLE_EQ(a2a.collective.bytes, 8.0 * 1024 * 100 * 4);
+}
+
+// c10d names the payload's type its own way ("Long", "Short", "Byte"...): each is read at its
+// element size, whether op inputs spell it too ("Long") or only c10d does ("Byte").
+TEST(TraceOpContext, CollectivePayloadsOfEveryC10dTypeHaveTheirElementSize) {
+  const std::pair<const char*, double> types[] = {
+      {"Float", 4}, {"Double", 8},       {"Long", 8},          {"Int", 4},        {"Short", 2},
+      {"Half", 2},  {"BFloat16", 2},     {"Char", 1},          {"Byte", 1},       {"Bool", 1},
+      {"", 4},      {"ComplexFloat", 8}, {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1}};
+  for (const auto& [dtype, bytes] : types) {
+    Linked l(test::TraceJson()
+                 .op("record_param_comms", 0, 100, "", "")
+                 .kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, "
+                         "ncclWork*)",
+                         10, 300, 40, {24, 1, 1}, {640, 1, 1}, 20, "cudaLaunchKernel",
+                         std::string(R"(,"Collective name":"allreduce","In msg nelems":1000,)") +
+                             R"("Out msg nelems":1000,"Group size":2,"dtype":")" + dtype + "\""));
+    EXPECT_DOUBLE_EQ(l.context(0).collective.bytes, 1000 * bytes) << dtype;
+  }
 }
 
 TEST(TraceOpContext, TritonKernelsGetTheirElementCounts) {
