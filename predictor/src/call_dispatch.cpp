@@ -1,6 +1,7 @@
 #include "pm2lat/call_dispatch.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "pm2lat/median.h"
 
@@ -10,6 +11,9 @@ namespace {
 // A call whose kernel would take less than this at the GPU's peak rate is timing its
 // dispatch, not its kernel: the tables' empty-kernel calls floor at 7-30 µs.
 constexpr double kSmallCallUs = 2.0;
+// A call's kernel time is its time minus the dispatch before the kernel, never under this:
+// the floor only keeps the logarithm of a residual finite for calls at their floor.
+constexpr double kShortestKernelInCallUs = 0.5;
 
 // The operators whose dispatch `p` measured: those with a calibration call too small to be
 // kernel-bound and a `pre_us`.
@@ -25,6 +29,23 @@ std::map<std::string, CallOverhead> measured_dispatch(const Profile& p,
 }
 
 }  // namespace
+
+CalibrationResiduals calibration_residuals(const Profile& profile, const std::string& op,
+                                           const std::set<std::string>& traffic_floor,
+                                           double measured_us, double kernel_us) {
+  CalibrationResiduals r;
+  if (profile.basis != TimeBasis::kCall) {
+    r.kernel = std::log(measured_us / kernel_us);
+    return r;
+  }
+  const CallOverhead& o = profile.overhead_for(op);
+  // A floor of the table's own traffic holds none of its calls.
+  const bool floor_is_traffic = traffic_floor.contains(op);
+  r.call = std::log(measured_us / table_call_us(o, floor_is_traffic, kernel_us));
+  if (floor_is_traffic || measured_us >= kCallAboveFloor * o.floor_us)
+    r.kernel = std::log(std::max(kShortestKernelInCallUs, measured_us - o.pre_us) / kernel_us);
+  return r;
+}
 
 void note_smallest_calls(const Profile& p, const DeviceSpec& spec, SmallestCalls& smallest) {
   if (p.basis != TimeBasis::kCall) return;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <set>
 #include <string>
@@ -35,6 +36,38 @@ TEST(TableCallUs, IsTheDispatchPlusTheKernelOverAFloorOfSmallCalls) {
   EXPECT_DOUBLE_EQ(table_call_us(o, false, 4), 30);
   EXPECT_DOUBLE_EQ(table_call_us(o, true, 4), 14);
   EXPECT_DOUBLE_EQ(table_call_us(o, false, 50), 60);
+}
+
+// A calibration point informs a kernel's residual with its call's time less the dispatch,
+// only where the call stands clear of a floor of small calls; a kernel-timed point with its
+// own time. The call residual is against the call as the table timed it.
+TEST(CalibrationResiduals, AKernelIsReadFromCallsClearOfTheFloorOnly) {
+  Profile p;
+  p.basis = TimeBasis::kCall;
+  p.call_overhead["linear"] = CallOverhead{40, 10};
+  const std::set<std::string> none;
+  // 100 us call, model kernel 60 us: the call residual against max(40, 10 + 60), the kernel's
+  // against the call less its 10 us dispatch.
+  CalibrationResiduals r = calibration_residuals(p, "linear", none, 100, 60);
+  ASSERT_TRUE(r.call && r.kernel);
+  EXPECT_DOUBLE_EQ(*r.call, std::log(100.0 / 70));
+  EXPECT_DOUBLE_EQ(*r.kernel, std::log(90.0 / 60));
+  // A call within 1.5x of its 40 us floor says nothing of its kernel.
+  r = calibration_residuals(p, "linear", none, 59, 5);
+  EXPECT_DOUBLE_EQ(*r.call, std::log(59.0 / 40));
+  EXPECT_FALSE(r.kernel);
+  // ... unless the floor is the table's own traffic: no floor, the kernel behind the dispatch.
+  r = calibration_residuals(p, "linear", {"linear"}, 59, 5);
+  EXPECT_DOUBLE_EQ(*r.call, std::log(59.0 / 15));
+  EXPECT_DOUBLE_EQ(*r.kernel, std::log(49.0 / 5));
+  // A call shorter than its dispatch keeps a finite kernel residual.
+  r = calibration_residuals(p, "linear", {"linear"}, 8, 5);
+  EXPECT_TRUE(std::isfinite(*r.kernel));
+  // A kernel-timed point: its time against the kernel, no call.
+  p.basis = TimeBasis::kKernel;
+  r = calibration_residuals(p, "linear", none, 12, 10);
+  EXPECT_FALSE(r.call);
+  EXPECT_DOUBLE_EQ(*r.kernel, std::log(12.0 / 10));
 }
 
 constexpr double kPreUs = 25;  // dispatch before the kernel

@@ -44,6 +44,23 @@ inline double table_call_us(const CallOverhead& o, bool floor_is_traffic, double
   return floor_is_traffic ? o.pre_us + kernel_us : o.call_us(kernel_us);
 }
 
+// Calls within this factor of their floor say nothing about the kernel behind them.
+inline constexpr double kCallAboveFloor = 1.5;
+
+// What one calibration point says of a model that times its kernel at `kernel_us`, as log
+// residuals (measured over modelled): `call` against the whole call as its table timed it (a
+// call-timed profile's points only), and `kernel` against the kernel alone: a kernel-timed
+// point's time, or a call-timed one's less the dispatch before its kernel, where the call is
+// above its floor or the floor is the table's own traffic (traffic_floor_ops). Absent where
+// the point says nothing of it.
+struct CalibrationResiduals {
+  std::optional<double> call;
+  std::optional<double> kernel;
+};
+CalibrationResiduals calibration_residuals(const Profile& profile, const std::string& op,
+                                           const std::set<std::string>& traffic_floor,
+                                           double measured_us, double kernel_us);
+
 // Each call-timed table's measured dispatch with its floor, per operator: the operators with a
 // calibration call too small to be kernel-bound (`smallest`, as noted above) and a `pre_us`;
 // parallel to the profiles it was read from, empty for a kernel-timed one.

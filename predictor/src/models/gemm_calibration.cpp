@@ -17,11 +17,6 @@ namespace pm2lat {
 namespace {
 
 using residual_interpolation::kNeighbours;
-// Calls within this factor of the floor say nothing about the kernel behind them.
-constexpr double kAboveFloor = 1.5;
-// A call's kernel time is its time minus the dispatch before the kernel, never under this:
-// the floor only keeps the logarithm of a residual finite for calls at their floor.
-constexpr double kShortestKernelInCallUs = 0.5;
 
 // A calibration point's dimension as GemmLaunchPoint holds it.
 std::int32_t launch_point_dimension(const Profile& p, std::int64_t v, const char* field) {
@@ -71,19 +66,14 @@ void build_indexes(GemmCalibration& d) {
     const GemmShapeKey shape = gemm_shape_key(pt.batch, pt.m, pt.n, pt.k);
     const GemmResidualKey key = gemm_residual_key(shape, c, *d.spec, w.blocks);
     extend_fit_range(d.fit_range[ci], w);
-    if (p.basis == TimeBasis::kCall) {
-      const CallOverhead& o = p.overhead_for(pt.op);
+    const CalibrationResiduals r = calibration_residuals(p, pt.op, d.traffic_floor, pt.us, kern);
+    if (r.call) {
       cpts[ci].push_back(key);
-      // A floor of the table's own traffic holds none of its calls (call_dispatch.h).
-      const bool floor_is_traffic = d.traffic_floor.contains(pt.op);
-      cres[ci].push_back(std::log(pt.us / table_call_us(o, floor_is_traffic, kern)));
-      if (floor_is_traffic || pt.us >= kAboveFloor * o.floor_us) {
-        kpts[ci].push_back(key);
-        kres[ci].push_back(std::log(std::max(kShortestKernelInCallUs, pt.us - o.pre_us) / kern));
-      }
-    } else {
+      cres[ci].push_back(*r.call);
+    }
+    if (r.kernel) {
       kpts[ci].push_back(key);
-      kres[ci].push_back(std::log(pt.us / kern));
+      kres[ci].push_back(*r.kernel);
     }
     auto& [sel_keys, sel_points] = sel[c.dtype];
     sel_keys.push_back(

@@ -20,11 +20,6 @@ namespace pm2lat {
 namespace {
 
 using residual_interpolation::kNeighbours;
-// Calls within this factor of the floor say nothing about the kernel behind them.
-constexpr double kAboveFloor = 1.5;
-// A call's kernel time is its time minus the dispatch before the kernel, never under this:
-// the floor only keeps the logarithm of a residual finite for calls at their floor.
-constexpr double kShortestKernelInCallUs = 0.5;
 // A donor's fits must have seen this many shapes: a GPU measured at a handful only
 // extrapolates its per-row and per-byte terms far outside them.
 constexpr std::size_t kRichCalibrationPoints = 500;
@@ -105,18 +100,14 @@ void build_indexes(OperatorFits& d) {
       range.lo = range.hi > 0 ? std::min(range.lo, pt.bytes) : pt.bytes;
       range.hi = std::max(range.hi, pt.bytes);
     }
-    if (p.basis == TimeBasis::kCall) {
-      const CallOverhead& o = p.overhead_for(f.op);
+    const CalibrationResiduals r = calibration_residuals(p, f.op, d.traffic_floor, pt.us, kern);
+    if (r.call) {
       cpts[fi].push_back(key);
-      const bool floor_is_traffic = d.traffic_floor.contains(f.op);
-      cres[fi].push_back(std::log(pt.us / table_call_us(o, floor_is_traffic, kern)));
-      if (floor_is_traffic || pt.us >= kAboveFloor * o.floor_us) {
-        kpts[fi].push_back(key);
-        kres[fi].push_back(std::log(std::max(kShortestKernelInCallUs, pt.us - o.pre_us) / kern));
-      }
-    } else {
+      cres[fi].push_back(*r.call);
+    }
+    if (r.kernel) {
       kpts[fi].push_back(key);
-      kres[fi].push_back(std::log(pt.us / kern));
+      kres[fi].push_back(*r.kernel);
     }
   }
   // An operator's pooled fit (any kernel configuration) stores no points of its own: it was
@@ -387,7 +378,7 @@ std::optional<Prediction> OperatorFitPredictor::predict(const ModelQuery& q) con
             ? memory_bound_kernel_us(fit, *measured_on, edge, edge_rows)
             : 0.0;
     const bool dispatch_floor = oh.floor_us <= bound_constants::kMaxFixedCallUs &&
-                                oh.pre_us + kAboveFloor * smallest_call_kernel_us < oh.floor_us;
+                                oh.pre_us + kCallAboveFloor * smallest_call_kernel_us < oh.floor_us;
     const double call_floor = dispatch_floor ? oh.floor_us : 0.0;
     // A call below the sizes its table timed is dispatched like the table's smallest calls,
     // where they show a dispatch; a table of large tensors only (A100-PCIE-80GB, L4) does
