@@ -34,6 +34,53 @@ TEST(GemmNeighbourhood, AlignmentIsEveryLeadingDimensionAWholeVector) {
   EXPECT_EQ(product[5], gemm_neighbourhood::kAlignmentPenalty);
 }
 
+TEST(GemmNeighbourhood, OperandAlignmentIsTheLeastOfEveryRowsBytes) {
+  // x W^T: A and B are read along k, C's rows are n long. 30522 floats are 8-byte rows.
+  EXPECT_EQ(operand_alignment_bytes(2048, 1280, 30522, false, true, DType::kFp32), 8);
+  EXPECT_EQ(operand_alignment_bytes(2048, 1280, 1024, false, true, DType::kFp32), 16);
+  // An odd output width (a vocabulary of 50257): C's rows are 4-byte aligned.
+  EXPECT_EQ(operand_alignment_bytes(2048, 50257, 1024, false, true, DType::kFp32), 4);
+  // Half precision: an odd reduction is 2-byte rows; never more than one 16-byte vector.
+  EXPECT_EQ(operand_alignment_bytes(64, 64, 63, false, true, DType::kBf16), 2);
+  EXPECT_EQ(operand_alignment_bytes(64, 64, 4096, false, true, DType::kBf16), 16);
+}
+
+// Near shapes (one octave cell) of three alignments, `follows`: each alignment ran its own
+// configuration, else all ran the same ones whatever their alignment.
+std::vector<SelectorSample> samples(bool follows, int per_alignment) {
+  std::vector<SelectorSample> out;
+  for (int a = 0; a < 3; ++a) {
+    for (int i = 0; i < per_alignment; ++i) {
+      SelectorSample s;
+      s.shape = gemm_shape_key(1, 4000 + 8 * i, 4096, 1024);
+      s.transposed_weight = true;
+      s.alignment_bytes = 4 << a;
+      s.config = follows ? a : i % 3;
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+TEST(GemmNeighbourhood, AGpuWhoseTableChoosesByAlignmentGetsGradedKeys) {
+  EXPECT_EQ(selector_alignment(samples(true, 20)), SelectorAlignment::kGraded);
+  EXPECT_EQ(selector_alignment(samples(false, 20)), SelectorAlignment::kVectors);
+  // Too few pairs of near shapes of two alignments to tell (6 x 6 x 3 = 108, 3 x 15 of one).
+  EXPECT_EQ(selector_alignment(samples(true, 6)), SelectorAlignment::kVectors);
+  EXPECT_EQ(selector_alignment({}), SelectorAlignment::kVectors);
+  // Graded: a halving of the alignment is kAlignmentHalvingPenalty octaves.
+  const GemmShapeKey shape = gemm_shape_key(1, 2048, 1280, 30522);
+  const GemmSelectorKey eight = gemm_selector_key(shape, 2048, 1280, 30522, false, true,
+                                                  DType::kFp32, SelectorAlignment::kGraded);
+  const GemmSelectorKey four = gemm_selector_key(shape, 2048, 1280, 30523, false, true,
+                                                 DType::kFp32, SelectorAlignment::kGraded);
+  EXPECT_EQ(eight[5], gemm_neighbourhood::kAlignmentHalvingPenalty);
+  EXPECT_EQ(four[5], 2 * gemm_neighbourhood::kAlignmentHalvingPenalty);
+  // The same shapes by whole vectors alone: both unaligned alike.
+  EXPECT_EQ(gemm_selector_key(shape, 2048, 1280, 30522, false, true, DType::kFp32)[5],
+            gemm_neighbourhood::kAlignmentPenalty);
+}
+
 struct Shape {
   std::int64_t m, n, k;
 };
@@ -172,6 +219,40 @@ TEST_F(GemmSelectorTest, ALinearsAlignmentIsItsReductionDimensions) {
   // vocabulary of 50257) leaves them aligned.
   EXPECT_EQ(predict_linear(4096, 4097, 1024).config, "sgemm_128x128x8_NT_vec");
   EXPECT_EQ(predict_linear(4096, 4096, 1023).config, "maxwell_sgemm_64x64_tn");
+}
+
+// A table whose every near shape ran the kernel of its rows' alignment (the P4's large
+// products: sgemm_128x128x8_NT_vec on 16-byte rows, sgemm_128x128x8_NT on 8-byte rows, a
+// maxwell_sgemm kernel on 4-byte rows): its selector tells 8-byte rows from 4-byte ones, and
+// counts the output's rows too.
+TEST(GemmSelectorGraded, EachAlignmentRunsTheKernelItsTableRanAtThatAlignment) {
+  DeviceCatalogue cat = DeviceCatalogue::load(std::string(PM2LAT_PROFILE_DIR) + "/devices.json");
+  const DeviceSpec p4 = cat.resolve("P4");
+  Profile p;
+  p.device = "P4";
+  p.basis = TimeBasis::kKernel;
+  p.gemm_configs.push_back(linear_config("sgemm_128x128x8_NT_vec", 0.5));
+  p.gemm_configs.push_back(linear_config("sgemm_128x128x8_NT", 0.6));
+  p.gemm_configs.push_back(linear_config("maxwell_sgemm_64x64_tn", 1.5));
+  for (std::int32_t config = 0; config < 3; ++config) {
+    const std::int64_t k = config == 0 ? 1024 : config == 1 ? 1022 : 1023;
+    std::vector<Shape> shapes;
+    for (std::int64_t i = 0; i < 20; ++i) shapes.push_back({3968 + 8 * i, 4096, k});
+    add_linear_rows(p, p4, config, shapes);
+  }
+  Predictor predictor(std::move(cat), {p});
+  const TargetId target = predictor.add_target("P4");
+  auto config = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    KernelClass cls;
+    cls.family = KernelFamily::kGemm;
+    const Prediction pred =
+        predictor.predict(linear_record(m, n, k), cls, target, {TimeBasis::kKernel, "V100"});
+    return std::string(pred.config);
+  };
+  EXPECT_EQ(config(4096, 4096, 1024), "sgemm_128x128x8_NT_vec");
+  EXPECT_EQ(config(4096, 4096, 1026), "sgemm_128x128x8_NT");  // 8-byte rows
+  EXPECT_EQ(config(4096, 4096, 1025), "maxwell_sgemm_64x64_tn");
+  EXPECT_EQ(config(4096, 4097, 1024), "maxwell_sgemm_64x64_tn");  // C's rows are 4-byte
 }
 
 // A GEMM launch recorded without its shape on a V100 (a trace without record_shapes), forecast

@@ -18,6 +18,35 @@ namespace {
 
 using residual_interpolation::kNeighbours;
 
+// Per operand type, the selector's calibrated shapes: where each is in GemmCalibration::points,
+// and what its key is made of.
+struct SelectorPoints {
+  std::vector<std::uint32_t> at;
+  std::vector<SelectorSample> samples;
+  std::vector<std::array<std::int64_t, 3>> mnk;
+};
+
+// One selector per operand type, its alignment key as its table shows cuBLAS choosing.
+std::vector<GemmCalibration::Selector> build_selectors(const std::map<DType, SelectorPoints>& sel) {
+  std::vector<GemmCalibration::Selector> out;
+  for (const auto& [dtype, sp] : sel) {
+    GemmCalibration::Selector s;
+    s.dtype = dtype;
+    s.alignment = selector_alignment(sp.samples);
+    std::vector<GemmSelectorKey> keys;
+    keys.reserve(sp.samples.size());
+    for (std::size_t i = 0; i < sp.samples.size(); ++i) {
+      const auto [m, n, k] = sp.mnk[i];
+      keys.push_back(gemm_selector_key(sp.samples[i].shape, m, n, k, false,
+                                       sp.samples[i].transposed_weight, dtype, s.alignment));
+    }
+    s.index =
+        ResidualInterpolator<6>(std::move(keys), sp.at, ResidualInterpolator<6>::NodeBoxes::kKept);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 // A calibration point's dimension as GemmLaunchPoint holds it.
 std::int32_t launch_point_dimension(const Profile& p, std::int64_t v, const char* field) {
   if (v > std::numeric_limits<std::int32_t>::max())
@@ -47,7 +76,7 @@ void build_indexes(GemmCalibration& d) {
     d.config_begin[c + 1] = d.config_begin[c] + static_cast<std::uint32_t>(d.points_per_config[c]);
   std::vector<std::uint32_t> next(d.config_begin.begin(), d.config_begin.end() - 1);
   d.points.resize(p.gemm_points.size());
-  std::map<DType, std::pair<std::vector<GemmSelectorKey>, std::vector<std::uint32_t>>> sel;
+  std::map<DType, SelectorPoints> sel;
   for (const GemmPoint& pt : p.gemm_points) {
     const auto ci = static_cast<std::size_t>(pt.config);
     const std::uint32_t at = next[ci]++;
@@ -75,10 +104,13 @@ void build_indexes(GemmCalibration& d) {
       kpts[ci].push_back(key);
       kres[ci].push_back(*r.kernel);
     }
-    auto& [sel_keys, sel_points] = sel[c.dtype];
-    sel_keys.push_back(
-        gemm_selector_key(shape, pt.m, pt.n, pt.k, false, pt.transposed_weight, c.dtype));
-    sel_points.push_back(at);
+    SelectorPoints& sp = sel[c.dtype];
+    sp.at.push_back(at);
+    sp.samples.push_back(
+        {shape, pt.transposed_weight,
+         operand_alignment_bytes(pt.m, pt.n, pt.k, false, pt.transposed_weight, c.dtype),
+         static_cast<std::int32_t>(ci)});
+    sp.mnk.push_back({pt.m, pt.n, pt.k});
   }
   for (std::size_t c = 0; c < nc; ++c) {
     d.kernel_residual.push_back(ResidualInterpolator<5>::residuals_only(
@@ -86,13 +118,7 @@ void build_indexes(GemmCalibration& d) {
     d.call_residual.push_back(ResidualInterpolator<5>::residuals_only(
         std::move(cpts[c]), std::move(cres[c]), kNeighbours));
   }
-  for (auto& [dtype, keys_points] : sel) {
-    GemmCalibration::Selector s;
-    s.dtype = dtype;
-    s.index = ResidualInterpolator<6>(std::move(keys_points.first), keys_points.second,
-                                      ResidualInterpolator<6>::NodeBoxes::kKept);
-    d.selectors.push_back(std::move(s));
-  }
+  d.selectors = build_selectors(sel);
   for (std::size_t c = 0; c < nc; ++c)
     d.config_index.emplace(p.gemm_configs[c].config, static_cast<std::int32_t>(c));
   d.launches = NearestLaunchIndex(d.config_begin, [&d](std::uint32_t i) { return d.launch_of(i); });

@@ -16,6 +16,7 @@
 #include "pm2lat/device_spec.h"
 #include "pm2lat/kernel_launch.h"
 #include "pm2lat/models/gemm_fit_range.h"
+#include "pm2lat/models/gemm_neighbourhood.h"
 #include "pm2lat/models/nearest_launch.h"
 #include "pm2lat/models/residual_interpolator.h"
 #include "pm2lat/profile.h"
@@ -61,6 +62,8 @@ struct GemmCalibration {
   // of the point in `points`.
   struct Selector {
     DType dtype = DType::kUnknown;
+    // How its keys (and a query's) tell operands' alignments apart: by this GPU's table.
+    SelectorAlignment alignment = SelectorAlignment::kVectors;
     ResidualInterpolator<6> index;
   };
   std::vector<Selector> selectors;

@@ -407,8 +407,9 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
     std::array<double, kSelectorVotes> dist2{};
     const GemmCalibration::Selector* selector = d->selector_for(source.dtype);
     if (selector == nullptr) return roofline_prediction(r, cls, *t.spec);
-    const GemmSelectorKey key = gemm_selector_key(gemm_shape_key(s.batch, s.m, s.n, s.k), s.m, s.n,
-                                                  s.k, s.trans_a, s.trans_b, dtype);
+    const GemmShapeKey shape = gemm_shape_key(s.batch, s.m, s.n, s.k);
+    const GemmSelectorKey key =
+        gemm_selector_key(shape, s.m, s.n, s.k, s.trans_a, s.trans_b, dtype, selector->alignment);
     std::size_t found = selector->index.nearest_k(key, kSelectorVotes, idx.data(), dist2.data());
     if (found == 0) return roofline_prediction(r, cls, *t.spec);
     if (source.nearer != nullptr &&
@@ -416,8 +417,11 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
       if (const GemmCalibration::Selector* other = source.nearer->selector_for(source.dtype)) {
         std::array<std::size_t, kSelectorVotes> near_idx{};
         std::array<double, kSelectorVotes> near_dist2{};
+        // Its key as that GPU's selector tells alignments apart.
+        const GemmSelectorKey other_key =
+            gemm_selector_key(shape, s.m, s.n, s.k, s.trans_a, s.trans_b, dtype, other->alignment);
         const std::size_t near_found =
-            other->index.nearest_k(key, kSelectorVotes, near_idx.data(), near_dist2.data());
+            other->index.nearest_k(other_key, kSelectorVotes, near_idx.data(), near_dist2.data());
         const double near = std::sqrt(near_dist2[0]);
         if (near_found > 0 && near <= kFarFromCalibrationOctaves &&
             near + kNearerByOctaves < std::sqrt(dist2[0])) {

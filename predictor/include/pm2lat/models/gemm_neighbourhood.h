@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "pm2lat/device_spec.h"
 #include "pm2lat/dtype.h"
@@ -27,6 +28,22 @@ constexpr double kLayoutPenalty = 3.0;
 // and sgemm_128x128x8_NT elsewhere; cuBLAS's heuristics take alignment as an input. Values
 // of 1-3 choose the same configurations on the NeuSight cross-GPU split.
 constexpr double kAlignmentPenalty = 2.0;
+// On a GPU whose library chooses by it (selector_alignment), the distance penalty, in octaves,
+// per halving of the bytes every operand's rows stay aligned to (operand_alignment_bytes):
+// 4-byte rows stay two octaves from 16-byte ones, as under kAlignmentPenalty, and 8-byte rows
+// are one octave from either.
+constexpr double kAlignmentHalvingPenalty = 1.0;
+// A GPU chooses by alignment when near calibrated shapes (the same octave of batch, m, n and
+// k, the same layout) of different alignments run different configurations this much more
+// often (a share of the pairs) than near shapes of one alignment. NeuSight's FP32 tables: the
+// P4 0.15 (its cuBLAS runs sgemm_128x128x8_NT(_vec) on large products only where every row is
+// 8-byte aligned, a maxwell_sgemm kernel at a fourth of the speed elsewhere); the
+// A100-PCIE-40GB 0.04, the P100, T4 and V100 0.00-0.01. The A100-SXM4-40GB traces' TF32
+// kernels 0.95 (360 pairs: each program's shapes, its own kernels).
+constexpr double kAlignmentChoiceExcess = 0.10;
+// Pairs of near shapes of different alignments a table must hold to tell (the A100-PCIE-80GB's,
+// H100's and L4's hold 46: their shapes are model-like, of one alignment).
+constexpr double kMinAlignmentPairs = 100;
 // Width of the vector loads vectorised GEMM kernels use (LDG.128).
 constexpr double kVectorBytes = 16.0;
 // Weight of the wave count in the residual neighbourhood: shapes on either side of a wave
@@ -50,11 +67,36 @@ GemmShapeKey gemm_shape_key(std::int64_t batch, std::int64_t m, std::int64_t n, 
 bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
                              bool trans_b, DType dtype);
 
+// The bytes every operand's leading dimension stays aligned to, up to one vector (kVectorBytes):
+// A and B (stored as operands_vector_aligned says) and C [m,n]. cuBLASLt states each
+// algorithm's minimum alignment of A, B, C and D in bytes (4, 8, 16;
+// CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_*_BYTES).
+double operand_alignment_bytes(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
+                               bool trans_b, DType dtype);
+
+// How a GPU's selector tells operands' alignments apart.
+enum class SelectorAlignment : std::uint8_t {
+  kVectors,  // whole 16-byte vectors or not (A and B): kAlignmentPenalty
+  kGraded,   // the bytes A, B and C stay aligned to: kAlignmentHalvingPenalty a halving
+};
+
+// One calibrated shape as the choice between those two sees it.
+struct SelectorSample {
+  GemmShapeKey shape;
+  bool transposed_weight = false;
+  double alignment_bytes = 0;  // operand_alignment_bytes
+  std::int32_t config = -1;
+};
+// kGraded where the table shows its library choosing by alignment (kAlignmentChoiceExcess over
+// at least kMinAlignmentPairs pairs), else kVectors.
+SelectorAlignment selector_alignment(std::span<const SelectorSample> samples);
+
 // Calls that multiply by a weight stored transposed (nn.Linear) and plain (batched) products
-// run different kernels for the same shape, and so do operands that cannot be loaded as whole
-// vectors: both are kept apart when choosing a configuration.
+// run different kernels for the same shape, and so do operands of other alignments: both are
+// kept apart when choosing a configuration.
 GemmSelectorKey gemm_selector_key(const GemmShapeKey& shape, std::int64_t m, std::int64_t n,
-                                  std::int64_t k, bool trans_a, bool trans_b, DType dtype);
+                                  std::int64_t k, bool trans_a, bool trans_b, DType dtype,
+                                  SelectorAlignment alignment = SelectorAlignment::kVectors);
 
 // The shape run by configuration `c` on `spec` as `blocks` blocks.
 GemmResidualKey gemm_residual_key(const GemmShapeKey& shape, const GemmConfigFit& c,
