@@ -72,7 +72,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   struct KernelsOptions {
     std::string data, json, source, target, band_rows;
     std::vector<std::string> ops;
-    bool matrix = false;
+    bool matrix = false, by_collection = false;
     double max_bytes = 0;
     GuardOptions guard;
   };
@@ -96,8 +96,11 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
   ek->add_option("--max-bytes", ko->max_bytes,
                  "only rows whose operands and results together are smaller than this many bytes "
                  "(small operators: 1048576)");
+  const CLI::Option* k_collection = ek->add_flag(
+      "--by-collection", ko->by_collection,
+      "also break each device's rows down by the table's collection (its split column)");
   ko->guard.add_to(ek);
-  actions.emplace_back(ek, [ko, k_matrix, &global]() {
+  actions.emplace_back(ek, [ko, k_matrix, k_collection, &global]() {
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto table = calibrate::CsvTable::read(ko->data);
     auto calls = calibrate::read_neusight_kernels(table);
@@ -122,6 +125,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     }
     reports::BandRows* rows = band_rows ? &*band_rows : nullptr;
     if (!ko->source.empty() || !ko->target.empty()) {
+      refuse_in_this_mode({k_collection}, kWithCross);
       const auto cross =
           reports::eval_kernels_cross(predictor, calls, ko->source.empty() ? "all" : ko->source,
                                       ko->target.empty() ? "all" : ko->target, false,
@@ -135,6 +139,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
     ko->guard.refuse_without_cross(k_matrix);
     const auto result = reports::eval_kernels(predictor, calls, rows);
     reports::print_kernel_eval(std::cout, result);
+    if (ko->by_collection) reports::print_kernel_eval_collections(std::cout, result);
     if (!ko->json.empty())
       write_text_file(ko->json, reports::kernel_eval_json(result).dump(2) + "\n");
     return 0;

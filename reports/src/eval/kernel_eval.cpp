@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "pm2lat/classifier.h"
+#include "pm2lat/median.h"
 #include "pm2lat/reports/eval/band_rows.h"
 #include "pm2lat/reports/eval/gemm_eval.h"
 
@@ -34,6 +35,11 @@ KernelEvalResult eval_kernels(Predictor& predictor,
     double measured_us = 0, predicted_us = 0;
   };
   std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
+  struct Collection {
+    Group totals;
+    std::vector<double> ratios;  // predicted over measured
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Collection> collections;
   std::map<std::string, Acc> devices;
   ErrorStats overall;
   KernelEvalResult out;
@@ -65,6 +71,11 @@ KernelEvalResult eval_kernels(Predictor& predictor,
     g.error.add(p.us, measured);
     g.measured_us += measured;
     g.predicted_us += p.us;
+    Collection& col = collections[{target.name, c.op, c.split}];
+    col.totals.error.add(p.us, measured);
+    col.totals.measured_us += measured;
+    col.totals.predicted_us += p.us;
+    if (measured > 0) col.ratios.push_back(p.us / measured);
     Acc& d = devices[target.name];
     d.all.add(p.us, measured);
     d.measured_us += measured;
@@ -76,6 +87,13 @@ KernelEvalResult eval_kernels(Predictor& predictor,
   for (const auto& [key, g] : groups) {
     out.groups.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), g.error.summary(),
                           g.measured_us, g.predicted_us});
+  }
+  for (auto& [key, col] : collections) {
+    KernelEvalCollection k{std::get<0>(key),       std::get<1>(key),
+                           std::get<2>(key),       col.totals.error.summary(),
+                           col.totals.measured_us, col.totals.predicted_us};
+    k.median_ratio = median(std::move(col.ratios));
+    out.collections.push_back(std::move(k));
   }
   for (const auto& [name, a] : devices) {
     KernelEvalDevice d;
@@ -112,9 +130,20 @@ void print_kernel_eval(std::ostream& out, const KernelEvalResult& r) {
     fmt::print(out, "{} rows skipped: GPU not in the device catalogue\n", r.unknown_devices);
 }
 
+void print_kernel_eval_collections(std::ostream& out, const KernelEvalResult& r) {
+  fmt::print(out, "\n{:<16} {:<9} {:<10} {:>7} {:>8} {:>8} {:>16} {:>15}\n", "device", "op",
+             "collection", "n", "MAPE%", "med%", "median pred/meas", "total pred/meas");
+  for (const auto& k : r.collections) {
+    fmt::print(out, "{:<16} {:<9} {:<10} {:>7} {:>8.2f} {:>8.2f} {:>16.3f} {:>15.3f}\n", k.device,
+               k.op, k.collection.empty() ? "-" : k.collection, k.error.n, k.error.mape_pct,
+               k.error.median_ape_pct, k.median_ratio,
+               k.measured_us > 0 ? k.predicted_us / k.measured_us : 0.0);
+  }
+}
+
 nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
   using nlohmann::json;
-  json groups = json::array(), devices = json::array();
+  json groups = json::array(), devices = json::array(), collections = json::array();
   for (const auto& g : r.groups) {
     groups.push_back({{"device", g.device},
                       {"op", g.op},
@@ -125,6 +154,17 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
                       {"p90_ape_pct", g.error.p90_ape_pct},
                       {"measured_us", g.measured_us},
                       {"predicted_us", g.predicted_us}});
+  }
+  for (const auto& k : r.collections) {
+    collections.push_back({{"device", k.device},
+                           {"op", k.op},
+                           {"collection", k.collection},
+                           {"n", k.error.n},
+                           {"mape_pct", k.error.mape_pct},
+                           {"median_ape_pct", k.error.median_ape_pct},
+                           {"median_ratio", k.median_ratio},
+                           {"measured_us", k.measured_us},
+                           {"predicted_us", k.predicted_us}});
   }
   for (const auto& d : r.devices) {
     devices.push_back({{"device", d.device},
@@ -139,6 +179,7 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
                        {"spec_scaled", d.spec_scaled}});
   }
   return {{"groups", groups},
+          {"collections", collections},
           {"devices", devices},
           {"overall",
            {{"n", r.overall.n},

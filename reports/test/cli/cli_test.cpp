@@ -94,6 +94,14 @@ TEST_F(Cli, AnEvalOptionTheChosenModeDoesNotReadIsRefusedNotIgnored) {
   EXPECT_NE(devices.code, 0);
   EXPECT_NE(devices.err.find("--devices excludes --source"), std::string::npos) << devices.err;
   std::filesystem::remove_all(runs);
+  // Collections are a table's rows scored on their own GPU, which a cross-GPU score is not.
+  test::write_text(dir / "kernels.csv",
+                   "device,op,kernel_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,B,M,N,K,"
+                   "H,latency_us\nT4,bmm,volta_sgemm_128x64_nn,8,16,4,256,1,1,4,1024,512,1024,,"
+                   "1500\n");
+  expect_one_error(run({"eval", "kernels", "--data", (dir / "kernels.csv").string(), "--source",
+                        "T4", "--by-collection"}),
+                   "--by-collection is not read with --source or --target");
 }
 
 TEST_F(Cli, DevicesListsTheCatalogueAndWhereEachGpusPredictionsComeFrom) {

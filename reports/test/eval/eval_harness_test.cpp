@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "pm2lat/calibrate/aiconfigurator_table.h"
 #include "pm2lat/calibrate/csv_table.h"
@@ -176,6 +177,54 @@ TEST(CrossEval, PairsEveryShapeMeasuredOnBothGpus) {
   EXPECT_EQ(one.totals[0].source, "T4");
   EXPECT_LT(one.totals[0].error.mape_pct, 30.0);
   EXPECT_THROW(eval_kernels_cross(p, calls, "T44", "all"), UnknownDeviceError);
+}
+
+TEST(KernelEval, BreaksEachDevicesRowsDownByTheTablesCollection) {
+  // Two rows of one shape from each collection, the `train` ones timed 1.5x the `test` ones:
+  // whatever the prediction, the two collections' median ratios of predicted over measured
+  // stand 1.5x apart, and each collection counts its own rows.
+  const auto table = calibrate::CsvTable::parse(
+      "split,device,op,kernel_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,B,M,N,K,H,"
+      "latency_us\n"
+      "train,T4,bmm,volta_sgemm_128x64_nn,8,16,4,256,1,1,4,1024,512,1024,,1500\n"
+      "train,T4,bmm,volta_sgemm_128x64_nn,8,16,8,256,1,1,8,1024,512,1024,,3000\n"
+      "test,T4,bmm,volta_sgemm_128x64_nn,8,16,4,256,1,1,4,1024,512,1024,,1000\n"
+      "test,T4,bmm,volta_sgemm_128x64_nn,8,16,8,256,1,1,8,1024,512,1024,,2000\n",
+      "t.csv");
+  Predictor p = shipped();
+  const KernelEvalResult r = eval_kernels(p, calibrate::read_neusight_kernels(table));
+  ASSERT_EQ(r.collections.size(), 2u);  // sorted: test, train
+  const KernelEvalCollection& test = r.collections[0];
+  const KernelEvalCollection& train = r.collections[1];
+  EXPECT_EQ(test.collection, "test");
+  EXPECT_EQ(train.collection, "train");
+  EXPECT_EQ(test.device, "T4");
+  EXPECT_EQ(test.error.n, 2u);
+  EXPECT_EQ(train.error.n, 2u);
+  EXPECT_DOUBLE_EQ(train.measured_us, 4500.0);
+  ASSERT_GT(test.median_ratio, 0.0);
+  EXPECT_NEAR(test.median_ratio / train.median_ratio, 1.5, 1e-9);
+  const nlohmann::json j = kernel_eval_json(r);
+  ASSERT_EQ(j.at("collections").size(), 2u);
+  EXPECT_EQ(j.at("collections")[1].at("collection"), "train");
+  std::ostringstream printed;
+  print_kernel_eval_collections(printed, r);
+  EXPECT_NE(printed.str().find("T4               bmm       train"), std::string::npos)
+      << printed.str();
+}
+
+TEST(KernelEval, ATableWithoutCollectionsHasOneUnnamedCollection) {
+  const auto table = calibrate::CsvTable::parse(
+      "device,op,kernel_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,B,M,N,K,H,latency_us\n"
+      "T4,bmm,volta_sgemm_128x64_nn,8,16,4,256,1,1,4,1024,512,1024,,1500\n",
+      "t.csv");
+  Predictor p = shipped();
+  const KernelEvalResult r = eval_kernels(p, calibrate::read_neusight_kernels(table));
+  ASSERT_EQ(r.collections.size(), 1u);
+  EXPECT_EQ(r.collections[0].collection, "");
+  std::ostringstream printed;
+  print_kernel_eval_collections(printed, r);
+  EXPECT_NE(printed.str().find("bmm       -"), std::string::npos) << printed.str();
 }
 
 }  // namespace

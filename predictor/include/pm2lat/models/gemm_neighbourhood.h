@@ -36,10 +36,12 @@ constexpr double kAlignmentHalvingPenalty = 1.0;
 // A GPU chooses by alignment when near calibrated shapes (the same octave of batch, m, n and
 // k, the same layout) of different alignments run different configurations this much more
 // often (a share of the pairs) than near shapes of one alignment. NeuSight's FP32 tables: the
-// P4 0.15 (its cuBLAS runs sgemm_128x128x8_NT(_vec) on large products only where every row is
-// 8-byte aligned, a maxwell_sgemm kernel at a fourth of the speed elsewhere); the
-// A100-PCIE-40GB 0.04, the P100, T4 and V100 0.00-0.01. The A100-SXM4-40GB traces' TF32
-// kernels 0.95 (360 pairs: each program's shapes, its own kernels).
+// P4 0.15 (its model-like shapes ran sgemm_128x128x8_NT where the reduction's rows are 8-byte
+// aligned and NT_vec where they are 16-byte aligned; its random shapes, timed apart with
+// another library, ran maxwell_sgemm kernels at a fourth of the speed at every alignment:
+// predictor/ACCURACY.md, "Two collections in one kernel table"); the A100-PCIE-40GB 0.04, the
+// P100, T4 and V100 0.00-0.01. The A100-SXM4-40GB traces' TF32 kernels 0.95 (360 pairs: each
+// program's shapes, its own kernels).
 constexpr double kAlignmentChoiceExcess = 0.10;
 // Pairs of near shapes of different alignments a table must hold to tell (the A100-PCIE-80GB's,
 // H100's and L4's hold 46: their shapes are model-like, of one alignment).

@@ -32,8 +32,20 @@ struct KernelEvalDevice {
   bool spec_scaled = false;  // the device has no profile: predictions were scaled
 };
 
+// One device and op's rows of one collection of the table: its `split` column, which in
+// NeuSight's table tells the random shapes timed to fit a model (`train`) from the shapes of its
+// evaluation models (`test`), timed apart (predictor/ACCURACY.md, "Two collections in one kernel
+// table"). Empty for a table without the column.
+struct KernelEvalCollection {
+  std::string device, op, collection;
+  ErrorSummary error;
+  double measured_us = 0, predicted_us = 0;
+  double median_ratio = 0;  // of predicted over measured: the collection's bias, signed
+};
+
 struct KernelEvalResult {
   std::vector<KernelEvalGroup> groups;
+  std::vector<KernelEvalCollection> collections;  // by device, op, collection
   std::vector<KernelEvalDevice> devices;
   ErrorSummary overall;
   std::size_t unknown_devices = 0;  // rows whose GPU is not in the catalogue
@@ -49,6 +61,8 @@ KernelEvalResult eval_kernels(Predictor& predictor,
                               BandRows* band_rows = nullptr);
 
 void print_kernel_eval(std::ostream& out, const KernelEvalResult& r);
+// The rows by collection (`pm2lat eval kernels --by-collection`).
+void print_kernel_eval_collections(std::ostream& out, const KernelEvalResult& r);
 nlohmann::json kernel_eval_json(const KernelEvalResult& r);
 
 }  // namespace pm2lat::reports
