@@ -24,17 +24,16 @@ import sys
 from collections import Counter, defaultdict
 
 GEMM_OPS = ("linear", "bmm")
-# A cell holds the rows whose every dimension rounds to the same octave.
-OCTAVE = math.log2
 
 
 def cell_of(row):
-    """(B, rows, N, K) octaves; a linear row's batch folds into its rows (NeuSight's N is the
-    reduction dimension of both operators)."""
+    """The octave (rounded log2) of B, rows, N and K: rows compared within a cell are less
+    than an octave apart in every dimension. A linear row's batch folds into its rows
+    (NeuSight's N is the reduction dimension of both operators)."""
     b = float(row["B"] or 1)
     m, n, k = float(row["M"]), float(row["N"]), float(row["K"])
     dims = (1.0, b * m, n, k) if row["op"] == "linear" else (b, m, n, k)
-    return tuple(round(OCTAVE(max(1.0, d))) for d in dims)
+    return tuple(round(math.log2(max(1.0, d))) for d in dims)
 
 
 def time_per_flop(row):
