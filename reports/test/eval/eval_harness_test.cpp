@@ -22,6 +22,13 @@ namespace {
 
 Predictor shipped() { return Predictor::from_directory(PM2LAT_SHIPPED_PROFILES); }
 
+// The shipped catalogue without a profile: every GPU forecast from its spec alone, for tests of
+// how an evaluation groups rows (not of what it forecasts), without loading the profiles.
+Predictor catalogue_only() {
+  return Predictor(
+      DeviceCatalogue::load(std::filesystem::path(PM2LAT_SHIPPED_PROFILES) / "devices.json"), {});
+}
+
 calibrate::ModelOpRow labelled_gemm_row(const char* kind, std::int64_t B, std::int64_t M,
                                         std::int64_t N, std::int64_t K) {
   calibrate::ModelOpRow r;
@@ -191,7 +198,7 @@ TEST(KernelEval, BreaksEachDevicesRowsDownByTheTablesCollection) {
       "test,T4,bmm,volta_sgemm_128x64_nn,8,16,4,256,1,1,4,1024,512,1024,,1000\n"
       "test,T4,bmm,volta_sgemm_128x64_nn,8,16,8,256,1,1,8,1024,512,1024,,2000\n",
       "t.csv");
-  Predictor p = shipped();
+  Predictor p = catalogue_only();
   const KernelEvalResult r = eval_kernels(p, calibrate::read_neusight_kernels(table));
   ASSERT_EQ(r.collections.size(), 2u);  // sorted: test, train
   const KernelEvalCollection& test = r.collections[0];
@@ -218,7 +225,7 @@ TEST(KernelEval, ATableWithoutCollectionsHasOneUnnamedCollection) {
       "device,op,kernel_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,B,M,N,K,H,latency_us\n"
       "T4,bmm,volta_sgemm_128x64_nn,8,16,4,256,1,1,4,1024,512,1024,,1500\n",
       "t.csv");
-  Predictor p = shipped();
+  Predictor p = catalogue_only();
   const KernelEvalResult r = eval_kernels(p, calibrate::read_neusight_kernels(table));
   ASSERT_EQ(r.collections.size(), 1u);
   EXPECT_EQ(r.collections[0].collection, "");
