@@ -19,6 +19,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/default}
 mode=${2:-}
+case "$mode" in
+  "" | --donors) ;;
+  *) echo "error: unknown option '$mode'" >&2
+     echo "usage: scripts/eval-spec-scaled.sh [BUILD_DIR] [--donors]" >&2
+     exit 2 ;;
+esac
 . "$root/scripts/measurement-data.sh" neusight/kernels.csv.gz aiconfigurator/gemm_bf16.csv.gz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
