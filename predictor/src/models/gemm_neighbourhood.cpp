@@ -21,7 +21,7 @@ GemmShapeKey gemm_shape_key(std::int64_t batch, std::int64_t m, std::int64_t n, 
 
 bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
                              bool trans_b, DType dtype) {
-  const double bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
+  const double bytes = dtype_bytes(dtype);
   const auto per_vector =
       static_cast<std::int64_t>(std::max(1.0, kVectorBytes / std::max(1.0, bytes)));
   const std::int64_t lda = trans_a ? m : k;
@@ -31,7 +31,7 @@ bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, boo
 
 double operand_alignment_bytes(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
                                bool trans_b, DType dtype) {
-  const double bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
+  const double bytes = dtype_bytes(dtype);
   // The largest power of two dividing a row's bytes (a sub-byte type's row in whole bytes).
   auto aligned = [bytes](std::int64_t ld) {
     const auto row = static_cast<std::uint64_t>(std::max(1.0, static_cast<double>(ld) * bytes));

@@ -303,8 +303,7 @@ Prediction GemmPredictor::Impl::predict_launch(const ModelQuery& q, const Target
   const GemmConfigFit& fit = prof.gemm_configs[static_cast<std::size_t>(cfg)];
   const std::int32_t split = split_k_from_grid(r.launch.grid, 1);
   const double blocks = static_cast<double>(r.launch.grid.volume());
-  const GemmWork w =
-      gemm_work(fit, s, blocks, split, dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype));
+  const GemmWork w = gemm_work(fit, s, blocks, split, dtype_bytes(dtype));
   GemmConfigFit c = fit;
   if (borrowed) {
     const Scale sc = scale_between(*d->spec, *t.spec, fit.dtype);
@@ -475,7 +474,7 @@ Prediction GemmPredictor::Impl::predict_shape(const ModelQuery& q, const TargetS
   const GemmConfigFit& fit = d->profile->gemm_configs[ci];
   // Bytes move at the record's element size; the math runs at the calibrated type's rate,
   // scaled below when the record's type had no profile of its own.
-  const double element_bytes = dtype_bytes(dtype == DType::kTf32 ? DType::kFp32 : dtype);
+  const double element_bytes = dtype_bytes(dtype);
   const GemmWork w = gemm_work(fit, s, blocks, split, element_bytes);
   const GemmFitRange& range = d->fit_range[ci];
   // How many blocks stream the operands past the calibrated K range (gemm_fit_range.h): the
