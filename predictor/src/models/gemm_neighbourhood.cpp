@@ -12,6 +12,16 @@ namespace {
 
 using namespace gemm_neighbourhood;
 
+// The leading dimensions of C[m,n] = A[m,k] B[k,n]'s inputs as stored: A as [m,k] (k) or,
+// transposed, [k,m] (m); B as [k,n] (n) or, transposed (nn.Linear's weight), [n,k] (k).
+struct LeadingDimensions {
+  std::int64_t a, b;
+};
+LeadingDimensions leading_dimensions(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
+                                     bool trans_b) {
+  return {trans_a ? m : k, trans_b ? k : n};
+}
+
 }  // namespace
 
 GemmShapeKey gemm_shape_key(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -24,9 +34,8 @@ bool operands_vector_aligned(std::int64_t m, std::int64_t n, std::int64_t k, boo
   const double bytes = dtype_bytes(dtype);
   const auto per_vector =
       static_cast<std::int64_t>(std::max(1.0, kVectorBytes / std::max(1.0, bytes)));
-  const std::int64_t lda = trans_a ? m : k;
-  const std::int64_t ldb = trans_b ? k : n;
-  return lda % per_vector == 0 && ldb % per_vector == 0;
+  const LeadingDimensions ld = leading_dimensions(m, n, k, trans_a, trans_b);
+  return ld.a % per_vector == 0 && ld.b % per_vector == 0;
 }
 
 double operand_alignment_bytes(std::int64_t m, std::int64_t n, std::int64_t k, bool trans_a,
@@ -37,9 +46,8 @@ double operand_alignment_bytes(std::int64_t m, std::int64_t n, std::int64_t k, b
     const auto row = static_cast<std::uint64_t>(std::max(1.0, static_cast<double>(ld) * bytes));
     return std::min(kVectorBytes, static_cast<double>(row & (~row + 1)));
   };
-  const std::int64_t lda = trans_a ? m : k;
-  const std::int64_t ldb = trans_b ? k : n;
-  return std::min({aligned(lda), aligned(ldb), aligned(n)});
+  const LeadingDimensions ld = leading_dimensions(m, n, k, trans_a, trans_b);
+  return std::min({aligned(ld.a), aligned(ld.b), aligned(n)});
 }
 
 SelectorAlignment selector_alignment(std::span<const SelectorSample> samples) {
