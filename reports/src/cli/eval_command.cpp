@@ -101,6 +101,13 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       "also break each device's rows down by the table's collection (its split column)");
   ko->guard.add_to(ek);
   actions.emplace_back(ek, [ko, k_matrix, k_collection, &global]() {
+    // An option the chosen mode does not read is refused before anything is loaded.
+    const bool cross_gpu = !ko->source.empty() || !ko->target.empty();
+    if (cross_gpu) {
+      refuse_in_this_mode({k_collection}, kWithCross);
+    } else {
+      ko->guard.refuse_without_cross(k_matrix);
+    }
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto table = calibrate::CsvTable::read(ko->data);
     auto calls = calibrate::read_neusight_kernels(table);
@@ -124,8 +131,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       band_rows.emplace(band_file);
     }
     reports::BandRows* rows = band_rows ? &*band_rows : nullptr;
-    if (!ko->source.empty() || !ko->target.empty()) {
-      refuse_in_this_mode({k_collection}, kWithCross);
+    if (cross_gpu) {
       const auto cross =
           reports::eval_kernels_cross(predictor, calls, ko->source.empty() ? "all" : ko->source,
                                       ko->target.empty() ? "all" : ko->target, false,
@@ -136,7 +142,6 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(ko->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
-    ko->guard.refuse_without_cross(k_matrix);
     const auto result = reports::eval_kernels(predictor, calls, rows);
     reports::print_kernel_eval(std::cout, result);
     if (ko->by_collection) reports::print_kernel_eval_collections(std::cout, result);
@@ -166,10 +171,15 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       eg->add_option("--rows", go->rows, "write every call's measured and predicted latency (CSV)");
   go->guard.add_to(eg);
   actions.emplace_back(eg, [go, g_matrix, g_rows, &global]() {
+    const bool cross_gpu = !go->source.empty() || !go->target.empty();
+    if (cross_gpu) {
+      refuse_in_this_mode({g_rows}, kWithCross);
+    } else {
+      go->guard.refuse_without_cross(g_matrix);
+    }
     Predictor predictor = Predictor::from_directory(global.profiles);
     const auto calls = calibrate::read_aiconfigurator_gemm(calibrate::CsvTable::read(go->data));
-    if (!go->source.empty() || !go->target.empty()) {
-      refuse_in_this_mode({g_rows}, kWithCross);
+    if (cross_gpu) {
       const auto cross =
           reports::eval_kernels_cross(predictor, calls, go->source.empty() ? "all" : go->source,
                                       go->target.empty() ? "all" : go->target, true,
@@ -180,7 +190,6 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(go->json, reports::cross_eval_json(cross).dump(2) + "\n");
       return 0;
     }
-    go->guard.refuse_without_cross(g_matrix);
     std::ofstream rows;
     if (!go->rows.empty()) {
       rows.open(go->rows);
@@ -226,9 +235,11 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       em->add_flag("--matrix", mo->matrix, "live run: also print the source x target error matrix");
   mo->guard.add_to(em);
   actions.emplace_back(em, [mo, m_matrix, &global]() {
+    const bool live_run = !mo->source.empty() || !mo->target.empty();
+    if (!live_run) mo->guard.refuse_without_cross(m_matrix);
     Predictor predictor = Predictor::from_directory(global.profiles);
     auto runs = calibrate::load_model_runs(mo->data);
-    if (!mo->source.empty() || !mo->target.empty()) {
+    if (live_run) {
       std::erase_if(runs, [&](const calibrate::ModelRun& r) {
         return !reports::mode_wanted(mo->modes, r.mode);
       });
@@ -241,7 +252,6 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
         write_text_file(mo->json, reports::live_runs_json(live, mo->by_class).dump(2) + "\n");
       return 0;
     }
-    mo->guard.refuse_without_cross(m_matrix);
     reports::ModelEvalOptions options;
     options.devices = mo->devices;
     options.modes = mo->modes;
