@@ -105,22 +105,15 @@ nlohmann::json attention_eval_json(const AttentionEvalResult& r) {
                     {"mape_pct", s.error.mape_pct},
                     {"median_ape_pct", s.error.median_ape_pct}});
     }
-    groups.push_back({{"device", g.device},
-                      {"backend", g.backend},
-                      {"n", g.error.n},
-                      {"mape_pct", g.error.mape_pct},
-                      {"median_ape_pct", g.error.median_ape_pct},
-                      {"p90_ape_pct", g.error.p90_ape_pct},
-                      {"by_kv_cache", kv},
-                      {"spec_scaled", g.spec_scaled},
-                      {"config_chosen", g.config_chosen}});
+    json j = error_summary_json(g.error);
+    j.update({{"device", g.device},
+              {"backend", g.backend},
+              {"by_kv_cache", kv},
+              {"spec_scaled", g.spec_scaled},
+              {"config_chosen", g.config_chosen}});
+    groups.push_back(std::move(j));
   }
-  return {{"groups", groups},
-          {"overall",
-           {{"n", r.overall.n},
-            {"mape_pct", r.overall.mape_pct},
-            {"median_ape_pct", r.overall.median_ape_pct},
-            {"p90_ape_pct", r.overall.p90_ape_pct}}}};
+  return {{"groups", groups}, {"overall", error_summary_json(r.overall)}};
 }
 
 }  // namespace pm2lat::reports

@@ -2,11 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "pm2lat/prediction_error.h"
 
 namespace pm2lat::reports {
+
+nlohmann::json error_summary_json(const ErrorSummary& e) {
+  return {{"n", e.n},
+          {"mape_pct", e.mape_pct},
+          {"median_ape_pct", e.median_ape_pct},
+          {"p90_ape_pct", e.p90_ape_pct}};
+}
 
 void ErrorStats::add(double predicted, double measured) {
   if (measured > 0) apes_.push_back(error_pct(predicted, measured));

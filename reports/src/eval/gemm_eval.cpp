@@ -12,17 +12,6 @@
 #include "pm2lat/classifier.h"
 
 namespace pm2lat::reports {
-namespace {
-
-nlohmann::json summary_json(const ErrorSummary& e) {
-  return {{"n", e.n},
-          {"mape_pct", e.mape_pct},
-          {"median_ape_pct", e.median_ape_pct},
-          {"p90_ape_pct", e.p90_ape_pct}};
-}
-
-}  // namespace
-
 std::string gemm_call_type(const calibrate::MeasuredCall& call) {
   const GemmShape& g = call.record.op.gemm;
   return gemm_type_label(g.a, g.scaling);
@@ -95,19 +84,19 @@ nlohmann::json gemm_eval_json(const GemmEvalResult& r) {
   using nlohmann::json;
   json groups = json::array(), devices = json::array();
   for (const auto& g : r.groups) {
-    json j = summary_json(g.error);
+    json j = error_summary_json(g.error);
     j["device"] = g.device;
     j["dtype"] = g.dtype;
     j["spec_scaled"] = g.spec_scaled;
     groups.push_back(std::move(j));
   }
   for (const auto& g : r.devices) {
-    json j = summary_json(g.error);
+    json j = error_summary_json(g.error);
     j["device"] = g.device;
     j["spec_scaled"] = g.spec_scaled;
     devices.push_back(std::move(j));
   }
-  return {{"groups", groups}, {"devices", devices}, {"overall", summary_json(r.overall)}};
+  return {{"groups", groups}, {"devices", devices}, {"overall", error_summary_json(r.overall)}};
 }
 
 }  // namespace pm2lat::reports

@@ -145,38 +145,33 @@ nlohmann::json kernel_eval_json(const KernelEvalResult& r) {
   using nlohmann::json;
   json groups = json::array(), devices = json::array(), collections = json::array();
   for (const auto& g : r.groups) {
-    groups.push_back({{"device", g.device},
-                      {"op", g.op},
-                      {"family", g.family},
-                      {"n", g.error.n},
-                      {"mape_pct", g.error.mape_pct},
-                      {"median_ape_pct", g.error.median_ape_pct},
-                      {"p90_ape_pct", g.error.p90_ape_pct},
-                      {"measured_us", g.measured_us},
-                      {"predicted_us", g.predicted_us}});
+    json j = error_summary_json(g.error);
+    j.update({{"device", g.device},
+              {"op", g.op},
+              {"family", g.family},
+              {"measured_us", g.measured_us},
+              {"predicted_us", g.predicted_us}});
+    groups.push_back(std::move(j));
   }
   for (const auto& k : r.collections) {
-    collections.push_back({{"device", k.device},
-                           {"op", k.op},
-                           {"collection", k.collection},
-                           {"n", k.error.n},
-                           {"mape_pct", k.error.mape_pct},
-                           {"median_ape_pct", k.error.median_ape_pct},
-                           {"median_ratio", k.median_ratio},
-                           {"measured_us", k.measured_us},
-                           {"predicted_us", k.predicted_us}});
+    json j = error_summary_json(k.error);
+    j.update({{"device", k.device},
+              {"op", k.op},
+              {"collection", k.collection},
+              {"median_ratio", k.median_ratio},
+              {"measured_us", k.measured_us},
+              {"predicted_us", k.predicted_us}});
+    collections.push_back(std::move(j));
   }
   for (const auto& d : r.devices) {
-    devices.push_back({{"device", d.device},
-                       {"n", d.error.n},
-                       {"mape_pct", d.error.mape_pct},
-                       {"median_ape_pct", d.error.median_ape_pct},
-                       {"p90_ape_pct", d.error.p90_ape_pct},
-                       {"gemm_mape_pct", d.gemm.mape_pct},
-                       {"gemm_median_ape_pct", d.gemm.median_ape_pct},
-                       {"measured_us", d.measured_us},
-                       {"predicted_us", d.predicted_us},
-                       {"spec_scaled", d.spec_scaled}});
+    json j = error_summary_json(d.error);
+    j.update({{"device", d.device},
+              {"gemm_mape_pct", d.gemm.mape_pct},
+              {"gemm_median_ape_pct", d.gemm.median_ape_pct},
+              {"measured_us", d.measured_us},
+              {"predicted_us", d.predicted_us},
+              {"spec_scaled", d.spec_scaled}});
+    devices.push_back(std::move(j));
   }
   return {{"groups", groups},
           {"collections", collections},

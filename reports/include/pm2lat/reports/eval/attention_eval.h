@@ -38,7 +38,7 @@ struct AttentionEvalResult {
 
 AttentionEvalResult eval_attention(Predictor& predictor,
                                    const std::vector<calibrate::AttentionMeasurement>& rows);
-void print_attention_eval(std::ostream& out, const AttentionEvalResult& r);
+void print_attention_eval(std::ostream& os, const AttentionEvalResult& r);
 // {"groups":[{"device","backend","n","mape_pct","median_ape_pct",...}], "overall":{...}}
 nlohmann::json attention_eval_json(const AttentionEvalResult& r);
 

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace pm2lat::reports {
 
 struct ErrorSummary {
@@ -14,6 +16,9 @@ struct ErrorSummary {
   double p90_ape_pct = 0;
   double p95_ape_pct = 0;
 };
+
+// n, MAPE, median and p90 APE under the names every evaluation's JSON gives them.
+nlohmann::json error_summary_json(const ErrorSummary& e);
 
 class ErrorStats {
  public:

@@ -32,7 +32,7 @@ struct GemmEvalResult {
 // predicted µs, the configuration used and the prediction's flags.
 GemmEvalResult eval_gemm(Predictor& predictor, const std::vector<calibrate::MeasuredCall>& calls,
                          std::ostream* rows_out = nullptr);
-void print_gemm_eval(std::ostream& out, const GemmEvalResult& r);
+void print_gemm_eval(std::ostream& os, const GemmEvalResult& r);
 // {"groups": [{"device", "dtype", "n", "mape_pct", "median_ape_pct", "p90_ape_pct",
 //  "spec_scaled"}], "devices": [{"device", "n", ...}], "overall": {...}}
 nlohmann::json gemm_eval_json(const GemmEvalResult& r);
