@@ -22,7 +22,7 @@ namespace {
 
 // An own GEMM calibration with fewer points than this chooses kernel configurations from a
 // similar GPU's denser one instead.
-constexpr std::size_t kRichCalibrationPoints = 500;
+constexpr std::size_t kRichSelectorPoints = 500;
 using gemm_neighbourhood::kSelectorVotes;
 // Offset of the vote's inverse-square distance weights, the residual interpolation's: a
 // shape calibrated exactly weighs 1/0.09, one an octave away in one dimension 1/1.69.
@@ -193,7 +193,7 @@ void GemmPredictor::add_target(const Target& target) {
       }
       // A few calibrated launches (a profiled run) choose configurations poorly: prefer a
       // similar GPU's dense calibration for that, keeping the own launches for their kernels.
-      if (own_points < kRichCalibrationPoints) {
+      if (own_points < kRichSelectorPoints) {
         const GemmCalibration* other = impl_->most_similar(spec, [&](const GemmCalibration& x) {
           return x.spec != &spec && x.has_dtype(c.dtype);
         });

@@ -22,7 +22,7 @@ namespace {
 using residual_interpolation::kNeighbours;
 // A donor's fits must have seen this many shapes: a GPU measured at a handful only
 // extrapolates its per-row and per-byte terms far outside them.
-constexpr std::size_t kRichCalibrationPoints = 500;
+constexpr std::size_t kRichDonorPoints = 500;
 // Fits of the plain elementwise bandwidth: what any memory-bound operator falls back to.
 constexpr const char* kGenericOperator = "elementwise";
 
@@ -260,12 +260,11 @@ void OperatorFitPredictor::add_target(const Target& target) {
     // A donor's fits must have seen many shapes, when some GPU's have.
     const auto& all = impl_->calibrated;
     const bool any_rich = std::any_of(all.begin(), all.end(), [](const OperatorFits& d) {
-      return d.point_count >= kRichCalibrationPoints;
+      return d.point_count >= kRichDonorPoints;
     });
     for (std::size_t i : rank_donors(*target.spec, donor_candidates(all), kGemmDonorWeights)) {
       const OperatorFits& d = all[i];
-      if (!d.profile->vector_fits.empty() &&
-          (!any_rich || d.point_count >= kRichCalibrationPoints)) {
+      if (!d.profile->vector_fits.empty() && (!any_rich || d.point_count >= kRichDonorPoints)) {
         t.devices.push_back(&d);
         t.spec_scaled = true;
         break;

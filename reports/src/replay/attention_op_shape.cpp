@@ -25,7 +25,7 @@ struct AttentionSignature {
   int cu_seqlens_q = -1;
 };
 
-constexpr AttentionSignature kSignatures[] = {
+constexpr AttentionSignature kAttentionSignatures[] = {
     // _flash_attention_forward(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
     // is_causal, ...)
     {"aten::_flash_attention_forward", Layout::kBSHD, 0, 8, CausalArg::kBool, false},
@@ -82,8 +82,8 @@ constexpr AttentionSignature kSignatures[] = {
     {"flash_attn::_flash_attn_varlen_backward", Layout::kTHD, 1, 15, CausalArg::kBool, true, 11, 9},
 };
 
-const AttentionSignature* signature(std::string_view name) {
-  for (const auto& s : kSignatures) {
+const AttentionSignature* attention_signature(std::string_view name) {
+  for (const auto& s : kAttentionSignatures) {
     if (s.name == name) return &s;
   }
   return nullptr;
@@ -97,12 +97,12 @@ bool mentions_attention(std::string_view name) {
 }  // namespace
 
 bool is_attention_op(std::string_view op_name) {
-  return signature(op_name) != nullptr || mentions_attention(op_name);
+  return attention_signature(op_name) != nullptr || mentions_attention(op_name);
 }
 
 std::optional<AttentionShape> attention_shape(const TraceOp& op, std::string_view op_name) {
   AttentionSignature sig{op_name, Layout::kBSHD, 0, -1, CausalArg::kBool, false};
-  if (const AttentionSignature* known = signature(op_name)) {
+  if (const AttentionSignature* known = attention_signature(op_name)) {
     sig = *known;
   } else {
     // An attention op this table does not know: q and k are its first two tensors of rank 3

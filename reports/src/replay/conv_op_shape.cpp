@@ -17,7 +17,7 @@ struct ConvSignature {
   int input, weight, stride, padding, dilation, groups;
 };
 
-constexpr ConvSignature kSignatures[] = {
+constexpr ConvSignature kConvSignatures[] = {
     // cudnn_convolution(self, weight, padding, stride, dilation, groups, benchmark, deterministic,
     // allow_tf32)
     {"cudnn_convolution", 0, 1, 3, 2, 4, 5},
@@ -44,8 +44,8 @@ constexpr ConvSignature kSignatures[] = {
     {"cudnn_convolution_backward", 0, 2, 4, 3, 5, 6},
 };
 
-const ConvSignature* signature(std::string_view aten) {
-  for (const auto& s : kSignatures) {
+const ConvSignature* conv_signature(std::string_view aten) {
+  for (const auto& s : kConvSignatures) {
     if (s.name == aten) return &s;
   }
   return nullptr;
@@ -59,10 +59,10 @@ std::int64_t spatial(const std::vector<std::int64_t>& v, std::size_t i, std::int
 
 }  // namespace
 
-bool is_conv_op(std::string_view aten) { return signature(aten) != nullptr; }
+bool is_conv_op(std::string_view aten) { return conv_signature(aten) != nullptr; }
 
 std::optional<ConvShape> conv_shape(const TraceOp& op, std::string_view aten) {
-  const ConvSignature* sig = signature(aten);
+  const ConvSignature* sig = conv_signature(aten);
   if (sig == nullptr) return std::nullopt;
   const auto in = trace_inputs::tensor_at(op, static_cast<std::size_t>(sig->input));
   const auto w = trace_inputs::tensor_at(op, static_cast<std::size_t>(sig->weight));

@@ -11,7 +11,7 @@
 namespace pm2lat::reports {
 namespace {
 
-std::string pct(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}", v); }
+std::string pct_column(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}", v); }
 
 // Target names are long ("RTX-PRO-6000-Server"); columns follow the longest of name and value.
 std::size_t column_width(const std::string& name) { return std::max<std::size_t>(10, name.size()); }
@@ -50,9 +50,9 @@ void print_uncovered(std::ostream& os, const Accuracy& a) {
   std::string parts;
   for (std::size_t i = 1; i < kCoverageReasons && total > 0; ++i) {
     if (!(a.reason_us[i] > 0)) continue;
-    parts +=
-        fmt::format("{}{} {}%", parts.empty() ? "" : ", ",
-                    to_string(static_cast<CoverageReason>(i)), pct(a.reason_us[i] / total * 100));
+    parts += fmt::format("{}{} {}%", parts.empty() ? "" : ", ",
+                         to_string(static_cast<CoverageReason>(i)),
+                         pct_column(a.reason_us[i] / total * 100));
   }
   if (!parts.empty()) fmt::print(os, "not covered: {}\n", parts);
 }
@@ -102,7 +102,7 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
     for (std::size_t t = 0; t < s.targets.size(); ++t) {
       row += fmt::format(" | {:>{}}", format_ms_with_band(f.predicted_us[t], f.band_pct(t)),
                          width(s.targets[t]));
-      if (t == own) row += fmt::format(" {:>6}", f.communication ? "-" : pct(f.error_pct()));
+      if (t == own) row += fmt::format(" {:>6}", f.communication ? "-" : pct_column(f.error_pct()));
     }
     fmt::print(os, "{}\n", row);
   }
@@ -116,7 +116,7 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
                          width(ts.name));
     step += fmt::format(" | {:>{}}", format_ms(ts.span_us), width(ts.name));
     if (t == own) {
-      total += fmt::format(" {:>6}", pct(s.accuracy.error_pct()));
+      total += fmt::format(" {:>6}", pct_column(s.accuracy.error_pct()));
       step += fmt::format(" {:>6}", "");
     }
   }
@@ -147,8 +147,9 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
                "median {}%; coverage {}% of kernel time\n",
                own < s.targets.size() ? s.targets[own] : "own GPU", s.accuracy.kernels,
                format_ms(s.accuracy.measured_us), format_ms(s.accuracy.predicted_us),
-               pct(s.accuracy.error_pct()), pct(s.accuracy.per_kernel.mape_pct),
-               pct(s.accuracy.per_kernel.median_ape_pct), pct(s.accuracy.coverage_pct));
+               pct_column(s.accuracy.error_pct()), pct_column(s.accuracy.per_kernel.mape_pct),
+               pct_column(s.accuracy.per_kernel.median_ape_pct),
+               pct_column(s.accuracy.coverage_pct));
     print_uncovered(os, s.accuracy);
   } else if (!measured) {
     fmt::print(os,
@@ -189,10 +190,10 @@ void print_replay_overview(std::ostream& os, const std::vector<const TraceReplay
     const Accuracy& a = r->summary.accuracy;
     fmt::print(os, "{:<36} {:<16} {:>7} {:>9} {:>12} {:>12} {:>7}\n", r->trace,
                r->gpu.empty() ? (r->device.empty() ? "?" : r->device) : r->gpu, r->summary.kernels,
-               a.available ? pct(a.coverage_pct) : "-",
+               a.available ? pct_column(a.coverage_pct) : "-",
                format_ms(a.available ? a.measured_us : r->summary.measured_us),
                a.available ? format_ms(a.predicted_us) : "-",
-               a.available ? pct(a.error_pct()) : "-");
+               a.available ? pct_column(a.error_pct()) : "-");
   }
 }
 

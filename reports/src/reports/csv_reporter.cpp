@@ -21,7 +21,7 @@ std::string field(const std::string& s) {
   return out + "\"";
 }
 
-std::string num(double v) { return std::isnan(v) ? "" : fmt::format("{:.6g}", v); }
+std::string csv_number(double v) { return std::isnan(v) ? "" : fmt::format("{:.6g}", v); }
 
 bool is_own(const RunSummary& s, std::size_t t) {
   return std::ranges::any_of(s.per_rank,
@@ -39,14 +39,16 @@ void write_summary_csv(std::ostream& os, const RunSummary& s, const RunTable& /*
     for (const auto& f : s.families) {
       const double err = own && !f.communication ? f.error_pct() : std::nan("");
       fmt::print(os, "{},{},{},{},{},{},{},{},,{}\n", to_string(f.family), field(s.targets[t]),
-                 f.kernels, num(f.measured_us / 1000.0), num(f.predicted_us[t] / 1000.0), num(err),
-                 f.fallback[t], own ? "true" : "false", num(f.band_pct(t)));
+                 f.kernels, csv_number(f.measured_us / 1000.0),
+                 csv_number(f.predicted_us[t] / 1000.0), csv_number(err), f.fallback[t],
+                 own ? "true" : "false", csv_number(f.band_pct(t)));
     }
     const auto& ts = s.per_target[t];
     fmt::print(os, "(total),{},{},{},{},{},{},{},{},{}\n", field(ts.name), s.kernels,
-               num(s.measured_us / 1000.0), num(ts.predicted_us / 1000.0),
-               num(own && s.accuracy.available ? s.accuracy.error_pct() : std::nan("")),
-               ts.fallback, own ? "true" : "false", num(ts.span_us / 1000.0), num(ts.band_pct()));
+               csv_number(s.measured_us / 1000.0), csv_number(ts.predicted_us / 1000.0),
+               csv_number(own && s.accuracy.available ? s.accuracy.error_pct() : std::nan("")),
+               ts.fallback, own ? "true" : "false", csv_number(ts.span_us / 1000.0),
+               csv_number(ts.band_pct()));
   }
 }
 
@@ -63,14 +65,14 @@ void write_kernels_csv(std::ostream& os, const RunTable& table) {
     line = fmt::format("{},{},{:.3f},{},{},{}",
                        table.ranks()[static_cast<std::size_t>(k.rank_index)].rank, k.stream,
                        static_cast<double>(k.ts_ns) / 1000.0, field(table.name(k.name)),
-                       to_string(k.family), k.measured() ? num(k.measured_us) : "");
+                       to_string(k.family), k.measured() ? csv_number(k.measured_us) : "");
     for (std::size_t t = 0; t < table.targets().size(); ++t) {
       line += ',';
-      line += num(table.predicted_us(i, t));
+      line += csv_number(table.predicted_us(i, t));
     }
     for (std::size_t t = 0; t < table.targets().size(); ++t) {
       line += ',';
-      line += num(table.band_pct(i, t));
+      line += csv_number(table.band_pct(i, t));
     }
     line += '\n';
     os << line;

@@ -44,7 +44,7 @@ std::string esc(std::string_view s) {
   return out;
 }
 
-std::string pct(double v) { return std::isnan(v) ? "–" : fmt::format("{:.1f}%", v); }
+std::string pct_cell(double v) { return std::isnan(v) ? "–" : fmt::format("{:.1f}%", v); }
 
 // A kernel name short enough for a table cell: the configuration part, elided in the middle.
 std::string short_name(const std::string& name) {
@@ -105,15 +105,15 @@ void heading_html(std::ostream& os, const RunSummary& s, const ReportHeading& h,
     fmt::print(os,
                "<span class=\"badge\" id=\"error\"><b>{}</b><small>error on {} (total kernel "
                "time)</small></span>",
-               pct(s.accuracy.error_pct()),
+               pct_cell(s.accuracy.error_pct()),
                esc(own != RunTable::npos ? s.targets[own] : "own GPU"));
     fmt::print(os,
                "<span class=\"badge\" id=\"coverage\"><b>{}</b><small>coverage (time with a "
                "dedicated model)</small></span>",
-               pct(s.accuracy.coverage_pct));
-    fmt::print(os,
-               "<span class=\"badge\"><b>{}</b><small>per-kernel MAPE (median {})</small></span>",
-               pct(s.accuracy.per_kernel.mape_pct), pct(s.accuracy.per_kernel.median_ape_pct));
+               pct_cell(s.accuracy.coverage_pct));
+    fmt::print(
+        os, "<span class=\"badge\"><b>{}</b><small>per-kernel MAPE (median {})</small></span>",
+        pct_cell(s.accuracy.per_kernel.mape_pct), pct_cell(s.accuracy.per_kernel.median_ape_pct));
   }
   fmt::print(os, "<span class=\"badge\"><b>{} ms</b><small>measured kernel time</small></span>",
              format_ms(s.measured_us));
@@ -136,7 +136,8 @@ void family_table(std::ostream& os, const RunSummary& s, std::size_t own) {
       fmt::print(os, "<td{}>{}</td>", t == own ? " class=\"own\"" : "",
                  format_ms_with_band(f.predicted_us[t], f.band_pct(t)));
       if (t == own)
-        fmt::print(os, "<td class=\"own\">{}</td>", f.communication ? "–" : pct(f.error_pct()));
+        fmt::print(os, "<td class=\"own\">{}</td>",
+                   f.communication ? "–" : pct_cell(f.error_pct()));
     }
     os << "</tr>\n";
   }
@@ -145,7 +146,7 @@ void family_table(std::ostream& os, const RunSummary& s, std::size_t own) {
   for (std::size_t t = 0; t < s.targets.size(); ++t) {
     fmt::print(os, "<th>{}</th>",
                format_ms_with_band(s.per_target[t].predicted_us, s.per_target[t].band_pct()));
-    if (t == own) fmt::print(os, "<th>{}</th>", pct(s.accuracy.error_pct()));
+    if (t == own) fmt::print(os, "<th>{}</th>", pct_cell(s.accuracy.error_pct()));
   }
   fmt::print(os, "</tr>\n<tr><th class=\"l\">step time</th><th></th><th>{}</th>",
              format_ms(s.measured_span_us));
@@ -258,7 +259,7 @@ void scatter_plots(std::ostream& os, const RunTable& table, const RunSummary& s)
                to_string(f.family), w, h, w, h);
     fmt::print(os, "<text x=\"{}\" y=\"16\" font-weight=\"600\">{} — {} kernels, error {}</text>\n",
                l, to_string(f.family), it->second.size(),
-               f.communication ? "n/a (comm.)" : pct(f.error_pct()));
+               f.communication ? "n/a (comm.)" : pct_cell(f.error_pct()));
     // ±25 % band around the diagonal, then decade grid lines.
     const double band = std::log10(1.25);
     fmt::print(os,

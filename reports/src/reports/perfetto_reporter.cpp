@@ -22,11 +22,11 @@ int pid_of(std::size_t rank_index, std::size_t column, std::size_t columns) {
   return static_cast<int>(rank_index * (columns + 1) + column + 1);
 }
 
-std::string num(double v) { return std::isnan(v) ? "null" : fmt::format("{:.4f}", v); }
+std::string json_number(double v) { return std::isnan(v) ? "null" : fmt::format("{:.4f}", v); }
 
 }  // namespace
 
-void write_perfetto_trace(std::ostream& os, const RunTable& table) {
+void write_perfetto_trace(std::ostream& out, const RunTable& table) {
   const std::size_t nt = table.targets().size();
   const auto& rows = table.kernels();
   const std::vector<std::size_t> order = timeline_order(table);
@@ -34,11 +34,11 @@ void write_perfetto_trace(std::ostream& os, const RunTable& table) {
   lines.push_back(layout_timeline(table, RunTable::npos, order));
   for (std::size_t t = 0; t < nt; ++t) lines.push_back(layout_timeline(table, t, order));
 
-  os << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"pm2lat\"},\"traceEvents\":[\n";
+  out << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"pm2lat\"},\"traceEvents\":[\n";
   bool first = true;
   auto emit = [&](const std::string& ev) {
-    if (!first) os << ",\n";
-    os << ev;
+    if (!first) out << ",\n";
+    out << ev;
     first = false;
   };
   std::map<std::size_t, std::set<std::uint64_t>> streams_per_rank;
@@ -75,11 +75,11 @@ void write_perfetto_trace(std::ostream& os, const RunTable& table) {
     for (std::size_t c = 0; c <= nt; ++c) {
       const Timeline& tl = lines[c];
       if (c == 0 && !k.measured()) continue;  // nothing measured to show
-      args = fmt::format(R"("measured_us":{})", k.measured() ? num(k.measured_us) : "null");
+      args = fmt::format(R"("measured_us":{})", k.measured() ? json_number(k.measured_us) : "null");
       if (c > 0) {
         const std::size_t t = c - 1;
         args += fmt::format(R"(,"predicted_us":{},"model":"{}","flags":"{}")",
-                            num(table.predicted_us(i, t)), to_string(table.model(i, t)),
+                            json_number(table.predicted_us(i, t)), to_string(table.model(i, t)),
                             flags_to_string(table.flags(i, t)));
       }
       emit(fmt::format(
@@ -88,7 +88,7 @@ void write_perfetto_trace(std::ostream& os, const RunTable& table) {
           tl.start_us[i], tl.duration_us[i], args));
     }
   }
-  os << "\n]}\n";
+  out << "\n]}\n";
 }
 
 }  // namespace pm2lat::reports

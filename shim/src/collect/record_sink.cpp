@@ -24,8 +24,6 @@ namespace pm2lat::shim {
 
 namespace {
 
-constexpr std::uint64_t kNsPerMs = 1'000'000;
-
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return h;

@@ -23,8 +23,6 @@ namespace pm2lat::shim {
 
 namespace {
 
-constexpr std::uint64_t kNsPerMs = 1'000'000;
-
 // Passes alternate between rings and CUPTI buffers up to this many times per iteration.
 constexpr int kPassesPerIteration = 64;
 // Slots drained per pass before the records that came meanwhile, shared among the rings.

@@ -8,6 +8,8 @@
 
 namespace pm2lat::shim {
 
+inline constexpr std::uint64_t kNsPerMs = 1'000'000;
+
 inline std::uint64_t realtime_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
