@@ -23,7 +23,7 @@ tidy=$(command -v clang-tidy-14 || command -v clang-tidy || true)
 [ -n "$tidy" ] || { echo "tidy: clang-tidy not installed (scripts/setup.sh)" >&2; exit 1; }
 db=$build/compile_commands.json
 [ -f "$db" ] || { echo "tidy: $db missing (configure $build first)" >&2; exit 1; }
-# Test executables may be unity builds (PM2LAT_UNITY_TESTS, top-level CMakeLists.txt): the
+# Tests, tools and libraries may be unity builds (PM2LAT_UNITY_*, top-level CMakeLists.txt): the
 # database then names only the batch files, which include the sources. Each source gets its
 # batch's command, so that clang-tidy checks it on its own, as a build without unity compiles it.
 if grep -q '/Unity/unity_' "$db"; then

@@ -19,6 +19,7 @@ target_link_libraries(pm2lat_calibrate_run
   PUBLIC pm2lat::calibrate
   PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
 add_library(pm2lat::calibrate_run ALIAS pm2lat_calibrate_run)
+pm2lat_unity_library(pm2lat_calibrate_run)
 
 find_path(PM2LAT_CUDA_INCLUDE_DIR cuda.h PATHS "${PM2LAT_CUDA_ROOT}/include" NO_DEFAULT_PATH)
 find_path(PM2LAT_CUPTI_INCLUDE_DIR cupti.h
