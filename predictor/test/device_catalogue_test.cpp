@@ -116,6 +116,22 @@ TEST(DeviceCatalogue, EveryDataCentreAndWorkstationGpuOfRecentGenerationsResolve
                         "NVIDIA GB10"}) {
     EXPECT_NE(c.find(n), nullptr) << n;
   }
+  // GeForce cards, as nvidia-smi names them: the runtime's own GPU on a desktop.
+  for (const char* n :
+       {"NVIDIA TITAN RTX", "NVIDIA GeForce RTX 2080 Ti", "NVIDIA GeForce RTX 2080 SUPER",
+        "NVIDIA GeForce RTX 2070", "NVIDIA GeForce RTX 2060", "NVIDIA GeForce RTX 3090 Ti",
+        "NVIDIA GeForce RTX 3080", "NVIDIA GeForce RTX 3070 Ti", "NVIDIA GeForce RTX 3060",
+        "NVIDIA GeForce RTX 4080 SUPER", "NVIDIA GeForce RTX 4070 Ti SUPER",
+        "NVIDIA GeForce RTX 4060 Ti", "NVIDIA GeForce RTX 4060", "NVIDIA GeForce RTX 5080",
+        "NVIDIA GeForce RTX 5070 Ti", "NVIDIA GeForce RTX 5070"}) {
+    EXPECT_NE(c.find(n), nullptr) << n;
+  }
+  // A variant's name is not taken for its base model's, nor the other way round.
+  EXPECT_EQ(c.resolve("NVIDIA GeForce RTX 4070").name, "RTX-4070");
+  EXPECT_EQ(c.resolve("NVIDIA GeForce RTX 4070 Ti").name, "RTX-4070-Ti");
+  EXPECT_EQ(c.resolve("NVIDIA GeForce RTX 4070 SUPER").name, "RTX-4070-SUPER");
+  EXPECT_EQ(c.resolve("NVIDIA GeForce RTX 4070 Ti SUPER").name, "RTX-4070-Ti-SUPER");
+  EXPECT_EQ(c.resolve("RTX 3080").name, "RTX-3080");
   EXPECT_EQ(c.resolve("NVIDIA A10G").name, "A10G");
   EXPECT_EQ(c.resolve("A10").name, "A10") << "not the A10G";
   EXPECT_EQ(c.resolve("NVIDIA H800").name, "H800-SXM");
@@ -150,6 +166,10 @@ TEST(DeviceCatalogue, AnUnknownNameFindsItsClosestRelative) {
   EXPECT_EQ(relative("NVIDIA A100X"), "A100-SXM") << "suffix letter dropped";
   EXPECT_EQ(relative("Tesla V100-SXM3-32GB"), "V100-SXM2");
   EXPECT_EQ(relative("AMD Instinct MI300X"), "");
+  // A laptop part is another chip under the desktop model's number (the RTX 4090 Laptop GPU an
+  // AD103 of 76 SMs): no relative by name; its hardware decides.
+  EXPECT_EQ(relative("NVIDIA GeForce RTX 4090 Laptop GPU"), "");
+  EXPECT_EQ(relative("NVIDIA GeForce RTX 3080 Mobile"), "");
   EXPECT_EQ(relative(""), "");
 }
 
@@ -159,12 +179,13 @@ TEST(DeviceCatalogue, AModelNobodyListedFindsTheNearestGpuOfItsArchitecture) {
     const DeviceSpec* s = c.closest_by_hardware({major, minor, sms});
     return s != nullptr ? s->name : "";
   };
-  // A GeForce RTX 4080 SUPER (8.9, 80 SMs): the Ada GPUs nearest are L20 (92) and
-  // RTX-5000-Ada (100); by ratio, L20.
-  EXPECT_EQ(nearest(8, 9, 80), "L20");
-  // A GeForce RTX 2080 Ti (7.5, 68 SMs): a TU102 Quadro (72; the 8000 is listed before the
-  // 6000), not the T4 (40).
-  EXPECT_EQ(nearest(7, 5, 68), "Quadro-RTX-8000");
+  // A GeForce RTX 4090 Laptop GPU (8.9, 76 SMs): the RTX 4080's chip, not the RTX 4090's.
+  EXPECT_EQ(nearest(8, 9, 76), "RTX-4080");
+  // An RTX 3500 Ada Generation Laptop GPU (8.9, 40 SMs): the Ada GPUs nearest are the RTX
+  // 4070 (46) and the RTX 4060 Ti (34); by ratio, the RTX 4070.
+  EXPECT_EQ(nearest(8, 9, 40), "RTX-4070");
+  // A Turing part of 44 SMs (7.5; none listed has 44): the RTX 2080 (46), not the T4 (40).
+  EXPECT_EQ(nearest(7, 5, 44), "RTX-2080");
   // Equally near: the catalogue's first, its default variant.
   EXPECT_EQ(nearest(9, 0, 132), "H100-SXM");
   // Only the same compute capability: 8.0's 60 SMs find the A30 (56), not an 8.6 GPU of 56-64.
@@ -177,7 +198,7 @@ TEST(DeviceCatalogue, AModelNobodyListedFindsTheNearestGpuOfItsArchitecture) {
 
 TEST(DeviceCatalogue, TheStandInForARunsGpuAndTheNoteThatSaysWhichAndWhy) {
   const auto c = shipped();
-  const GpuHardware ada{8, 9, 80};
+  const GpuHardware ada{8, 9, 58};
   const StandIn named = c.stand_in("NVIDIA L4", ada);
   EXPECT_EQ(named.found, StandIn::Found::kNamed);
   EXPECT_EQ(named.spec->name, "L4") << "a listed name wins over what the hardware says";
@@ -189,19 +210,20 @@ TEST(DeviceCatalogue, TheStandInForARunsGpuAndTheNoteThatSaysWhichAndWhy) {
             "GPU 'NVIDIA H100 80GB HBM2e' is not in the device catalogue: predicted and scored "
             "as its closest relative H100-SXM");
 
-  const StandIn unlisted = c.stand_in("NVIDIA GeForce RTX 4080 SUPER", ada);
+  // The RTX 4080 Laptop GPU: an AD104 of 58 SMs, not the desktop RTX 4080's AD103 of 76.
+  const StandIn unlisted = c.stand_in("NVIDIA GeForce RTX 4080 Laptop GPU", ada);
   EXPECT_EQ(unlisted.found, StandIn::Found::kSameArchitecture);
-  EXPECT_EQ(unlisted.note("NVIDIA GeForce RTX 4080 SUPER", ada),
-            "GPU 'NVIDIA GeForce RTX 4080 SUPER' is not in the device catalogue: predicted and "
-            "scored as L20, of the same compute capability (8.9) and nearest in SMs (92 against "
-            "its 80)");
+  EXPECT_EQ(unlisted.note("NVIDIA GeForce RTX 4080 Laptop GPU", ada),
+            "GPU 'NVIDIA GeForce RTX 4080 Laptop GPU' is not in the device catalogue: predicted "
+            "and scored as L4, of the same compute capability (8.9) and nearest in SMs (58 "
+            "against its 58)");
 
-  const StandIn none = c.stand_in("NVIDIA GeForce RTX 4080 SUPER", GpuHardware{});
+  const StandIn none = c.stand_in("NVIDIA GeForce RTX 4080 Laptop GPU", GpuHardware{});
   EXPECT_EQ(none.found, StandIn::Found::kNone);
   EXPECT_EQ(none.spec, nullptr);
-  EXPECT_EQ(none.note("NVIDIA GeForce RTX 4080 SUPER", GpuHardware{}),
-            "GPU 'NVIDIA GeForce RTX 4080 SUPER' is not in the device catalogue: no accuracy on "
-            "the run's own GPU");
+  EXPECT_EQ(none.note("NVIDIA GeForce RTX 4080 Laptop GPU", GpuHardware{}),
+            "GPU 'NVIDIA GeForce RTX 4080 Laptop GPU' is not in the device catalogue: no accuracy "
+            "on the run's own GPU");
 }
 
 TEST(DeviceCatalogue, MalformedCatalogue) {

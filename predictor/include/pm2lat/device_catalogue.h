@@ -74,9 +74,10 @@ class DeviceCatalogue {
   // For a name find() does not know (a new memory size, a regional variant, a profiler's own
   // spelling): the first catalogue GPU of the same model ("NVIDIA H100 80GB HBM2e" -> H100-SXM,
   // "RTX PRO 6000 Blackwell Max-Q" -> RTX-PRO-6000-Server), else one whose model differs only by
-  // a suffix letter ("A100X" -> A100); nullptr when no model matches.
+  // a suffix letter ("A100X" -> A100); nullptr when no model matches, and for a laptop part
+  // ("... Laptop GPU": another chip under the desktop model's number).
   const DeviceSpec* closest_relative(std::string_view name) const noexcept;
-  // For a GPU whose name matches no model here ("NVIDIA GeForce RTX 4080 SUPER"), from what
+  // For a GPU whose name matches no model here ("NVIDIA GeForce RTX 4080 Laptop GPU"), from what
   // its driver or a trace reports of it: the catalogue GPU of the same compute capability
   // (same architecture, same SM design) whose SM count is nearest by ratio, the catalogue's
   // first on a tie; nullptr when none has that compute capability or the figures are unknown.

@@ -173,6 +173,12 @@ const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const
     std::string model = device_model_key(name);
     if (model.empty()) return nullptr;
     const std::vector<std::string> stems = word_stems(name);
+    // A laptop part shares its desktop model's number, not its chip: the GeForce RTX 4090
+    // Laptop GPU is an AD103 of 76 SMs, the desktop RTX 4090 an AD102 of 128. Its hardware
+    // (closest_by_hardware) says more than its name.
+    for (const char* word : {"laptop", "mobile"}) {
+      if (std::find(stems.begin(), stems.end(), word) != stems.end()) return nullptr;
+    }
     auto shared = [&](std::string_view other) {
       std::size_t n = 0;
       for (const auto& w : word_stems(other)) n += std::count(stems.begin(), stems.end(), w);

@@ -48,16 +48,16 @@ struct DeviceModel {
   int max_smem_per_block;
 };
 
-// FAKE_CUDA_DEVICE=A100 selects the A100; RTX4080S a GeForce RTX 4080 SUPER (a model no
-// catalogue lists: 80 SMs of compute capability 8.9, 2550 MHz boost, 99 KB of shared memory
-// per block); anything else is an H100.
+// FAKE_CUDA_DEVICE=A100 selects the A100; RTX4070L a GeForce RTX 4070 Laptop GPU (a part no
+// catalogue lists, named like a desktop card it is not: 36 SMs of compute capability 8.9,
+// 2175 MHz boost, 99 KB of shared memory per block); anything else is an H100.
 inline DeviceModel device_model() {
   const char* v = std::getenv("FAKE_CUDA_DEVICE");
   if (v != nullptr && std::string_view(v) == "A100") {
     return {"NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, 166912};
   }
-  if (v != nullptr && std::string_view(v) == "RTX4080S") {
-    return {"NVIDIA GeForce RTX 4080 SUPER", 8, 9, 80, 2550000, 101376};
+  if (v != nullptr && std::string_view(v) == "RTX4070L") {
+    return {"NVIDIA GeForce RTX 4070 Laptop GPU", 8, 9, 36, 2175000, 101376};
   }
   return {"NVIDIA H100 80GB HBM3", 9, 0, 132, 1980000, 232448};
 }
