@@ -36,6 +36,21 @@ TEST(DeviceCatalogue, UnknownNamesListCloseMatches) {
   EXPECT_THROW(c.resolve(""), UnknownDeviceError);
 }
 
+TEST(DeviceCatalogue, ALaptopPartIsUnknownByNameAndTheErrorSaysWhy) {
+  const auto c = shipped();
+  try {
+    c.resolve("NVIDIA GeForce RTX 4090 Laptop GPU");
+    FAIL() << "a laptop part resolved to a desktop card";
+  } catch (const UnknownDeviceError& e) {
+    EXPECT_TRUE(e.close_matches().empty()) << "no desktop card is its relative";
+    EXPECT_EQ(std::string(e.what()),
+              "unknown GPU 'NVIDIA GeForce RTX 4090 Laptop GPU': a laptop part, another chip than "
+              "the desktop card of its number; a run on it is priced as the GPU of its compute "
+              "capability nearest in SMs (`pm2lat devices` lists every known GPU)");
+  }
+  EXPECT_EQ(c.find("NVIDIA GeForce RTX 3080 Mobile"), nullptr);
+}
+
 TEST(DeviceCatalogue, SpecsAreComplete) {
   const auto c = shipped();
   EXPECT_GE(c.devices().size(), 20u);

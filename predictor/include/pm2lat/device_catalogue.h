@@ -16,7 +16,9 @@ namespace pm2lat {
 
 class UnknownDeviceError : public std::runtime_error {
  public:
-  UnknownDeviceError(std::string name, std::vector<std::string> close_matches);
+  // `why`, when given, says why the name has no entry (a laptop part).
+  UnknownDeviceError(std::string name, std::vector<std::string> close_matches,
+                     std::string_view why = {});
   const std::string& name() const noexcept { return name_; }
   const std::vector<std::string>& close_matches() const noexcept { return close_; }
 
@@ -69,7 +71,8 @@ class DeviceCatalogue {
   // device_name_key, then unique prefixes ("H100" -> "H100-SXM", the catalogue's default
   // variant of a family comes first).
   const DeviceSpec* find(std::string_view name) const noexcept;
-  // Like find() but throws UnknownDeviceError with the closest names.
+  // Like find() but throws UnknownDeviceError with the closest names (none for a laptop part,
+  // whose error says why its desktop namesake is not it).
   const DeviceSpec& resolve(std::string_view name) const;
   // For a name find() does not know (a new memory size, a regional variant, a profiler's own
   // spelling): the first catalogue GPU of the same model ("NVIDIA H100 80GB HBM2e" -> H100-SXM,

@@ -32,8 +32,10 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-UnknownDeviceError::UnknownDeviceError(std::string name, std::vector<std::string> close)
+UnknownDeviceError::UnknownDeviceError(std::string name, std::vector<std::string> close,
+                                       std::string_view why)
     : std::runtime_error("unknown GPU '" + name + "'" +
+                         (why.empty() ? std::string() : ": " + std::string(why)) +
                          (close.empty() ? std::string() : "; did you mean: " + join(close)) +
                          " (`pm2lat devices` lists every known GPU)"),
       name_(std::move(name)),
@@ -125,24 +127,6 @@ const DeviceSpec* DeviceCatalogue::find(std::string_view name) const noexcept {
   return nullptr;
 }
 
-const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
-  if (const DeviceSpec* s = find(name)) return *s;
-  const std::string key = device_name_key(name);
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& s : specs_) {
-    std::size_t best = edit_distance(key, device_name_key(s.name));
-    for (const auto& a : s.aliases) best = std::min(best, edit_distance(key, device_name_key(a)));
-    scored.emplace_back(best, s.name);
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> close;
-  for (const auto& [d, n] : scored) {
-    if (close.size() >= 3 || d > std::max<std::size_t>(3, key.size() / 2)) break;
-    close.push_back(n);
-  }
-  throw UnknownDeviceError(std::string(name), std::move(close));
-}
-
 namespace {
 
 // The letters of each word of a name ("SXM3" -> "sxm", "32GB" -> "gb"): what variants of one
@@ -166,19 +150,47 @@ std::vector<std::string> word_stems(std::string_view name) {
   return stems;
 }
 
+// Whether a name is a laptop part's ("NVIDIA GeForce RTX 4090 Laptop GPU"): it shares its
+// desktop model's number, not its chip (that one is an AD103 of 76 SMs, the desktop RTX 4090
+// an AD102 of 128), so its name says less than its hardware (closest_by_hardware).
+bool names_laptop_part(std::string_view name) {
+  const std::vector<std::string> stems = word_stems(name);
+  return std::any_of(stems.begin(), stems.end(),
+                     [](const std::string& w) { return w == "laptop" || w == "mobile"; });
+}
+
 }  // namespace
+
+const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
+  if (const DeviceSpec* s = find(name)) return *s;
+  if (names_laptop_part(name)) {
+    throw UnknownDeviceError(std::string(name), {},
+                             "a laptop part, another chip than the desktop card of its number; a "
+                             "run on it is priced as the GPU of its compute capability nearest "
+                             "in SMs");
+  }
+  const std::string key = device_name_key(name);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& s : specs_) {
+    std::size_t best = edit_distance(key, device_name_key(s.name));
+    for (const auto& a : s.aliases) best = std::min(best, edit_distance(key, device_name_key(a)));
+    scored.emplace_back(best, s.name);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> close;
+  for (const auto& [d, n] : scored) {
+    if (close.size() >= 3 || d > std::max<std::size_t>(3, key.size() / 2)) break;
+    close.push_back(n);
+  }
+  throw UnknownDeviceError(std::string(name), std::move(close));
+}
 
 const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const noexcept {
   try {
     std::string model = device_model_key(name);
     if (model.empty()) return nullptr;
+    if (names_laptop_part(name)) return nullptr;
     const std::vector<std::string> stems = word_stems(name);
-    // A laptop part shares its desktop model's number, not its chip: the GeForce RTX 4090
-    // Laptop GPU is an AD103 of 76 SMs, the desktop RTX 4090 an AD102 of 128. Its hardware
-    // (closest_by_hardware) says more than its name.
-    for (const char* word : {"laptop", "mobile"}) {
-      if (std::find(stems.begin(), stems.end(), word) != stems.end()) return nullptr;
-    }
     auto shared = [&](std::string_view other) {
       std::size_t n = 0;
       for (const auto& w : word_stems(other)) n += std::count(stems.begin(), stems.end(), w);
