@@ -153,8 +153,8 @@ std::vector<std::string> word_stems(std::string_view name) {
 // Whether a name is a laptop part's ("NVIDIA GeForce RTX 4090 Laptop GPU"): it shares its
 // desktop model's number, not its chip (that one is an AD103 of 76 SMs, the desktop RTX 4090
 // an AD102 of 128), so its name says less than its hardware (closest_by_hardware).
-bool names_laptop_part(std::string_view name) {
-  const std::vector<std::string> stems = word_stems(name);
+// `stems` are the name's word_stems.
+bool names_laptop_part(const std::vector<std::string>& stems) {
   return std::any_of(stems.begin(), stems.end(),
                      [](const std::string& w) { return w == "laptop" || w == "mobile"; });
 }
@@ -163,7 +163,7 @@ bool names_laptop_part(std::string_view name) {
 
 const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
   if (const DeviceSpec* s = find(name)) return *s;
-  if (names_laptop_part(name)) {
+  if (names_laptop_part(word_stems(name))) {
     throw UnknownDeviceError(std::string(name), {},
                              "a laptop part, another chip than the desktop card of its number; a "
                              "run on it is priced as the GPU of its compute capability nearest "
@@ -189,8 +189,8 @@ const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const
   try {
     std::string model = device_model_key(name);
     if (model.empty()) return nullptr;
-    if (names_laptop_part(name)) return nullptr;
     const std::vector<std::string> stems = word_stems(name);
+    if (names_laptop_part(stems)) return nullptr;
     auto shared = [&](std::string_view other) {
       std::size_t n = 0;
       for (const auto& w : word_stems(other)) n += std::count(stems.begin(), stems.end(), w);
