@@ -126,8 +126,11 @@ void add_family_fit(const std::string& op, const std::vector<Sample>& all, Profi
   }
 }
 
+// `with_rows`: whether the fits have a per-row term (pays_per_row; geometry fits' rows are
+// blocks, which they keep).
 void add_config_fits(const std::string& op,
-                     const std::map<std::string, std::vector<Sample>>& by_config, Profile& p) {
+                     const std::map<std::string, std::vector<Sample>>& by_config, bool with_rows,
+                     Profile& p) {
   for (const auto& [config, samples] : by_config) {
     double lo = 0, hi = 0;
     for (const auto& s : samples) {
@@ -175,7 +178,7 @@ void add_config_fits(const std::string& op,
       p.family_fits.push_back(f);
       continue;
     }
-    auto f = fit_samples(op, config, samples, true);
+    auto f = fit_samples(op, config, samples, with_rows);
     // A per-byte term outside what any memory system does means the sizes never left the
     // latency-bound regime: the robust estimate of the configuration instead.
     if (f && (f->c_byte < kMinInverseEfficiency || f->c_byte > kMaxInverseEfficiency)) {
@@ -343,9 +346,9 @@ void build_family_section(const std::vector<const KernelRecord*>& records, const
   group(own, shape, geometry, true);
   group(pooled != nullptr ? *pooled : own, pooled_shape, pooled_geometry, false);
   for (const auto& [family, by_config] : shape)
-    add_config_fits(std::string(to_string(family)), by_config, p);
+    add_config_fits(std::string(to_string(family)), by_config, pays_per_row(family), p);
   for (const auto& [family, by_config] : geometry)
-    add_config_fits(geometry_fit_name(family), by_config, p);
+    add_config_fits(geometry_fit_name(family), by_config, true, p);
   for (const auto* g : {&pooled_shape, &pooled_geometry}) {
     for (const auto& [family, by_config] : *g) {
       std::vector<Sample> all;

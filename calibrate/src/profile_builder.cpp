@@ -284,9 +284,10 @@ void build_gemm(const std::vector<const MeasuredCall*>& calls, const DeviceSpec&
   rep.gemm_configs = p.gemm_configs.size();
 }
 
+// `with_rows`: whether the fit has a per-row term (pays_per_row).
 std::optional<VectorFit> fit_vector(const std::string& op, const std::string& config,
                                     const std::vector<const MeasuredCall*>& rows,
-                                    const DeviceSpec& spec, const Profile& p) {
+                                    const DeviceSpec& spec, const Profile& p, bool with_rows) {
   std::vector<std::vector<double>> x;
   std::vector<double> y;
   auto add = [&](bool only_above) {
@@ -308,7 +309,7 @@ std::optional<VectorFit> fit_vector(const std::string& op, const std::string& co
   }
   // A per-row term is identifiable only from many shapes with varied row counts; with a
   // few it would absorb the byte term and extrapolate to other row counts without bound.
-  if (x.size() < kMinRowsForRowTerm) {
+  if (!with_rows || x.size() < kMinRowsForRowTerm) {
     for (auto& r : x) r[2] = 0;
   }
   const auto fit = nnls_relative(x, y);
@@ -337,8 +338,12 @@ void build_vector(const std::vector<const MeasuredCall*>& calls, const DeviceSpe
     by_fit[{c->op, k.config}].push_back(c);
     by_family[std::string(to_string(k.family))].push_back(c);
   }
+  // The calls of one fit, or of one family, are kernels of one family.
+  const auto with_rows = [&](const std::vector<const MeasuredCall*>& rows) {
+    return pays_per_row(classes.at(rows.front()->record.launch.name).family);
+  };
   for (const auto& [key, rows] : by_fit) {
-    const auto fit = fit_vector(key.first, key.second, rows, spec, p);
+    const auto fit = fit_vector(key.first, key.second, rows, spec, p, with_rows(rows));
     if (!fit) continue;
     const auto index = static_cast<std::int32_t>(p.vector_fits.size());
     p.vector_fits.push_back(*fit);
@@ -355,7 +360,7 @@ void build_vector(const std::vector<const MeasuredCall*>& calls, const DeviceSpe
   }
   // Family-level fits serve kernels whose operator the runtime cannot name.
   for (const auto& [family, rows] : by_family) {
-    if (auto fit = fit_vector(family, "", rows, spec, p)) {
+    if (auto fit = fit_vector(family, "", rows, spec, p, with_rows(rows))) {
       fit->points = 0;  // carries no points of its own
       p.vector_fits.push_back(*fit);
     }

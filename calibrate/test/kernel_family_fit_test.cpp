@@ -109,16 +109,25 @@ TEST(KernelFamilyFit, FitsConfigurationsAndARobustFamilyFit) {
 
 // A configuration whose time grows with its rows keeps a per-row term, and the most rows it
 // was made on: the predictor takes the term no further.
-TEST(KernelFamilyFit, AFitWithAPerRowTermRecordsTheRowsItWasMadeOn) {
+// Kernels `name` of `kind` over 64 KB .. 256 MB in 8, 64 and 512 rows, at 80 % of bandwidth
+// after a 3 us fixed cost, plus 0.5 us a row per SM.
+std::vector<KernelRecord> row_dependent_kernels(const char* name, OpKind kind) {
   std::vector<KernelRecord> records;
   for (double b = 65536; b <= 268435456; b *= 4) {
     for (const std::int64_t rows : {8, 64, 512}) {
-      KernelRecord r = copy_kernel("recat_copy_async_kernel", b, 0);
+      KernelRecord r = copy_kernel(name, b, 0);
+      r.op.kind = kind;
       r.op.vec.rows = rows;
       r.measured_us = 3 + b / 1e6 / 0.8 + 0.5 * static_cast<double>(rows) / gpu().sm_count;
       records.push_back(r);
     }
   }
+  return records;
+}
+
+TEST(KernelFamilyFit, AFitWithAPerRowTermRecordsTheRowsItWasMadeOn) {
+  const std::vector<KernelRecord> records =
+      row_dependent_kernels("recat_copy_async_kernel", OpKind::kCopy);
   Profile p;
   build_family_section(pointers(records), gpu(), p, nullptr);
   const auto f = std::find_if(p.family_fits.begin(), p.family_fits.end(), [](const VectorFit& v) {
@@ -128,6 +137,30 @@ TEST(KernelFamilyFit, AFitWithAPerRowTermRecordsTheRowsItWasMadeOn) {
   EXPECT_NEAR(f->c_row, 0.5, 0.01);
   EXPECT_DOUBLE_EQ(f->rows_max, 512);
   EXPECT_DOUBLE_EQ(f->bytes_max, 268435456);
+}
+
+// An elementwise kernel indexes its flattened tensor: its fit has no per-row term, whatever
+// varied with the row count where it was made, and prices a tensor of the same bytes in many
+// more rows at the same time.
+TEST(KernelFamilyFit, AnElementwiseFitHasNoPerRowTerm) {
+  const std::vector<KernelRecord> records = row_dependent_kernels(
+      "void at::native::vectorized_elementwise_kernel<4>", OpKind::kElementwise);
+  Profile p;
+  build_family_section(pointers(records), gpu(), p, nullptr);
+  const auto f = std::find_if(p.family_fits.begin(), p.family_fits.end(), [](const VectorFit& v) {
+    return v.op == "elementwise" && v.config == "at::native::vectorized_elementwise_kernel";
+  });
+  ASSERT_NE(f, p.family_fits.end());
+  EXPECT_EQ(f->c_row, 0.0);
+  EXPECT_DOUBLE_EQ(f->rows_max, 0.0);
+  EXPECT_NEAR(f->c_byte, 1.25, 0.05);
+  EXPECT_DOUBLE_EQ(memory_bound_kernel_us(*f, gpu(), 1e8, 8),
+                   memory_bound_kernel_us(*f, gpu(), 1e8, 8e6));
+  // What gives each row its own block keeps it (the copy above); what indexes flat does not.
+  EXPECT_TRUE(pays_per_row(KernelFamily::kSoftmax));
+  EXPECT_TRUE(pays_per_row(KernelFamily::kCopy));
+  EXPECT_FALSE(pays_per_row(KernelFamily::kElementwise));
+  EXPECT_FALSE(pays_per_row(KernelFamily::kMemset));
 }
 
 TEST(KernelFamilyFit, AConfigurationMeasuredOnceHasAFitOfItsOwn) {

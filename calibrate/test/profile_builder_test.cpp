@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "pm2lat/calibrate/profile_builder.h"
 #include "pm2lat/device_catalogue.h"
@@ -17,6 +19,14 @@ DeviceSpec test_gpu() {
   s.fp32_tflops = 8.1;
   s.boost_clock_mhz = 1590;
   return s;
+}
+
+// The calls as the builder takes them.
+std::vector<const MeasuredCall*> pointers(const std::vector<MeasuredCall>& calls) {
+  std::vector<const MeasuredCall*> out;
+  out.reserve(calls.size());
+  for (const auto& c : calls) out.push_back(&c);
+  return out;
 }
 
 // Calls generated from a known wave model (blocks_per_sm 2) plus a dispatch floor: the
@@ -65,10 +75,8 @@ TEST(ProfileBuilder, RecoversAKnownWaveModel) {
   truth.c_wave = 4;
   truth.c_mem = 0.5;
   const auto calls = synthetic_calls(spec, truth, 30, 12);
-  std::vector<const MeasuredCall*> ptrs;
-  for (const auto& c : calls) ptrs.push_back(&c);
   BuildReport rep;
-  const Profile p = build_profile(ptrs, spec, BuildOptions{}, &rep);
+  const Profile p = build_profile(pointers(calls), spec, BuildOptions{}, &rep);
   EXPECT_EQ(rep.gemm_rows, calls.size());
   ASSERT_EQ(p.gemm_configs.size(), 1u);
   const GemmConfigFit& c = p.gemm_configs[0];
@@ -79,9 +87,67 @@ TEST(ProfileBuilder, RecoversAKnownWaveModel) {
   EXPECT_EQ(p.gemm_points.size(), calls.size());
 }
 
+// Per-operator calls of kernel `name` for operator `op`: bytes over bandwidth plus a cost per
+// row per SM, above a dispatch floor, and enough of them for a per-row term to be fitted at all.
+std::vector<MeasuredCall> row_dependent_calls(const DeviceSpec& spec, const char* op, OpKind kind,
+                                              const char* name) {
+  std::vector<MeasuredCall> calls;
+  for (double bytes = 1 << 20; bytes <= 1 << 30; bytes *= 2) {
+    for (const std::int64_t rows : {16, 128, 1024, 8192, 65536}) {
+      MeasuredCall c;
+      c.device = spec.name;
+      c.op = op;
+      KernelRecord& r = c.record;
+      r.launch.name = name;
+      r.op.kind = kind;
+      r.op.name = op;
+      r.op.vec.rows = rows;
+      r.op.vec.cols = static_cast<std::int64_t>(bytes / 8 / static_cast<double>(rows));
+      r.op.vec.bytes_read = r.op.vec.bytes_written = bytes / 2;
+      r.measured_us =
+          20 + bytes / spec.bytes_per_us() * 1.25 + 0.3 * static_cast<double>(rows) / spec.sm_count;
+      r.basis = TimeBasis::kCall;
+      calls.push_back(std::move(c));
+    }
+  }
+  return calls;
+}
+
+// A softmax gives each row its own block: its fit keeps the per-row term. An elementwise
+// kernel indexes the flattened tensor: its fit has none (pays_per_row), and its operator's
+// family-wide fit neither.
+TEST(ProfileBuilder, OnlyKernelsThatGiveARowItsOwnBlockGetAPerRowTerm) {
+  const DeviceSpec spec = test_gpu();
+  const char* const softmax_kernel =
+      "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+      "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)";
+  const char* const add_kernel =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3>)";
+  auto calls = row_dependent_calls(spec, "softmax", OpKind::kSoftmax, softmax_kernel);
+  auto adds = row_dependent_calls(spec, "add", OpKind::kElementwise, add_kernel);
+  calls.insert(calls.end(), std::make_move_iterator(adds.begin()),
+               std::make_move_iterator(adds.end()));
+  const Profile p = build_profile(pointers(calls), spec, BuildOptions{}, nullptr);
+  int softmax = 0, elementwise = 0;
+  for (const VectorFit& f : p.vector_fits) {
+    if (f.op == "softmax") {
+      ++softmax;
+      EXPECT_NEAR(f.c_row, 0.3, 0.03) << f.config;
+    }
+    if (f.op == "add" || f.op == "elementwise") {
+      ++elementwise;
+      EXPECT_EQ(f.c_row, 0.0) << f.op;
+    }
+  }
+  EXPECT_GE(softmax, 1);
+  EXPECT_EQ(elementwise, 2);
+}
+
 TEST(ProfileBuilder, LatencyFloorIsALowQuantile) {
-  std::vector<double> v;
-  for (int i = 0; i < 100; ++i) v.push_back(100 + i);
+  std::vector<double> v(100);
+  for (int i = 0; i < 100; ++i) v[static_cast<std::size_t>(i)] = 100 + i;
   EXPECT_DOUBLE_EQ(latency_floor(v, 0.0), 100);
   EXPECT_DOUBLE_EQ(latency_floor(v, 0.02), 101);
   EXPECT_DOUBLE_EQ(latency_floor({}, 0.02), 0);

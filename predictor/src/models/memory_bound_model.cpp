@@ -4,6 +4,11 @@
 
 namespace pm2lat {
 
+bool pays_per_row(KernelFamily family) noexcept {
+  return family != KernelFamily::kElementwise && family != KernelFamily::kMemset &&
+         family != KernelFamily::kTritonPointwise;
+}
+
 MemoryBoundFeatures memory_bound_features(const DeviceSpec& spec, double bytes,
                                           double rows) noexcept {
   MemoryBoundFeatures f;

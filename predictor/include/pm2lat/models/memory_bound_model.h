@@ -9,6 +9,7 @@
 #pragma once
 
 #include "pm2lat/device_spec.h"
+#include "pm2lat/kernel_class.h"
 #include "pm2lat/op_context.h"
 #include "pm2lat/profile.h"
 
@@ -27,6 +28,17 @@ inline constexpr double kMinSizeSpanForFixedCost = 2.0;
 // what the A100 traces' tiny vectorised elementwise kernels take (NCCL-data 1.4-2.3 us,
 // median 2.1; trace-diff 3 and more, in whole-microsecond timestamps).
 inline constexpr double kNominalMemoryFixedUs = 2.5;
+
+// Whether `family`'s kernels pay for each row of their tensor, so that their fits carry the
+// per-row term: the ones that give a row its own block or warp (softmax, layer-norm,
+// reductions, gathers, concatenations) do. Elementwise kernels and fills do not: they index
+// the flattened tensor (ATen's vectorized_elementwise_kernel launches numel / (threads x
+// elements per thread) blocks), so how its elements split into rows does not enter their time
+// (VGG-13's clamp_min over 1.64 GB on the H100 took 1080-1083 us as 1.8, 3.7 and 7.3 million
+// rows). A per-row term fitted for them stands for whatever else varied with the row count
+// in the table they were fitted on, and carried to tensors of many short rows (NCHW
+// activations) it priced them up to 2.2x their time.
+bool pays_per_row(KernelFamily family) noexcept;
 
 struct MemoryBoundFeatures {
   double bytes_term = 0;  // bytes / bandwidth, µs
