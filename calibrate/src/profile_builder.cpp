@@ -362,6 +362,15 @@ void build_vector(const std::vector<const MeasuredCall*>& calls, const DeviceSpe
   for (const auto& [family, rows] : by_family) {
     if (auto fit = fit_vector(family, "", rows, spec, p, with_rows(rows))) {
       fit->points = 0;  // carries no points of its own
+      // It was made on its operators' calls: their sizes are its range, outside which the
+      // predictor carries it by bandwidth from the edge rather than extrapolate its intercept
+      // (NeuSight's A100-PCIE-80GB table times elementwise calls of 50 MB and more only).
+      for (const auto* c : rows) {
+        const double b = c->record.op.vec.bytes();
+        if (!(b > 0)) continue;
+        fit->bytes_min = fit->bytes_max > 0 ? std::min(fit->bytes_min, b) : b;
+        fit->bytes_max = std::max(fit->bytes_max, b);
+      }
       p.vector_fits.push_back(*fit);
     }
   }

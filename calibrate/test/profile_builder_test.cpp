@@ -7,6 +7,7 @@
 #include "pm2lat/calibrate/profile_builder.h"
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/models/gemm_wave_model.h"
+#include "pm2lat/profile_io.h"
 
 namespace pm2lat::calibrate {
 namespace {
@@ -143,6 +144,14 @@ TEST(ProfileBuilder, OnlyKernelsThatGiveARowItsOwnBlockGetAPerRowTerm) {
   }
   EXPECT_GE(softmax, 1);
   EXPECT_EQ(elementwise, 2);
+  // The family-wide fit pools its operators' calls, whose sizes are its range; the profile
+  // file keeps it.
+  const Profile read = parse_profile(serialize_profile(p), "round trip");
+  const auto pool = std::find_if(read.vector_fits.begin(), read.vector_fits.end(),
+                                 [](const VectorFit& f) { return f.op == "elementwise"; });
+  ASSERT_NE(pool, read.vector_fits.end());
+  EXPECT_DOUBLE_EQ(pool->bytes_min, 1 << 20);
+  EXPECT_DOUBLE_EQ(pool->bytes_max, 1 << 30);
 }
 
 TEST(ProfileBuilder, LatencyFloorIsALowQuantile) {

@@ -210,30 +210,7 @@ std::string serialize_profile(const Profile& p) {
                       {"grid_z", gz},
                       {"us", us}}}};
   }
-  if (!p.vector_fits.empty()) {
-    json fits = json::array();
-    for (const auto& f : p.vector_fits) {
-      fits.push_back({{"op", f.op},
-                      {"config", f.config},
-                      {"c0", f.c0},
-                      {"c_byte", f.c_byte},
-                      {"c_row", f.c_row},
-                      {"points", f.points},
-                      {"fit_mape_pct", f.fit_mape_pct}});
-    }
-    json fit = json::array(), rows = json::array(), cols = json::array(), bytes = json::array(),
-         us = json::array();
-    for (const auto& pt : p.vector_points) {
-      fit.push_back(pt.fit);
-      rows.push_back(pt.rows);
-      cols.push_back(pt.cols);
-      bytes.push_back(pt.bytes);
-      us.push_back(pt.us);
-    }
-    root["vector"] = {
-        {"fits", fits},
-        {"points", {{"fit", fit}, {"rows", rows}, {"cols", cols}, {"bytes", bytes}, {"us", us}}}};
-  }
+  if (!p.vector_fits.empty()) root["vector"] = vector_section_json(p.vector_fits, p.vector_points);
   if (!p.attention_configs.empty()) root["attention"] = attention_section_json(p);
   if (!p.conv_configs.empty()) root["conv"] = conv_section_json(p);
   if (!p.family_fits.empty())
