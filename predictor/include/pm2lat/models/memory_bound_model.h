@@ -31,13 +31,13 @@ inline constexpr double kNominalMemoryFixedUs = 2.5;
 
 // Whether `family`'s kernels pay for each row of their tensor, so that their fits carry the
 // per-row term: the ones that give a row its own block or warp (softmax, layer-norm,
-// reductions, gathers, concatenations) do. Elementwise kernels and fills do not: they index
-// the flattened tensor (ATen's vectorized_elementwise_kernel launches numel / (threads x
-// elements per thread) blocks), so how its elements split into rows does not enter their time
-// (VGG-13's clamp_min over 1.64 GB on the H100 took 1080-1083 us as 1.8, 3.7 and 7.3 million
-// rows). A per-row term fitted for them stands for whatever else varied with the row count
-// in the table they were fitted on, and carried to tensors of many short rows (NCHW
-// activations) it priced them up to 2.2x their time.
+// reductions, gathers, concatenations) do. Elementwise kernels, fills and Triton's pointwise
+// kernels do not: they index the flattened tensor (ATen's vectorized_elementwise_kernel
+// launches numel / (threads x elements per thread) blocks; Inductor's kernels span xnumel), so how
+// its elements split into rows does not enter their time (VGG-13's clamp_min over 1.64 GB on the
+// H100 took 1080-1083 us as 1.8, 3.7 and 7.3 million rows). A per-row term fitted for them stands
+// for whatever else varied with the row count in the table they were fitted on, and carried to
+// tensors of many short rows (NCHW activations) it priced them up to 2.2x their time.
 bool pays_per_row(KernelFamily family) noexcept;
 
 struct MemoryBoundFeatures {
