@@ -107,8 +107,6 @@ TEST(KernelFamilyFit, FitsConfigurationsAndARobustFamilyFit) {
   EXPECT_LE(family->c_byte, 2.05);
 }
 
-// A configuration whose time grows with its rows keeps a per-row term, and the most rows it
-// was made on: the predictor takes the term no further.
 // Kernels `name` of `kind` over 64 KB .. 256 MB in 8, 64 and 512 rows, at 80 % of bandwidth
 // after a 3 us fixed cost, plus 0.5 us a row per SM.
 std::vector<KernelRecord> row_dependent_kernels(const char* name, OpKind kind) {
@@ -125,6 +123,8 @@ std::vector<KernelRecord> row_dependent_kernels(const char* name, OpKind kind) {
   return records;
 }
 
+// A configuration whose time grows with its rows keeps a per-row term, and the most rows it
+// was made on: the predictor takes the term no further.
 TEST(KernelFamilyFit, AFitWithAPerRowTermRecordsTheRowsItWasMadeOn) {
   const std::vector<KernelRecord> records =
       row_dependent_kernels("recat_copy_async_kernel", OpKind::kCopy);
