@@ -187,8 +187,15 @@ class TraceBuilder {
     static const json kEmpty = json::object();
     const json& args = (args_p != nullptr && args_p->is_object()) ? *args_p : kEmpty;
     const double ts = number_or(field(e, {"ts"}), std::numeric_limits<double>::quiet_NaN());
-    const double dur = number_or(field(e, {"dur"}), 0);
-    if (!std::isfinite(ts) || dur < 0) return;
+    // A kernel's duration is its measurement: without one it has nothing to be judged by. An
+    // operator without one still gives its shapes.
+    const double dur =
+        number_or(field(e, {"dur"}),
+                  kind == EventKind::kKernel ? std::numeric_limits<double>::quiet_NaN() : 0.0);
+    if (!std::isfinite(ts) || !std::isfinite(dur) || dur < 0) {
+      if (kind == EventKind::kKernel) ++t_.skipped_kernels;
+      return;
+    }
     const std::string name = string_or(field(e, {"name"}));
     switch (kind) {
       case EventKind::kKernel: {
@@ -363,6 +370,10 @@ KinetoTrace parse_kineto_trace(std::string_view text, const std::string& source,
   }
   if (!saw_events) {
     throw InputError(source + ": not a PyTorch profiler trace (no \"traceEvents\" array)");
+  }
+  if (trace.kernels.empty() && trace.skipped_kernels > 0) {
+    throw InputError(source + ": none of the trace's " + std::to_string(trace.skipped_kernels) +
+                     " GPU kernel events has a start time and a duration");
   }
   if (trace.kernels.empty()) {
     throw InputError(source + ": the trace has no GPU kernel events (" +

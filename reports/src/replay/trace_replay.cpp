@@ -50,6 +50,11 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   out.with_shape = records.with_shape;
   out.from_geometry = records.from_geometry;
   out.work_rejected = records.work_rejected;
+  if (trace.skipped_kernels > 0) {
+    out.notes.push_back(std::to_string(trace.skipped_kernels) +
+                        " kernel event(s) not replayed: no start time, or a duration missing, "
+                        "negative or not finite");
+  }
   out.device = !options.gpu.empty() ? options.gpu : records.gpu;
   if (out.device.empty()) {
     std::vector<std::string> names;

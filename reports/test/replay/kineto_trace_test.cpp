@@ -58,6 +58,30 @@ TEST(KinetoTrace, AcceptsLegacyCategoriesAndABareEventArray) {
   EXPECT_EQ(t.launches.size(), 1u);
 }
 
+TEST(KinetoTrace, KernelsWithoutAStartOrADurationAreCountedNotReplayed) {
+  const std::string json = R"([
+    {"ph":"X","cat":"kernel","name":"kept","pid":0,"tid":7,"ts":20,"dur":3},
+    {"ph":"X","cat":"kernel","name":"negative","pid":0,"tid":7,"ts":30,"dur":-1},
+    {"ph":"X","cat":"kernel","name":"no_duration","pid":0,"tid":7,"ts":40},
+    {"ph":"X","cat":"kernel","name":"text_duration","pid":0,"tid":7,"ts":50,"dur":"long"},
+    {"ph":"X","cat":"kernel","name":"quoted_duration","pid":0,"tid":7,"ts":60,"dur":"5"},
+    {"ph":"X","cat":"kernel","name":"no_start","pid":0,"tid":7,"dur":2},
+    {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":0}
+  ])";
+  const KinetoTrace t = parse_kineto_trace(json, "t.json");
+  ASSERT_EQ(t.kernels.size(), 2u) << "a quoted number is a number";
+  EXPECT_EQ(t.strings[t.kernels[0].name], "kept");
+  EXPECT_EQ(t.skipped_kernels, 4u);
+  EXPECT_EQ(t.ops.size(), 1u) << "an operator without a duration still gives its shapes";
+
+  const std::string none_usable = R"([
+    {"ph":"X","cat":"kernel","name":"negative","pid":0,"tid":7,"ts":30,"dur":-1}
+  ])";
+  EXPECT_NE(message_of(none_usable).find("none of the trace's 1 GPU kernel events has a start"),
+            std::string::npos)
+      << message_of(none_usable);
+}
+
 TEST(KinetoTrace, EmptyTensorListsAreNotTensors) {
   const std::string json =
       test::TraceJson()
@@ -90,6 +114,7 @@ TEST(KinetoTrace, FieldsOfTheWrongTypeAreToleratedNotTrusted) {
   ]})";
   const KinetoTrace t = parse_kineto_trace(json, "odd.json");
   ASSERT_EQ(t.kernels.size(), 1u) << "events without a usable time are dropped";
+  EXPECT_EQ(t.skipped_kernels, 2u) << "and counted";
   EXPECT_EQ(t.kernels[0].grid, (Dim3{1, 1, 1}));
   EXPECT_EQ(t.kernels[0].block, (Dim3{1, 1, 1}));
   EXPECT_EQ(t.kernels[0].correlation, -1);

@@ -125,6 +125,21 @@ TEST(TraceReplay, GpuOverrideAndUnknownGpus) {
   EXPECT_NE(by_hardware.notes.front().find("same compute capability (9.0)"), std::string::npos);
   EXPECT_NE(by_hardware.notes.front().find("132 against its 132"), std::string::npos);
 
+  // A kernel event the replay cannot use is said, not lost silently.
+  const std::filesystem::path unusable = test::scratch_dir("replay") / "unusable.json";
+  text = test::transformer_layer_trace();
+  const std::size_t first_kernel = text.find(R"("cat":"kernel")");
+  ASSERT_NE(first_kernel, std::string::npos);
+  const std::size_t its_duration = text.find(R"("dur":)", first_kernel);
+  ASSERT_NE(its_duration, std::string::npos);
+  text.insert(its_duration + 6, "-");  // the first kernel's duration made negative
+  test::write_text(unusable, text);
+  const TraceReplay skipped = replay_trace(unusable, predictor, opt);
+  EXPECT_EQ(skipped.table.size(), r.table.size() - 1);
+  ASSERT_FALSE(skipped.notes.empty());
+  EXPECT_NE(skipped.notes.front().find("1 kernel event(s) not replayed"), std::string::npos)
+      << skipped.notes.front();
+
   opt.targets = {"H1OO-typo"};
   EXPECT_THROW(replay_trace(trace, predictor, opt), UnknownDeviceError);
 }

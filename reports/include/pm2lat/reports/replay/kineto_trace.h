@@ -115,6 +115,9 @@ struct KinetoTrace {
   std::vector<TraceOp> ops;
   std::unordered_map<std::int64_t, TraceLaunch> launches;  // by correlation id
   bool whole_us_timestamps = false;  // every kernel start is an integer (old traces)
+  // Kernel events with no start time or no usable duration (missing, negative or not finite):
+  // not replayed, and counted so that the replay says so instead of losing them silently.
+  std::size_t skipped_kernels = 0;
 
   // The device a kernel ran on (by id), nullptr if deviceProperties did not list it.
   const TraceDevice* device(std::int32_t id) const noexcept;
