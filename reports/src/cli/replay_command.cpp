@@ -94,9 +94,18 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
     opt.progress = &bar;
     opt.keep_records = !o->out.empty();
     std::vector<std::unique_ptr<reports::TraceReplay>> results;
+    std::vector<reports::FailedTrace> failed;
     for (const auto& file : expand_inputs(o->traces)) {
-      results.push_back(
-          std::make_unique<reports::TraceReplay>(reports::replay_trace(file, predictor, opt)));
+      try {
+        results.push_back(
+            std::make_unique<reports::TraceReplay>(reports::replay_trace(file, predictor, opt)));
+      } catch (const reports::InputError& e) {
+        // A trace that cannot be read is said; the others are still replayed and reported,
+        // and the exit status says that one failed.
+        fmt::print(stderr, "error: {}\n", e.what());
+        failed.push_back({file.filename().string(), e.what()});
+        continue;
+      }
       const auto& r = *results.back();
       if (!o->quiet) {
         reports::ReportHeading h;
@@ -126,9 +135,10 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
     std::vector<const reports::TraceReplay*> view;
     view.reserve(results.size());
     for (const auto& r : results) view.push_back(r.get());
-    reports::print_replay_overview(std::cout, view);
-    if (!o->json.empty()) write_text_file(o->json, reports::replay_json(view).dump(2) + "\n");
-    return 0;
+    if (!view.empty()) reports::print_replay_overview(std::cout, view);
+    if (!o->json.empty())
+      write_text_file(o->json, reports::replay_json(view, failed).dump(2) + "\n");
+    return failed.empty() ? 0 : 1;
   });
 }
 

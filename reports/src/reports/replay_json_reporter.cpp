@@ -137,7 +137,8 @@ json trace_json(const TraceReplay& r) {
 
 }  // namespace
 
-nlohmann::json replay_json(const std::vector<const TraceReplay*>& traces) {
+nlohmann::json replay_json(const std::vector<const TraceReplay*>& traces,
+                           const std::vector<FailedTrace>& failed) {
   json list = json::array();
   // Over all traces: each kernel counts once, whatever its trace.
   std::size_t banded = 0, inside = 0;
@@ -151,7 +152,12 @@ nlohmann::json replay_json(const std::vector<const TraceReplay*>& traces) {
   const json overall = banded > 0
                            ? json(100.0 * static_cast<double>(inside) / static_cast<double>(banded))
                            : json(nullptr);
-  return {{"traces", list}, {"band_coverage_pct", overall}, {"banded_kernels", banded}};
+  json unread = json::array();
+  for (const FailedTrace& f : failed) unread.push_back({{"trace", f.trace}, {"error", f.error}});
+  return {{"traces", list},
+          {"band_coverage_pct", overall},
+          {"banded_kernels", banded},
+          {"failed", unread}};
 }
 
 }  // namespace pm2lat::reports

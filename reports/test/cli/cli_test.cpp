@@ -82,6 +82,23 @@ TEST_F(Cli, BadTracesGiveOneClearError) {
                    "unknown GPU 'Z9000'");
 }
 
+TEST_F(Cli, ATraceThatCannotBeReadIsSaidAndTheOthersAreStillReplayed) {
+  const std::filesystem::path traces = dir / "traces";
+  std::filesystem::create_directories(traces);
+  std::filesystem::copy_file(trace, traces / "b_layer.json.gz");
+  test::write_text(traces / "a_garbled.json", "{\"traceEvents\": [}\n");
+  const auto r =
+      run({"replay", traces.string(), "--quiet", "--json", (dir / "mixed.json").string()});
+  expect_one_error(r, "a_garbled.json");
+  EXPECT_NE(r.out.find("b_layer.json.gz"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(test::read_text(dir / "mixed.json"));
+  ASSERT_EQ(j["traces"].size(), 1u);
+  EXPECT_EQ(j["traces"][0]["trace"], "b_layer.json.gz");
+  ASSERT_EQ(j["failed"].size(), 1u);
+  EXPECT_EQ(j["failed"][0]["trace"], "a_garbled.json");
+  EXPECT_NE(j["failed"][0]["error"].get<std::string>().find("invalid JSON"), std::string::npos);
+}
+
 TEST_F(Cli, AnEvalOptionTheChosenModeDoesNotReadIsRefusedNotIgnored) {
   const auto runs = test::write_toy_model_runs("cli_models");
   expect_one_error(run({"eval", "models", "--data", runs.string(), "--matrix"}),

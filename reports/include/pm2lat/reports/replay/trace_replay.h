@@ -24,6 +24,12 @@ struct ReplayOptions {
   bool keep_records = false;  // keep the kernel records (to write them as a records file)
 };
 
+// A trace among several that could not be read (`pm2lat replay` goes on with the others).
+struct FailedTrace {
+  std::string trace;  // file name
+  std::string error;  // the reader's message, which names the file
+};
+
 struct TraceReplay {
   std::string trace;   // file name
   std::string device;  // the GPU as the trace names it, or as inferred/overridden
