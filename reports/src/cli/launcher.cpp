@@ -59,13 +59,23 @@ std::filesystem::path find_runtime_library(const std::filesystem::path& exe_dir)
                    " not found; set PM2LAT_LIB to its path. Looked in:" + looked);
 }
 
-std::filesystem::path default_out_dir(const std::filesystem::path& parent) {
+std::filesystem::path create_fresh_out_dir(const std::filesystem::path& parent) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
   char buf[64];
   std::strftime(buf, sizeof(buf), "pm2lat-%Y%m%d-%H%M%S", &tm);
-  return parent / buf;
+  // More runs than this started in one second in one directory is not a user at work.
+  constexpr int kMostRunsPerSecond = 1000;
+  for (int n = 1; n <= kMostRunsPerSecond; ++n) {
+    std::filesystem::path dir =
+        parent / (n == 1 ? std::string(buf) : std::string(buf) + "-" + std::to_string(n));
+    std::error_code ec;
+    if (std::filesystem::create_directory(dir, ec)) return dir;
+    if (ec) throw InputError(dir.string() + ": cannot create directory: " + ec.message());
+  }
+  throw InputError((parent / buf).string() + ": " + std::to_string(kMostRunsPerSecond) +
+                   " runs of this second already have a directory");
 }
 
 std::vector<std::string> child_environment(const LaunchConfig& c, const char* const* parent_env) {

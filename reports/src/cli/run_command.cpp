@@ -68,7 +68,10 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global,
   auto* cmd = app.add_subcommand(
       "run", "Run a program with pm2lat loaded: pm2lat run [options] -- CMD ARGS...");
   cmd->add_option("--targets", o->targets, "comma-separated target GPUs")->capture_default_str();
-  cmd->add_option("--out", o->out, "output directory (default: ./pm2lat-<timestamp>)");
+  cmd->add_option(
+      "--out", o->out,
+      "output directory (default: a new ./pm2lat-<timestamp>); refused when it holds an "
+      "earlier run's records");
   cmd->add_flag("--no-measure", o->no_measure, "predict only; do not time the kernels");
   cmd->add_option("command", o->command, "the program and its arguments, after '--'")->required();
   actions.emplace_back(cmd, [o, &global]() {
@@ -82,14 +85,24 @@ void add_run_commands(CLI::App& app, const GlobalOptions& global,
     if (targets.size() == 0) throw reports::InputError("--targets names no GPU");
     config.targets = targets.names();
     config.library = reports::find_runtime_library(reports::executable_dir());
-    config.out_dir = std::filesystem::absolute(o->out.empty() ? reports::default_out_dir(".")
-                                                              : std::filesystem::path(o->out))
-                         .lexically_normal();
-    std::error_code ec;
-    std::filesystem::create_directories(config.out_dir, ec);
-    if (ec)
-      throw reports::InputError(config.out_dir.string() +
-                                ": cannot create directory: " + ec.message());
+    if (o->out.empty()) {
+      config.out_dir =
+          std::filesystem::absolute(reports::create_fresh_out_dir(".")).lexically_normal();
+    } else {
+      config.out_dir = std::filesystem::absolute(o->out).lexically_normal();
+      // The report reads every records file of the directory: an earlier run's would be
+      // counted as this one's.
+      if (reports::holds_records_files(config.out_dir))
+        throw reports::InputError(config.out_dir.string() +
+                                  " already holds the kernel records (records.*.jsonl) of an "
+                                  "earlier run, which this run's report would count too: give "
+                                  "another --out, or remove them");
+      std::error_code ec;
+      std::filesystem::create_directories(config.out_dir, ec);
+      if (ec)
+        throw reports::InputError(config.out_dir.string() +
+                                  ": cannot create directory: " + ec.message());
+    }
     config.profiles = std::filesystem::absolute(global.profiles).lexically_normal().string();
     config.measure = !o->no_measure;
 

@@ -6,9 +6,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <set>
 #include <thread>
 
 #include "pm2lat/reports/cli/launcher.h"
+#include "pm2lat/reports/input_file.h"
 #include "support/test_support.h"
 
 namespace pm2lat::reports {
@@ -84,6 +86,7 @@ TEST_F(RunFixture, DeathBySignalIsPassedOn) {
 TEST_F(RunFixture, SignalsSentToTheLauncherReachTheProgram) {
   std::vector<std::string> argv = command({"wait"});
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
   const pid_t pid = fork();
@@ -129,6 +132,15 @@ TEST_F(RunFixture, BadTargetsAndMissingProgramsFailBeforeOrAtLaunch) {
   }
 }
 
+TEST_F(RunFixture, AnOutputDirectoryHoldingAnEarlierRunsRecordsIsRefused) {
+  ASSERT_EQ(test::run_process(command({"exit", "0"}), env()).code, 0);
+  ASSERT_TRUE(std::filesystem::remove(out / "env.txt"));
+  const auto again = test::run_process(command({"exit", "0"}), env());
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.err.find("already holds the kernel records"), std::string::npos) << again.err;
+  EXPECT_FALSE(std::filesystem::exists(out / "env.txt")) << "the program must not start";
+}
+
 TEST(Launcher, ChildEnvironmentPrependsThePreload) {
   LaunchConfig c;
   c.library = "/opt/pm2lat/lib/libpm2lat.so";
@@ -157,7 +169,19 @@ TEST(Launcher, FindsTheLibraryFromTheEnvironmentOrNextToTheExecutable) {
   unsetenv("PM2LAT_LIB");
   EXPECT_EQ(find_runtime_library(dir), std::filesystem::weakly_canonical(dir / "libpm2lat.so"));
   EXPECT_THROW(find_runtime_library(test::scratch_dir("empty")), std::exception);
-  EXPECT_NE(default_out_dir("/tmp").filename().string().find("pm2lat-"), std::string::npos);
+}
+
+TEST(Launcher, RunsStartedInTheSameSecondGetDirectoriesOfTheirOwn) {
+  const auto parent = test::scratch_dir("runs");
+  std::set<std::filesystem::path> dirs;
+  for (int i = 0; i < 3; ++i) {
+    const std::filesystem::path d = create_fresh_out_dir(parent);
+    EXPECT_TRUE(std::filesystem::is_directory(d)) << d;
+    EXPECT_EQ(d.filename().string().rfind("pm2lat-", 0), 0u) << d;
+    dirs.insert(d);
+  }
+  EXPECT_EQ(dirs.size(), 3u) << "three runs, three directories";
+  EXPECT_THROW(create_fresh_out_dir(parent / "missing" / "deeper"), InputError);
 }
 
 }  // namespace

@@ -18,6 +18,10 @@ class RunPredictor;
 // when an input does not exist or a directory holds no records file.
 std::vector<std::filesystem::path> find_records_files(const std::vector<std::string>& inputs);
 
+// Whether directory `dir` holds a records file (records.*.jsonl[.gz]); false when it does not
+// exist or cannot be read.
+bool holds_records_files(const std::filesystem::path& dir) noexcept;
+
 // The header line of a records file (InputError for an empty file or a missing header).
 RecordsHeader read_records_header(const std::filesystem::path& file);
 

@@ -33,8 +33,11 @@ std::filesystem::path find_runtime_library(const std::filesystem::path& exe_dir)
 // The directory of the running executable (/proc/self/exe).
 std::filesystem::path executable_dir();
 
-// "pm2lat-20250101-120000" in `parent` (local time).
-std::filesystem::path default_out_dir(const std::filesystem::path& parent);
+// Creates and returns a directory no other run writes to: "pm2lat-20250101-120000" in
+// `parent` (local time), or that name with "-2", "-3", ... when a run started in the same
+// second took it (a directory is either created or found taken, so two runs never share one).
+// InputError when none can be created.
+std::filesystem::path create_fresh_out_dir(const std::filesystem::path& parent);
 
 // The child's environment: ours, with the runtime's variables set and LD_PRELOAD extended.
 std::vector<std::string> child_environment(const LaunchConfig& config,
