@@ -123,6 +123,8 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
                             : std::string()));
         h.notes = r.notes;
         reports::print_run_summary(std::cout, r.summary, h);
+        // A trace of GPUs of several models is a rank per model.
+        if (r.summary.per_rank.size() > 1) reports::print_rank_table(std::cout, r.summary);
         std::cout << "\n";
       }
       if (!o->out.empty()) {

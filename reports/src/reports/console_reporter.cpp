@@ -141,13 +141,26 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
                                     [](const auto& f) { return f.communication; });
   if (any_comm) fmt::print(os, "* communication: kept out of error and coverage\n");
   if (s.accuracy.available) {
+    // Ranks on GPUs of several models: each kernel is compared with its own GPU's forecast
+    // (the err% column sits under the first of them).
+    std::vector<std::string> own_gpus;
+    for (const auto& r : s.per_rank) {
+      if (!r.gpu.empty() && std::ranges::find(own_gpus, r.gpu) == own_gpus.end())
+        own_gpus.push_back(r.gpu);
+    }
+    std::string on = own < s.targets.size() ? s.targets[own] : "own GPU";
+    if (own_gpus.size() > 1) {
+      on = "each kernel's own GPU (";
+      for (std::size_t i = 0; i < own_gpus.size(); ++i) on += (i > 0 ? ", " : "") + own_gpus[i];
+      on += ")";
+    }
     fmt::print(os,
                "accuracy on {}: {} kernels, measured {} ms, predicted {} ms, error {}%; per kernel "
                "MAPE {}%, "
                "median {}%; coverage {}% of kernel time\n",
-               own < s.targets.size() ? s.targets[own] : "own GPU", s.accuracy.kernels,
-               format_ms(s.accuracy.measured_us), format_ms(s.accuracy.predicted_us),
-               pct_column(s.accuracy.error_pct()), pct_column(s.accuracy.per_kernel.mape_pct),
+               on, s.accuracy.kernels, format_ms(s.accuracy.measured_us),
+               format_ms(s.accuracy.predicted_us), pct_column(s.accuracy.error_pct()),
+               pct_column(s.accuracy.per_kernel.mape_pct),
                pct_column(s.accuracy.per_kernel.median_ape_pct),
                pct_column(s.accuracy.coverage_pct));
     print_uncovered(os, s.accuracy);

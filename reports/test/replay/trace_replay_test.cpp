@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pm2lat/reports/input_file.h"
+#include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/replay/trace_replay.h"
 #include "pm2lat/reports/replay_json_reporter.h"
 #include "pm2lat/test/measurement_data.h"
@@ -82,6 +83,59 @@ TEST(TraceReplay, JsonHasTheDocumentedFields) {
     fam_measured += f["measured_ms"].get<double>();
   }
   EXPECT_NEAR(fam_measured, t["measured_ms"].get<double>(), 1e-9);
+}
+
+TEST(TraceReplay, KernelsOnGpusOfSeveralModelsAreEachScoredOnTheirOwn) {
+  // One process driving an H100 and an A100: every other kernel of the layer on the A100.
+  std::string text = test::transformer_layer_trace();
+  const std::string devices = R"("deviceProperties":[)";
+  ASSERT_NE(text.find(devices), std::string::npos);
+  text.insert(text.find(devices) + devices.size(),
+              R"({"id":1,"name":"NVIDIA A100-SXM4-80GB","computeMajor":8,"computeMinor":0,)"
+              R"("numSms":108},)");
+  const std::string on_first = R"("device":0,)";
+  std::size_t moved = 0;
+  bool every_other = false;
+  for (std::size_t at = text.find(on_first); at != std::string::npos;
+       at = text.find(on_first, at + on_first.size())) {
+    if (every_other) {
+      text.replace(at, on_first.size(), R"("device":1,)");
+      ++moved;
+    }
+    every_other = !every_other;
+  }
+  ASSERT_GT(moved, 0u);
+  const std::filesystem::path dir = test::scratch_dir("replay-models");
+  test::write_text(dir / "two.json", text);
+  Predictor predictor = test::catalogue_predictor();
+  ReplayOptions opt;
+  opt.targets = {"L4"};
+  opt.keep_records = true;
+  const TraceReplay r = replay_trace(dir / "two.json", predictor, opt);
+  EXPECT_EQ(r.gpu, "H100-SXM");
+  ASSERT_EQ(r.table.ranks().size(), 2u);
+  EXPECT_EQ(r.table.ranks()[0].gpu, "H100-SXM");
+  EXPECT_EQ(r.table.ranks()[1].gpu, "A100-SXM");
+  std::size_t on_a100 = 0;
+  for (std::size_t row = 0; row < r.table.size(); ++row) {
+    const std::size_t rank = static_cast<std::size_t>(r.table.kernels()[row].rank_index);
+    EXPECT_EQ(r.table.targets()[r.table.own_target(row)], r.table.ranks()[rank].gpu)
+        << "row " << row << " is compared with its own GPU's forecast";
+    on_a100 += rank == 1 ? 1 : 0;
+  }
+  EXPECT_EQ(on_a100, moved);
+  EXPECT_EQ(r.table.size(), test::kTransformerLayerTraceKernels);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("GPUs of 2 models"), std::string::npos) << r.notes.back();
+
+  // Written back, each model's kernels are a records file headed by their GPU.
+  write_replay_records(r, dir / "records.two.jsonl");
+  EXPECT_EQ(read_records_header(dir / "records.two.jsonl").gpu, "H100-SXM");
+  EXPECT_EQ(read_records_header(dir / "records.two.A100-SXM.jsonl").gpu, "A100-SXM");
+
+  // Named with --gpu, the trace is one GPU's.
+  opt.gpu = "H100";
+  EXPECT_EQ(replay_trace(dir / "two.json", predictor, opt).table.ranks().size(), 1u);
 }
 
 TEST(TraceReplay, GpuOverrideAndUnknownGpus) {

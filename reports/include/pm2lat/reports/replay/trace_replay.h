@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,15 +46,17 @@ struct TraceReplay {
 };
 
 // The replayed kernels as a records file (record_jsonl.h): header and one record per kernel
-// with its predictions. Requires ReplayOptions::keep_records.
+// with its predictions; a trace of GPUs of several models writes each other model's kernels
+// to a file of its own beside it ("records.<name>.<gpu>.jsonl"). Requires
+// ReplayOptions::keep_records.
 void write_replay_records(const TraceReplay& replay, const std::filesystem::path& file);
 
 class RunPredictor;
 
 // The prediction stage of replay, on its own for benchmarks: every record predicted on every
 // target of `predictor` into new rows of `table` (rank `rank_index`, columns already added).
-void predict_records(const RunPredictor& predictor, const std::vector<KernelRecord>& records,
-                     const std::vector<const KernelClass*>& classes, const DeviceSpec* source,
+void predict_records(const RunPredictor& predictor, std::span<const KernelRecord> records,
+                     std::span<const KernelClass* const> classes, const DeviceSpec* source,
                      std::size_t rank_index, RunTable& table, ProgressBar* progress = nullptr);
 
 // Throws InputError for an unreadable trace, UnknownDeviceError for an unknown target GPU.
