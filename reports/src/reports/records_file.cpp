@@ -96,7 +96,7 @@ std::vector<std::filesystem::path> find_records_files(const std::vector<std::str
   return files;
 }
 
-bool holds_records_files(const std::filesystem::path& dir) noexcept {
+bool holds_records_files(const std::filesystem::path& dir) {
   std::error_code ec;
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     if (is_records_name(it->path().filename().string())) return true;

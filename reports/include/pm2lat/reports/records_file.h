@@ -20,7 +20,7 @@ std::vector<std::filesystem::path> find_records_files(const std::vector<std::str
 
 // Whether directory `dir` holds a records file (records.*.jsonl[.gz]); false when it does not
 // exist or cannot be read.
-bool holds_records_files(const std::filesystem::path& dir) noexcept;
+bool holds_records_files(const std::filesystem::path& dir);
 
 // The header line of a records file (InputError for an empty file or a missing header).
 RecordsHeader read_records_header(const std::filesystem::path& file);
