@@ -96,10 +96,17 @@ void group_by_model(TraceRecords& records, const std::vector<OtherModel>& others
   records.classes = std::move(classes);
 }
 
-// "records.run.jsonl" -> "records.run.<gpu>.jsonl": the records file of a trace's other rank.
-std::filesystem::path rank_records_file(const std::filesystem::path& file, const std::string& gpu,
-                                        std::size_t rank_index) {
-  std::string tag = gpu.empty() ? "device" + std::to_string(rank_index) : gpu;
+// "records.run.jsonl" -> "records.run.<gpu>.jsonl": the records file of a trace's other rank k
+// (k >= 1). "<gpu>-<k>" when an earlier other rank has the same GPU (two models that stand in
+// as one catalogue entry), "device<k>" when nothing stands in: no two ranks share a file.
+std::filesystem::path rank_records_file(const std::filesystem::path& file,
+                                        const std::vector<RankInfo>& ranks, std::size_t k) {
+  const std::string& gpu = ranks[k].gpu;
+  const bool taken = std::any_of(ranks.begin() + 1, ranks.begin() + static_cast<std::ptrdiff_t>(k),
+                                 [&](const RankInfo& r) { return r.gpu == gpu; });
+  std::string tag = gpu.empty() ? "device" + std::to_string(k)
+                    : taken     ? gpu + "-" + std::to_string(k)
+                                : gpu;
   for (char& c : tag) {
     const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
                       c == '-' || c == '_';
@@ -256,7 +263,7 @@ void write_replay_records(const TraceReplay& r, const std::filesystem::path& fil
       }
       out.push_back(std::move(pr));
     }
-    write_records_file(k == 0 ? file : rank_records_file(file, h.gpu, k), h, out);
+    write_records_file(k == 0 ? file : rank_records_file(file, ranks, k), h, out);
   }
 }
 

@@ -136,6 +136,34 @@ TEST(TraceReplay, KernelsOnGpusOfSeveralModelsAreEachScoredOnTheirOwn) {
   // Named with --gpu, the trace is one GPU's.
   opt.gpu = "H100";
   EXPECT_EQ(replay_trace(dir / "two.json", predictor, opt).table.ranks().size(), 1u);
+
+  // Two models the catalogue does not list, both standing in as the H100 (same compute
+  // capability and SMs): two ranks of one GPU, each written to a file of its own.
+  std::string three = test::transformer_layer_trace();
+  three.insert(three.find(devices) + devices.size(),
+               R"({"id":1,"name":"NVIDIA Next One","computeMajor":9,"computeMinor":0,)"
+               R"("numSms":132},{"id":2,"name":"NVIDIA Next Two","computeMajor":9,)"
+               R"("computeMinor":0,"numSms":132},)");
+  int next = 0;
+  for (std::size_t at = three.find(on_first); at != std::string::npos;
+       at = three.find(on_first, at + on_first.size())) {
+    three.replace(at, on_first.size(), R"("device":)" + std::to_string(next++ % 3) + ",");
+  }
+  test::write_text(dir / "three.json", three);
+  opt.gpu.clear();
+  const TraceReplay t = replay_trace(dir / "three.json", predictor, opt);
+  ASSERT_EQ(t.table.ranks().size(), 3u);
+  EXPECT_EQ(t.table.ranks()[1].gpu, "H100-SXM");
+  EXPECT_EQ(t.table.ranks()[2].gpu, "H100-SXM");
+  write_replay_records(t, dir / "records.three.jsonl");
+  std::size_t written = 0;
+  for (const char* f :
+       {"records.three.jsonl", "records.three.H100-SXM.jsonl", "records.three.H100-SXM-2.jsonl"}) {
+    ASSERT_TRUE(std::filesystem::exists(dir / f)) << f;
+    const std::string text_of = test::read_text(dir / f);
+    written += static_cast<std::size_t>(std::count(text_of.begin(), text_of.end(), '\n')) - 1;
+  }
+  EXPECT_EQ(written, t.table.size()) << "every kernel's record written once (a header a file)";
 }
 
 TEST(TraceReplay, GpuOverrideAndUnknownGpus) {
