@@ -74,8 +74,10 @@ std::vector<OtherModel> kernels_on_other_models(const KinetoTrace& trace,
 }
 
 // `records` and `classes` reordered so that the first model's kernels come first, then each
-// other model's: each model's kernels are one rank's rows of the table.
-void group_by_model(TraceRecords& records, const std::vector<OtherModel>& others) {
+// other model's: each model's kernels are one rank's rows of the table. Returns how many
+// kernels each rank has, the first model's first.
+std::vector<std::size_t> group_by_model(TraceRecords& records,
+                                        const std::vector<OtherModel>& others) {
   std::vector<bool> other(records.records.size(), false);
   for (const OtherModel& m : others)
     for (std::size_t i : m.records) other[i] = true;
@@ -92,8 +94,14 @@ void group_by_model(TraceRecords& records, const std::vector<OtherModel>& others
     by_model.push_back(std::move(records.records[i]));
     classes.push_back(records.classes[i]);
   }
+  std::vector<std::size_t> per_rank = {records.records.size()};
+  for (const OtherModel& m : others) {
+    per_rank.front() -= m.records.size();
+    per_rank.push_back(m.records.size());
+  }
   records.records = std::move(by_model);
   records.classes = std::move(classes);
+  return per_rank;
 }
 
 // "records.run.jsonl" -> "records.run.<gpu>.jsonl": the records file of a trace's other rank k
@@ -112,11 +120,7 @@ std::filesystem::path rank_records_file(const std::filesystem::path& file,
                       c == '-' || c == '_';
     if (!keep) c = '_';
   }
-  std::string name = file.filename().string();
-  const std::string ext = ".jsonl";
-  if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
-    name.resize(name.size() - ext.size());
-  return file.parent_path() / (name + "." + tag + ext);
+  return std::filesystem::path(file).replace_extension("." + tag + ".jsonl");
 }
 }  // namespace
 
@@ -182,6 +186,8 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
     out.notes.push_back(
         "the trace does not say which GPU it ran on: no accuracy (give one with --gpu)");
   }
+  // Kernels per rank: all of them on the first model's unless others ran some.
+  std::vector<std::size_t> per_rank = {records.records.size()};
   std::vector<ScoredGpu> other_gpus;
   other_gpus.reserve(others.size());
   for (const OtherModel& m : others)
@@ -194,7 +200,7 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
     out.notes.push_back("kernels ran on GPUs of " + std::to_string(others.size() + 1) +
                         " models (" + counts.substr(2) + ", the rest on " + out.device +
                         "): each is scored against its own GPU, as a rank of its own");
-    group_by_model(records, others);
+    per_rank = group_by_model(records, others);
   }
 
   RankInfo rank;
@@ -204,26 +210,24 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
   rank.spec_scaled = out.own_spec_scaled;
   rank.timer_resolution_us = trace.whole_us_timestamps ? kWholeMicrosecond : 0.0;
   out.table.add_rank(rank);
-  std::size_t on_others = 0;
   for (std::size_t k = 0; k < others.size(); ++k) {
     RankInfo other = rank;
     other.gpu = other_gpus[k].spec != nullptr ? other_gpus[k].spec->name : std::string();
     other.source = out.trace + " (" + others[k].name + ")";
     other.spec_scaled = other_gpus[k].spec_scaled;
     out.table.add_rank(std::move(other));
-    on_others += others[k].records.size();
   }
   run_predictor.add_columns(out.table);
   // Each model's kernels (group_by_model: the first model's, then each other's) as its rank.
   const std::span<const KernelRecord> all(records.records);
   const std::span<const KernelClass* const> all_classes(records.classes);
   std::size_t first = 0;
-  for (std::size_t k = 0; k <= others.size(); ++k) {
-    const std::size_t count = k == 0 ? all.size() - on_others : others[k - 1].records.size();
+  for (std::size_t k = 0; k < per_rank.size(); ++k) {
     const DeviceSpec* ran_on = k == 0 ? source : other_gpus[k - 1].spec;
-    predict_records(run_predictor, all.subspan(first, count), all_classes.subspan(first, count),
-                    ran_on, k, out.table, options.progress);
-    first += count;
+    predict_records(run_predictor, all.subspan(first, per_rank[k]),
+                    all_classes.subspan(first, per_rank[k]), ran_on, k, out.table,
+                    options.progress);
+    first += per_rank[k];
   }
   out.summary = summarize(out.table);
   if (options.keep_records) out.records = std::move(records.records);
