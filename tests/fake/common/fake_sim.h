@@ -48,18 +48,39 @@ struct DeviceModel {
   int max_smem_per_block;
 };
 
-// FAKE_CUDA_DEVICE=A100 selects the A100; RTX4070L a GeForce RTX 4070 Laptop GPU (a part no
-// catalogue lists, named like a desktop card it is not: 36 SMs of compute capability 8.9,
-// 2175 MHz boost, 99 KB of shared memory per block); anything else is an H100.
-inline DeviceModel device_model() {
-  const char* v = std::getenv("FAKE_CUDA_DEVICE");
-  if (v != nullptr && std::string_view(v) == "A100") {
-    return {"NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, 166912};
-  }
-  if (v != nullptr && std::string_view(v) == "RTX4070L") {
-    return {"NVIDIA GeForce RTX 4070 Laptop GPU", 8, 9, 36, 2175000, 101376};
-  }
+// The model one FAKE_CUDA_DEVICE entry names: A100 an A100; RTX4070L a GeForce RTX 4070 Laptop
+// GPU (a part no catalogue lists, named like a desktop card it is not: 36 SMs of compute
+// capability 8.9, 2175 MHz boost, 99 KB of shared memory per block); anything else an H100.
+inline DeviceModel named_device_model(std::string_view v) {
+  if (v == "A100") return {"NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, 166912};
+  if (v == "RTX4070L") return {"NVIDIA GeForce RTX 4070 Laptop GPU", 8, 9, 36, 2175000, 101376};
   return {"NVIDIA H100 80GB HBM3", 9, 0, 132, 1980000, 232448};
+}
+
+// The devices the fake has: FAKE_CUDA_DEVICE is a comma-separated list of models, one per
+// ordinal ("H100,A100": device 0 an H100, device 1 an A100, as on a workstation with two
+// different GPUs); unset, one H100.
+inline constexpr int kMaxDevices = 8;
+
+inline int device_count() {
+  const char* v = std::getenv("FAKE_CUDA_DEVICE");
+  if (v == nullptr) return 1;
+  int n = 1;
+  for (const char* c = v; *c != '\0'; ++c) n += *c == ',' ? 1 : 0;
+  return n < kMaxDevices ? n : kMaxDevices;
+}
+
+// Device `ordinal`'s model (ordinal < device_count()).
+inline DeviceModel device_model(int ordinal = 0) {
+  const char* v = std::getenv("FAKE_CUDA_DEVICE");
+  if (v == nullptr) return named_device_model({});
+  std::string_view list(v);
+  for (int i = 0; i < ordinal; ++i) {
+    const std::size_t comma = list.find(',');
+    if (comma == std::string_view::npos) return named_device_model({});
+    list.remove_prefix(comma + 1);
+  }
+  return named_device_model(list.substr(0, list.find(',')));
 }
 
 }  // namespace fake_sim

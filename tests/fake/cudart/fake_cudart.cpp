@@ -58,6 +58,7 @@ struct Registration {
 
 struct Driver {
   PFN_cuInit_v2000 init = nullptr;
+  PFN_cuDeviceGetCount_v2000 device_count = nullptr;
   PFN_cuDevicePrimaryCtxRetain_v7000 retain = nullptr;
   PFN_cuCtxSetCurrent_v4000 set_current = nullptr;
   PFN_cuLibraryLoadData_v12000 library_load = nullptr;
@@ -117,6 +118,7 @@ Driver& driver() {
     auto gpa = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(h, "cuGetProcAddress_v2"));
     if (gpa == nullptr) return d;
     resolve(gpa, "cuInit", d.init);
+    resolve(gpa, "cuDeviceGetCount", d.device_count);
     resolve(gpa, "cuDevicePrimaryCtxRetain", d.retain);
     resolve(gpa, "cuCtxSetCurrent", d.set_current);
     resolve(gpa, "cuLibraryLoadData", d.library_load);
@@ -335,14 +337,22 @@ cudaError_t cudaFuncGetName(const char** name, const void* func) {
 // ---- devices, memory, synchronisation, errors ---------------------------------------------
 
 cudaError_t cudaGetDeviceCount(int* count) {
-  if (!driver().ok) return fail(cudaErrorNoDevice);
-  *count = 1;
-  return cudaSuccess;
+  Driver& d = driver();
+  if (!d.ok || d.device_count == nullptr) return fail(cudaErrorNoDevice);
+  if (count == nullptr) return fail(cudaErrorInvalidValue);
+  return from(d.device_count(count));
 }
 
+// As the real runtime: the device's primary context becomes the calling thread's current one.
 cudaError_t cudaSetDevice(int device) {
-  if (!driver().ok) return fail(cudaErrorNoDevice);
-  return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice);
+  Driver& d = driver();
+  int count = 0;
+  if (!d.ok || d.device_count == nullptr || d.device_count(&count) != CUDA_SUCCESS)
+    return fail(cudaErrorNoDevice);
+  if (device < 0 || device >= count) return fail(cudaErrorInvalidDevice);
+  CUcontext ctx = nullptr;
+  if (cudaError_t e = from(d.retain(&ctx, device)); e != cudaSuccess) return e;
+  return from(d.set_current(ctx));
 }
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -25,8 +26,18 @@ namespace {
 struct Context {
   int device = 0;
 };
-Context g_primary_context;
+// One primary context per device, each naming its device.
+Context* primary_context(int device) {
+  static std::array<Context, fake_sim::kMaxDevices> contexts = [] {
+    std::array<Context, fake_sim::kMaxDevices> c{};
+    for (int d = 0; d < fake_sim::kMaxDevices; ++d) c[d].device = d;
+    return c;
+  }();
+  return &contexts[static_cast<std::size_t>(device)];
+}
 thread_local CUcontext t_current = nullptr;
+
+bool valid_device(CUdevice dev) { return dev >= 0 && dev < fake_sim::device_count(); }
 
 CUresult check_init() { return state().initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED; }
 
@@ -204,6 +215,10 @@ CUresult record_event(CUevent hEvent, CUstream hStream) {
 
 }  // namespace
 
+int fake_cuda::current_device() {
+  return t_current != nullptr ? reinterpret_cast<Context*>(t_current)->device : 0;
+}
+
 extern "C" {
 
 // ---- initialisation, devices, contexts ----------------------------------------------------
@@ -245,28 +260,32 @@ CUresult cuDriverGetVersion(int* v) {
 
 CUresult cuDeviceGetCount(int* count) {
   if (CUresult r = check_init()) return r;
-  *count = 1;
+  if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *count = fake_sim::device_count();
   return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGet(CUdevice* device, int ordinal) {
   if (CUresult r = check_init()) return r;
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *device = 0;
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!valid_device(ordinal)) return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
   return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
   if (CUresult r = check_init()) return r;
-  if (dev != 0 || name == nullptr || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  std::snprintf(name, std::size_t(len), "%s", fake_sim::device_model().name);
+  if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (name == nullptr || len <= 0) return CUDA_ERROR_INVALID_VALUE;
+  std::snprintf(name, std::size_t(len), "%s", fake_sim::device_model(dev).name);
   return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
   if (CUresult r = check_init()) return r;
-  if (dev != 0 || pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const auto m = fake_sim::device_model();
+  if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (pi == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const auto m = fake_sim::device_model(dev);
   switch (attrib) {
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = m.sm_count; break;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = m.cc_major; break;
@@ -289,8 +308,9 @@ CUresult cuDeviceTotalMem(size_t* bytes, CUdevice) {
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
   if (CUresult r = check_init()) return r;
-  if (dev != 0 || pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *pctx = reinterpret_cast<CUcontext>(&g_primary_context);
+  if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pctx = reinterpret_cast<CUcontext>(primary_context(dev));
   return CUDA_SUCCESS;
 }
 
@@ -298,8 +318,9 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice) { return check_init(); }
 
 CUresult cuCtxCreate(CUcontext* pctx, CUctxCreateParams*, unsigned int, CUdevice dev) {
   if (CUresult r = check_init()) return r;
-  if (dev != 0 || pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *pctx = reinterpret_cast<CUcontext>(&g_primary_context);
+  if (!valid_device(dev)) return CUDA_ERROR_INVALID_DEVICE;
+  if (pctx == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *pctx = reinterpret_cast<CUcontext>(primary_context(dev));
   t_current = *pctx;
   return CUDA_SUCCESS;
 }
@@ -319,7 +340,7 @@ CUresult cuCtxGetCurrent(CUcontext* pctx) {
 CUresult cuCtxGetDevice(CUdevice* device) {
   if (CUresult r = check_init()) return r;
   if (t_current == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
-  *device = 0;
+  *device = reinterpret_cast<Context*>(t_current)->device;
   return CUDA_SUCCESS;
 }
 
@@ -783,6 +804,7 @@ CUresult cuStreamCreate(CUstream* phStream, unsigned int) {
   std::lock_guard<std::mutex> lock(state().mu);
   auto* s = new Stream();
   s->id = state().next_stream_id++;
+  s->device = current_device();
   *phStream = reinterpret_cast<CUstream>(s);
   return CUDA_SUCCESS;
 }

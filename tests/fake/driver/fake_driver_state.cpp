@@ -166,9 +166,10 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
                                    int registers, int static_smem, std::uint32_t correlation,
                                    std::uint64_t node_id, std::uint32_t graph_id,
                                    std::uint8_t cooperative, const fake_sim::GemmWork* gemm) {
+  const int device = stream->device >= 0 ? stream->device : current_device();
   const std::uint64_t dur =
       gemm != nullptr
-          ? fake_sim::gemm_duration_ns(name, grid, *gemm, fake_sim::device_model().sm_count)
+          ? fake_sim::gemm_duration_ns(name, grid, *gemm, fake_sim::device_model(device).sm_count)
           : fake_sim::kernel_duration_ns(name, grid[0], grid[1], grid[2], block[0], block[1],
                                          block[2]);
   const std::uint64_t now = now_ns();
@@ -199,7 +200,7 @@ FakeKernelExecution execute_locked(State& s, Stream* stream, const char* name,
   e.registers = std::uint16_t(registers);
   e.start_ns = start;
   e.end_ns = end;
-  e.device = 0;
+  e.device = static_cast<std::uint32_t>(device);
   e.context_id = 1;
   e.stream_id = stream->id;
   e.correlation_id = correlation;

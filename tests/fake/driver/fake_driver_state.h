@@ -79,6 +79,9 @@ struct GraphExec {
 
 struct Stream {
   std::uint32_t id = 0;
+  // The device of the context it was created in; -1 for the default streams, whose work runs
+  // on the device of the context current where it is launched.
+  int device = -1;
   std::uint64_t ready_ns = 0;  // simulated time when the last queued work finishes
   bool capturing = false;
   bool capture_invalidated = false;
@@ -168,6 +171,9 @@ struct LaunchSpec {
 template <typename Body>
 CUresult with_api_callbacks(int cbid, const char* fname, const void* params, const char* symbol,
                             std::uint32_t* correlation_out, Body&& body);
+
+// The device of the calling thread's current context (0 without one).
+int current_device();
 
 // Executes or captures one launch (called with the lock not held).
 CUresult launch(const LaunchSpec& spec, std::uint32_t correlation);

@@ -10,6 +10,8 @@
 
 #include <type_traits>
 
+// The macros' arguments are a declarator's name and a type: parentheses would not compile.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define PM2LAT_DECLARE_DRIVER_VARIANT(name, pfn) extern "C" std::remove_pointer_t<pfn> name;
 
 PM2LAT_DECLARE_DRIVER_VARIANT(cuLaunchKernel_ptsz, PFN_cuLaunchKernel_v7000_ptsz)
@@ -48,3 +50,4 @@ PM2LAT_DECLARE_DRIVER_VARIANT(cuStreamGetId_ptsz, PFN_cuStreamGetId_v12000_ptsz)
                                  CUevent hEnd) __asm__("cuEventElapsedTime");        \
   static_assert(std::is_same_v<decltype(&local_name), PFN_cuEventElapsedTime_v2000>, \
                 "cuEventElapsedTime must match cudaTypedefs.h");
+// NOLINTEND(bugprone-macro-parentheses)
