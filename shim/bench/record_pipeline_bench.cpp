@@ -38,7 +38,7 @@ struct Pipeline {
   static SinkSetup setup() {
     SinkSetup s;
     s.targets = {"A100"};
-    s.source_device = "NVIDIA H100 80GB HBM3";
+    s.devices = {RunDevice{"NVIDIA H100 80GB HBM3", pm2lat::GpuHardware{9, 0, 132}}};
     s.drift_pct = 30;
     return s;
   }

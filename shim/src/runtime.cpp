@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -56,24 +57,37 @@ std::string host_name() {
   return buf;
 }
 
-// Device 0 as the driver names and describes it, into the sink's setup; what the driver does
-// not answer stays empty or zero.
-void describe_device(const DriverApi* api, SinkSetup& sink) {
-  CUdevice dev = 0;
-  if (api == nullptr || api->device_get == nullptr || api->device_get(&dev, 0) != CUDA_SUCCESS)
+// Enough for any machine (NVLink domains hold 8-72 GPUs a host sees at most a few of); a
+// device past it is described as unknown and its kernels go unscored.
+constexpr int kMaxDescribedDevices = 64;
+
+// Every device as the driver names and describes it, by ordinal, into the sink's setup, so
+// each record can be scored against the GPU it ran on (not only device 0's: a process may run
+// on `cuda:1` of a workstation with two models); what the driver does not answer stays empty
+// or zero. Once, at start, never on the launch path.
+void describe_devices(const DriverApi* api, SinkSetup& sink) {
+  int count = 0;
+  if (api == nullptr || api->device_get_count == nullptr || api->device_get == nullptr ||
+      api->device_get_count(&count) != CUDA_SUCCESS || count <= 0)
     return;
-  char name[256] = {};
-  if (api->device_get_name != nullptr &&
-      api->device_get_name(name, sizeof(name) - 1, dev) == CUDA_SUCCESS)
-    sink.source_device = name;
-  if (api->device_get_attribute == nullptr) return;
-  auto attribute = [&](CUdevice_attribute a) {
-    int v = 0;
-    return api->device_get_attribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
-  };
-  sink.source_hardware = {attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                          attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
-                          attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)};
+  sink.devices.resize(static_cast<std::size_t>(std::min(count, kMaxDescribedDevices)));
+  for (int ordinal = 0; ordinal < static_cast<int>(sink.devices.size()); ++ordinal) {
+    RunDevice& out = sink.devices[static_cast<std::size_t>(ordinal)];
+    CUdevice dev = 0;
+    if (api->device_get(&dev, ordinal) != CUDA_SUCCESS) continue;
+    char name[256] = {};
+    if (api->device_get_name != nullptr &&
+        api->device_get_name(name, sizeof(name) - 1, dev) == CUDA_SUCCESS)
+      out.name = name;
+    if (api->device_get_attribute == nullptr) continue;
+    auto attribute = [&](CUdevice_attribute a) {
+      int v = 0;
+      return api->device_get_attribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
+    };
+    out.hardware = {attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                    attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+                    attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)};
+  }
 }
 
 void at_exit() { Runtime::instance().shutdown(0); }
@@ -288,7 +302,7 @@ void Runtime::start() noexcept {
                        ? config_.summary
                        : expand_path(config_.summary, owner_pid_, g_forked_child);
     sink.targets = config_.targets;
-    describe_device(api, sink);
+    describe_devices(api, sink);
     sink.header.pid = owner_pid_;
     sink.header.rank = config_.rank;
     sink.header.host = host_name();

@@ -17,6 +17,7 @@ PredictedRecord record(const char* name, KernelFamily f, std::optional<double> m
   a.us = pred_source;
   b.us = pred_target;
   r.predictions = {{"H100-SXM", a}, {"A100-SXM", b}};
+  r.gpu = "H100-SXM";
   return r;
 }
 
@@ -75,4 +76,23 @@ TEST(Summary, APredictOnlyTableHasNoMeasuredOrErrorColumn) {
 }
 
 }  // namespace
+TEST(Summary, EachKernelIsComparedWithTheGpuItRanOn) {
+  // A process driving an H100 and an A100: the A100's kernel is scored on the A100's
+  // prediction (200 against 100 measured), not on the H100's (100, which would say 0 %).
+  Summary s("H100-SXM, A100-SXM");
+  s.add(record("gemm_h", KernelFamily::kGemm, 100.0, 110.0, 300.0), 100000);
+  PredictedRecord on_a100 = record("gemm_a", KernelFamily::kGemm, 100.0, 100.0, 200.0);
+  on_a100.gpu = "A100-SXM";
+  s.add(on_a100, 100000);
+  PredictedRecord unknown = record("gemm_u", KernelFamily::kGemm, 100.0, 100.0, 100.0);
+  unknown.gpu.clear();  // a device no catalogue GPU stands in for: not scored
+  s.add(unknown, 100000);
+  const auto& gemm = s.families().at("gemm");
+  EXPECT_EQ(gemm.compared, 2u);
+  EXPECT_DOUBLE_EQ(gemm.compared_predicted_ms, 0.31);
+  EXPECT_DOUBLE_EQ(gemm.error_pct_sum, 110.0);  // 10 % + 100 %
+  const auto j = nlohmann::json::parse(s.to_json("m", {"H100-SXM", "A100-SXM"}, {}));
+  EXPECT_EQ(j.at("gpu"), "H100-SXM, A100-SXM");
+}
+
 }  // namespace pm2lat::shim

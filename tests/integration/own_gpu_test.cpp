@@ -1,6 +1,7 @@
 // The GPU the program runs on, as the runtime resolves it from the driver: a model the
 // catalogue does not list is predicted and scored as the catalogue GPU of the same compute
-// capability nearest in SMs, and the run says so once.
+// capability nearest in SMs, and the run says so once; on a machine with GPUs of two models,
+// each kernel is scored against the GPU of the device it ran on.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -42,6 +43,55 @@ TEST(OwnGpu, AModelTheCatalogueDoesNotListIsScoredAsTheNearestGpuOfItsArchitectu
     EXPECT_NE(text.find("34 against its 36"), std::string::npos) << text;
   }
   EXPECT_EQ(said, 1u) << summary.at("warnings").dump();
+}
+
+// A workstation with an H100 (device 0) and an A100 (device 1).
+RunOptions two_models(const char* which) {
+  RunOptions o;
+  o.argv = {program("two_devices"), which};
+  o.env["FAKE_CUDA_DEVICE"] = "H100,A100";
+  o.env["PM2LAT_TARGETS"] = "L4";
+  return o;
+}
+
+TEST(OwnGpu, EachKernelIsScoredAgainstTheGpuOfTheDeviceItRanOn) {
+  const RunResult r = run(two_models("both"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  ASSERT_EQ(records.kernels.size(), 6u) << r.err;
+  // The header names device 0's GPU; the targets hold both GPUs, after the requested one.
+  EXPECT_EQ(records.header.at("gpu"), "H100-SXM");
+  EXPECT_EQ(records.header.at("targets"), (nlohmann::json{"L4", "H100-SXM", "A100-SXM"}));
+  for (const auto& k : records.kernels) {
+    const std::string name = k.at("name");
+    const int device = name == "device_kernel_1" ? 1 : 0;
+    EXPECT_EQ(k.at("device"), device) << name;
+    EXPECT_EQ(k.at("gpu"), device == 1 ? "A100-SXM" : "H100-SXM") << name;
+    EXPECT_FALSE(k.at("measured_us").is_null()) << name;
+    for (const char* gpu : {"L4", "H100-SXM", "A100-SXM"})
+      EXPECT_TRUE(k.at("predicted_us").contains(gpu)) << name << " " << gpu;
+  }
+  // The summary compares every measured kernel with its own GPU's prediction.
+  const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
+  EXPECT_EQ(summary.at("gpu"), "H100-SXM, A100-SXM");
+  std::uint64_t compared = 0;
+  for (const auto& f : summary.at("families")) {
+    if (f.contains("source_error")) compared += f.at("source_error").at("kernels").get<int>();
+  }
+  EXPECT_EQ(compared, 6u);
+}
+
+TEST(OwnGpu, AProgramOnItsSecondDeviceIsScoredAgainstThatDevicesGpu) {
+  const RunResult r = run(two_models("second"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Records records = read_records(r.dir + "/records.jsonl");
+  ASSERT_EQ(records.kernels.size(), 3u) << r.err;
+  for (const auto& k : records.kernels) {
+    EXPECT_EQ(k.at("device"), 1);
+    EXPECT_EQ(k.at("gpu"), "A100-SXM") << "not device 0's H100";
+  }
+  EXPECT_EQ(nlohmann::json::parse(read_file(r.dir + "/summary.json")).at("gpu"),
+            "H100-SXM, A100-SXM");
 }
 
 }  // namespace

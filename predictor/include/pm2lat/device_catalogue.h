@@ -42,6 +42,7 @@ struct GpuHardware {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
+  bool operator==(const GpuHardware&) const = default;
 };
 
 // The catalogue GPU a run's GPU is predicted and scored as, and how it was found.

@@ -71,6 +71,14 @@ bool blank(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
 }
 
+// One rank of a records file: the GPU its records ran on, its row in the run table, and that
+// GPU's spec (what a re-prediction takes as the source).
+struct FileRank {
+  std::string gpu;
+  std::size_t index = 0;
+  const DeviceSpec* source = nullptr;
+};
+
 }  // namespace
 
 std::vector<std::filesystem::path> find_records_files(const std::vector<std::string>& inputs) {
@@ -127,14 +135,23 @@ RunInput read_run(const std::vector<std::filesystem::path>& files, const RunPred
   for (const auto& file : files) {
     const RecordsHeader header = read_records_header(file);
     for (const auto& t : header.targets) in.table.add_target(t);
-    RankInfo rank;
-    rank.rank = header.rank;
-    rank.gpu = header.gpu;
-    rank.source = file.string();
-    rank.host = header.host;
-    rank.command = header.command;
-    const std::size_t rank_index = in.table.add_rank(std::move(rank));
-    const DeviceSpec* source = predictor != nullptr ? predictor->source_spec(header.gpu) : nullptr;
+    // A rank per GPU the file's records ran on (the header's for a process on one GPU model;
+    // one more for each other model a process drove), each scored against its own GPU.
+    std::vector<FileRank> ranks;
+    auto rank_of = [&](const std::string& gpu) -> const FileRank& {
+      for (const FileRank& r : ranks) {
+        if (r.gpu == gpu) return r;
+      }
+      RankInfo rank;
+      rank.rank = header.rank;
+      rank.gpu = gpu;
+      rank.source = file.string() + (gpu == header.gpu ? "" : " (" + gpu + ")");
+      rank.host = header.host;
+      rank.command = header.command;
+      const std::size_t index = in.table.add_rank(std::move(rank));
+      return ranks.emplace_back(
+          FileRank{gpu, index, predictor != nullptr ? predictor->source_spec(gpu) : nullptr});
+    };
 
     LineReader reader(file);
     std::string line, pending_error;
@@ -162,18 +179,21 @@ RunInput read_run(const std::vector<std::filesystem::path>& files, const RunPred
         pending_error = e.what();
         continue;
       }
+      // A record that does not name its GPU ran on the header's.
+      const FileRank& rank = rank_of(r.gpu.empty() ? header.gpu : r.gpu);
       const std::size_t row =
-          in.table.add_kernel(r.record.launch.name, r.family, rank_index, r.record.stream,
+          in.table.add_kernel(r.record.launch.name, r.family, rank.index, r.record.stream,
                               r.record.ts_ns, r.record.measured_us);
       for (const auto& [target, p] : r.predictions)
         in.table.set_prediction(row, in.table.add_target(target), p);
       if (predictor != nullptr) {
         const KernelClass& cls = classes.classify(r.record.launch.name);
-        predictor->predict(r.record, cls, source, in.table, row);
+        predictor->predict(r.record, cls, rank.source, in.table, row);
       }
       ++kernels;
     }
     if (!pending_error.empty()) throw InputError(pending_error);
+    if (ranks.empty()) rank_of(header.gpu);  // a file with no records is still a rank
   }
   if (kernels == 0) {
     throw InputError(files.size() == 1

@@ -115,5 +115,37 @@ TEST(RecordsFile, RecordsCanBePredictedAgainForOtherTargets) {
       << "recorded ones stay";
 }
 
+TEST(RecordsFile, RecordsOfAnotherGpuThanTheHeadersAreARankOfTheirOwn) {
+  // A process that drove an H100 (device 0, the header's) and an A100: the A100's kernels are
+  // scored against the A100, as a rank of their own; a record naming no GPU ran on the
+  // header's.
+  const auto dir = test::scratch_dir("records");
+  PredictedRecord on_a100 = record(1, 20);
+  on_a100.gpu = "A100-SXM";
+  on_a100.record.device = 1;
+  PredictedRecord on_h100 = record(2, 10);
+  on_h100.gpu = "H100-SXM";
+  write_records_file(dir / "records.0.jsonl", header(0), {record(0, 10), on_a100, on_h100});
+  const RunInput in = read_run(find_records_files({dir.string()}));
+  ASSERT_EQ(in.table.ranks().size(), 2u);
+  EXPECT_EQ(in.table.ranks()[0].gpu, "H100-SXM");
+  EXPECT_EQ(in.table.ranks()[1].gpu, "A100-SXM");
+  EXPECT_EQ(in.table.ranks()[1].rank, 0);
+  EXPECT_EQ(in.table.ranks()[1].source, (dir / "records.0.jsonl").string() + " (A100-SXM)");
+  ASSERT_EQ(in.table.size(), 3u);
+  EXPECT_EQ(in.table.kernels()[0].rank_index, 0);
+  EXPECT_EQ(in.table.kernels()[1].rank_index, 1);
+  EXPECT_EQ(in.table.kernels()[2].rank_index, 0);
+  EXPECT_EQ(in.table.own_target(0), 0u);
+  EXPECT_EQ(in.table.own_target(1), 1u) << "the A100's kernel is compared with the A100";
+
+  // A process that ran only on its second device: one rank, its GPU's.
+  const auto second = test::scratch_dir("records");
+  write_records_file(second / "records.0.jsonl", header(0), {on_a100});
+  const RunInput only = read_run(find_records_files({second.string()}));
+  ASSERT_EQ(only.table.ranks().size(), 1u);
+  EXPECT_EQ(only.table.ranks()[0].gpu, "A100-SXM");
+}
+
 }  // namespace
 }  // namespace pm2lat::reports

@@ -1,5 +1,7 @@
 #include "collect/predictor_adapter.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -25,11 +27,18 @@ constexpr std::size_t kCachedPairs = std::size_t{1} << 12;
 struct PredictorAdapter::Impl {
   std::optional<Predictor> predictor;
   std::optional<TargetSet> targets;
-  const DeviceSpec* source = nullptr;  // the GPU the program runs on, resolved once
+  // By device ordinal: the catalogue GPU it is predicted and scored as (null: unknown).
+  std::vector<const DeviceSpec*> device_specs;
+
+  const DeviceSpec* spec_of(std::int32_t device) const noexcept {
+    return device >= 0 && static_cast<std::size_t>(device) < device_specs.size()
+               ? device_specs[static_cast<std::size_t>(device)]
+               : nullptr;
+  }
 };
 
 PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
-                                   const std::string& source_device, GpuHardware hardware,
+                                   const std::vector<RunDevice>& devices,
                                    std::vector<std::string>* problems)
     : impl_(std::make_unique<Impl>()) {
   std::filesystem::path dir;
@@ -47,7 +56,7 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
     return;
   }
   TargetSet& set = impl_->targets.emplace(*impl_->predictor, kCachedPairs);
-  // Targets first, in the user's order (the first one labels NVTX ranges), then the GPU the
+  // Targets first, in the user's order (the first one labels NVTX ranges), then the GPUs the
   // program runs on, which the summary compares predictions with measurements for.
   for (const auto& t : targets) {
     try {
@@ -58,21 +67,43 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
       problems->push_back("target GPU '" + t + "': " + e.what());
     }
   }
-  if (!source_device.empty()) {
-    const StandIn stand_in = impl_->predictor->catalogue().stand_in(source_device, hardware);
-    impl_->source = stand_in.spec;
-    if (std::string note = stand_in.note(source_device, hardware); !note.empty())
+  impl_->device_specs.assign(devices.size(), nullptr);
+  device_gpus_.assign(devices.size(), std::string());
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    const RunDevice& device = devices[d];
+    if (device.name.empty()) continue;
+    // Devices of one model (the usual machine: all alike) are resolved, and said, once.
+    const auto earlier = std::find_if(
+        devices.begin(), devices.begin() + std::ptrdiff_t(d),
+        [&](const RunDevice& e) { return e.name == device.name && e.hardware == device.hardware; });
+    if (earlier != devices.begin() + std::ptrdiff_t(d)) {
+      const auto e = static_cast<std::size_t>(earlier - devices.begin());
+      impl_->device_specs[d] = impl_->device_specs[e];
+      device_gpus_[d] = device_gpus_[e];
+      continue;
+    }
+    const StandIn stand_in = impl_->predictor->catalogue().stand_in(device.name, device.hardware);
+    if (std::string note = stand_in.note(device.name, device.hardware); !note.empty())
       problems->push_back(std::move(note));
+    if (stand_in.spec == nullptr) continue;
     try {
-      if (impl_->source != nullptr) source_name_ = set.names()[set.add(*impl_->source)];
-    } catch (const std::exception&) {
-      impl_->source = nullptr;  // predictions for the other targets still go ahead
+      device_gpus_[d] = set.names()[set.add(*stand_in.spec)];
+      impl_->device_specs[d] = stand_in.spec;
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch)
+      // Predictions for the other targets still go ahead; this device's kernels go unscored.
     }
   }
   names_ = set.names();
 }
 
 PredictorAdapter::~PredictorAdapter() = default;
+
+const std::string& PredictorAdapter::device_gpu(std::int32_t device) const noexcept {
+  static const std::string kUnknown;
+  return device >= 0 && static_cast<std::size_t>(device) < device_gpus_.size()
+             ? device_gpus_[static_cast<std::size_t>(device)]
+             : kUnknown;
+}
 
 bool PredictorAdapter::available() const noexcept {
   return impl_->targets.has_value() && impl_->targets->size() > 0;
@@ -88,7 +119,7 @@ void PredictorAdapter::predict(const KernelRecord& record, const KernelClass& cl
   if (!impl_->targets) return;
   PredictOptions options;
   options.basis = TimeBasis::kKernel;
-  options.source_spec = impl_->source;
+  options.source_spec = impl_->spec_of(record.device);
   try {
     const auto predictions = impl_->targets->predict(record, cls, options);
     for (std::size_t i = 0; i < predictions.size(); ++i)
@@ -105,14 +136,17 @@ namespace pm2lat::shim {
 
 double PredictorAdapter::source_lower_bound_us(const KernelRecord& record,
                                                const KernelClass& cls) const noexcept {
-  if (impl_->source == nullptr) return 0;
-  return pm2lat::source_lower_bound_us(record, cls, *impl_->source, TimeBasis::kKernel);
+  const DeviceSpec* ran_on = impl_->spec_of(record.device);
+  if (ran_on == nullptr) return 0;
+  return pm2lat::source_lower_bound_us(record, cls, *ran_on, TimeBasis::kKernel);
 }
 
-GpuTimeRatioRange PredictorAdapter::time_ratio_range(std::string_view name) const noexcept {
+GpuTimeRatioRange PredictorAdapter::time_ratio_range(std::string_view name,
+                                                     std::int32_t device) const noexcept {
   if (!impl_->targets) return {};
   for (std::size_t i = 0; i < names_.size(); ++i) {
-    if (names_[i] == name) return pm2lat::time_ratio_range(impl_->source, &impl_->targets->spec(i));
+    if (names_[i] == name)
+      return pm2lat::time_ratio_range(impl_->spec_of(device), &impl_->targets->spec(i));
   }
   return {};
 }

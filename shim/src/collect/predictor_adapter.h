@@ -3,6 +3,7 @@
 // predictor/ goes through here, so a change in that API touches this file only.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -17,24 +18,36 @@
 
 namespace pm2lat::shim {
 
+// One device of the run as the driver names and describes it; a run's devices are listed by
+// ordinal (the `device` of each record).
+struct RunDevice {
+  std::string name;  // "" when the driver did not say
+  GpuHardware hardware;
+};
+
 class PredictorAdapter {
  public:
   // Loads the profiles (PM2LAT_PROFILES or the shipped ones) and resolves `targets` plus the
-  // GPU the program runs on (`source_device`, the driver's name for it, and what the driver
-  // reports of it), each name once; a GPU the catalogue does not list is scored as what
-  // DeviceCatalogue::stand_in finds, said in `problems`.
+  // GPU of each of the run's `devices` (by ordinal), each distinct one once; a GPU the
+  // catalogue does not list is scored as what DeviceCatalogue::stand_in finds, said in
+  // `problems` once. A record is scored against the GPU of the device it ran on, so a process
+  // driving GPUs of two models (or only its second device) is never compared with another
+  // GPU's forecast.
   // Problems (a bad profile, an unknown target) are returned in `problems`, one clear line
   // each; the adapter then predicts for what it could load, or for nothing.
-  PredictorAdapter(const std::vector<std::string>& targets, const std::string& source_device,
-                   GpuHardware hardware, std::vector<std::string>* problems);
+  PredictorAdapter(const std::vector<std::string>& targets, const std::vector<RunDevice>& devices,
+                   std::vector<std::string>* problems);
   ~PredictorAdapter();
 
   bool available() const noexcept;
   // Canonical names of the targets predictions are made for: the requested ones in order, then
-  // the GPU the program runs on when the catalogue knows it.
+  // the GPU of each of the run's devices (in ordinal order, each once) the catalogue knows.
   const std::vector<std::string>& target_names() const noexcept { return names_; }
-  // Canonical catalogue name of the GPU the program runs on; "" when unknown.
-  const std::string& source_name() const noexcept { return source_name_; }
+  // Canonical catalogue name of the GPU of device `device`; "" when unknown (not described,
+  // or no catalogue GPU stands in for it).
+  const std::string& device_gpu(std::int32_t device) const noexcept;
+  // All of them, by ordinal.
+  const std::vector<std::string>& device_gpus() const noexcept { return device_gpus_; }
 
   static KernelClass classify(std::string_view kernel_name) noexcept;
 
@@ -44,18 +57,19 @@ class PredictorAdapter {
   void predict(const KernelRecord& record, const KernelClass& cls,
                std::vector<std::pair<std::string, Prediction>>& out) const;
 
-  // The physical lower bound of the record's work on the GPU the program runs on (the
-  // measurement guard's "could not have moved in the measured time"); 0 when unknown.
+  // The physical lower bound of the record's work on the GPU it ran on (the measurement
+  // guard's "could not have moved in the measured time"); 0 when unknown.
   double source_lower_bound_us(const KernelRecord& record, const KernelClass& cls) const noexcept;
-  // How many times the run's GPU's time a kernel can take on target `name` (measured_guard.h):
-  // what an anchored forecast's ratio stays within. Any ratio when either GPU is unknown.
-  GpuTimeRatioRange time_ratio_range(std::string_view name) const noexcept;
+  // How many times device `device`'s GPU's time a kernel can take on target `name`
+  // (measured_guard.h): what an anchored forecast's ratio stays within. Any ratio when either
+  // GPU is unknown.
+  GpuTimeRatioRange time_ratio_range(std::string_view name, std::int32_t device) const noexcept;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> names_;
-  std::string source_name_;
+  std::vector<std::string> device_gpus_;  // by ordinal: the canonical name, "" when unknown
 };
 
 }  // namespace pm2lat::shim

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -48,7 +49,21 @@ std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id) {
               offsetof(ConvShape, dtype) + sizeof(r.op.conv.dtype), h);
   }
   for (std::int64_t a : r.launch.int_args) h = mix(h, static_cast<std::uint64_t>(a));
-  return h;
+  // The same launch on a device of another model is predicted from that GPU.
+  return mix(h, static_cast<std::uint64_t>(r.device));
+}
+
+// The GPUs of a run's devices, each once, in ordinal order: "H100-SXM", or "H100-SXM, A100-SXM"
+// for a process driving two models (what the summary names as the GPU it ran on).
+std::string distinct_names(const std::vector<std::string>& gpus) {
+  std::vector<std::string> seen;
+  std::string out;
+  for (const auto& g : gpus) {
+    if (g.empty() || std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
+    seen.push_back(g);
+    out += (out.empty() ? "" : ", ") + g;
+  }
+  return out;
 }
 
 }  // namespace
@@ -78,8 +93,7 @@ void RecordSink::start_loader() {
     // no predictions, not in the end of the program.
     run_contained(
         [this] {
-          auto* p = new PredictorAdapter(setup_.targets, setup_.source_device,
-                                         setup_.source_hardware, &load_problems_);
+          auto* p = new PredictorAdapter(setup_.targets, setup_.devices, &load_problems_);
           // Loading freed about as much as the predictor keeps (each table of points, each
           // profile's text): give the pages of those holes back rather than keep them.
           malloc_trim(0);
@@ -118,7 +132,7 @@ void RecordSink::adopt_profiles() {
   if (loader_.joinable()) loader_.join();
   predictor_.reset(p);
   for (const auto& msg : load_problems_) Diagnostics::instance().warn_once(msg, msg);
-  summary_.set_source(predictor_->source_name());
+  summary_.set_source(distinct_names(predictor_->device_gpus()));
   open_records_file();
 }
 
@@ -175,15 +189,16 @@ void RecordSink::guard_forecasts(PredictedRecord& pr, double source_lower_us) co
   const GuardVerdict verdict = judge_measurement(in);
   if (!verdict.anchors()) return;
   for (auto& [name, p] : pr.predictions) {
-    if (name == pr.gpu) continue;  // the run's own GPU keeps the model's prediction
-    p = guarded_forecast(verdict, p, false, 0, predictor_->time_ratio_range(name));
+    if (name == pr.gpu) continue;  // the GPU it ran on keeps the model's prediction
+    p = guarded_forecast(verdict, p, false, 0, predictor_->time_ratio_range(name, r.device));
   }
 }
 
 void RecordSink::finish(BuiltRecord& b) {
   PredictedRecord& pr = b.pr;
   const KernelRecord& r = pr.record;
-  pr.gpu = predictor_ ? predictor_->source_name() : std::string();
+  // Scored against the GPU of the device it ran on (a process may drive GPUs of two models).
+  pr.gpu = predictor_ ? predictor_->device_gpu(r.device) : std::string();
   const Predicted& predicted = predict(b);
   const Predictions& preds = predicted.targets;
   pr.predictions = preds;
@@ -239,7 +254,7 @@ void RecordSink::open_records_file() {
   std::setvbuf(records_, nullptr, _IOFBF, std::size_t(1) << 20);
   RecordsHeader h = setup_.header;
   if (predictor_ != nullptr) {
-    h.gpu = predictor_->source_name();
+    h.gpu = predictor_->device_gpu(0);  // each record names the GPU it ran on
     h.targets = predictor_->target_names();
   } else {
     h.targets = setup_.targets;  // as requested: nothing resolved them

@@ -28,8 +28,7 @@ struct SinkSetup {
   std::string summary;            // "stderr", "" or a JSON file path
   std::string summary_json_path;  // next to the records file, "" = none
   std::vector<std::string> targets;
-  std::string source_device;    // the driver's name for device 0
-  GpuHardware source_hardware;  // and what it reports of it
+  std::vector<RunDevice> devices;  // the run's devices by ordinal, as the driver describes them
   RecordsHeader header;
   std::string mode;           // for the header and the summary
   bool predict_only = false;  // another tool owns CUPTI: predictions also go to NVTX

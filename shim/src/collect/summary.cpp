@@ -20,8 +20,9 @@ void Summary::add(const PredictedRecord& r, std::uint64_t measured_ns) {
     f.measured_ms += *r.record.measured_us / 1000.0;
   }
   for (const auto& [target, p] : r.predictions) f.predicted_ms[target] += p.us / 1000.0;
-  if (measured && !source_.empty() && *r.record.measured_us > 0) {
-    if (const Prediction* p = r.prediction_for(source_)) {
+  // Each kernel against the GPU it ran on (the record's own: a process may drive two models).
+  if (measured && !r.gpu.empty() && *r.record.measured_us > 0) {
+    if (const Prediction* p = r.prediction_for(r.gpu)) {
       ++f.compared;
       f.compared_measured_ms += *r.record.measured_us / 1000.0;
       f.compared_predicted_ms += p->us / 1000.0;

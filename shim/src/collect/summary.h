@@ -35,7 +35,8 @@ struct ShimCounters {
 
 class Summary {
  public:
-  // `source` is the canonical name of the GPU the program ran on ("" when unknown).
+  // `source` names the GPU the program ran on ("" when unknown; several, comma-separated, for
+  // a process driving GPUs of several models); each record is compared with its own `gpu`.
   explicit Summary(std::string source = {}) : source_(std::move(source)) {}
   void set_source(std::string source) { source_ = std::move(source); }
 
