@@ -41,6 +41,10 @@ inline constexpr const char* kDefaultTargets = "H100,A100,L4";
 
 // Writes `text` to `file` (throws std::runtime_error naming the file on failure).
 void write_text_file(const std::string& file, const std::string& text);
+// Throws std::runtime_error naming `file` when it could not be written (its directory missing
+// or read-only, the file read-only, a directory): what an output option is checked with
+// before a command does the work whose result it would hold. "" passes.
+void check_writable(const std::string& file);
 
 }  // namespace pm2lat::cli
 

@@ -26,6 +26,7 @@ void add_eval_attention_command(CLI::App& app, const GlobalOptions& global,
       ->check(CLI::ExistingFile);
   cmd->add_option("--json", o->json, "write the per system x backend summary as JSON");
   actions.emplace_back(cmd, [o, &global]() {
+    check_writable(o->json);
     Predictor predictor = Predictor::from_directory(global.profiles);
     calibrate::AttentionReadStats stats;
     const auto rows = calibrate::read_attention_table(calibrate::CsvTable::read(o->data), &stats);

@@ -69,6 +69,7 @@ void add_eval_bounds_command(CLI::App& app, const GlobalOptions& global,
       ->capture_default_str();
   cmd->add_option("--json", o->json, "write the counts as JSON");
   actions.emplace_back(cmd, [o, &global]() {
+    check_writable(o->json);
     Predictor predictor = Predictor::from_directory(global.profiles);
     const DeviceCatalogue& catalogue = predictor.catalogue();
     std::vector<reports::BoundsCase> cases;

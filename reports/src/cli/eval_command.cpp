@@ -101,6 +101,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       "also break each device's rows down by the table's collection (its split column)");
   ko->guard.add_to(ek);
   actions.emplace_back(ek, [ko, k_matrix, k_collection, &global]() {
+    check_writable(ko->json);
     // An option the chosen mode does not read is refused before anything is loaded.
     const bool cross_gpu = !ko->source.empty() || !ko->target.empty();
     if (cross_gpu) {
@@ -171,6 +172,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       eg->add_option("--rows", go->rows, "write every call's measured and predicted latency (CSV)");
   go->guard.add_to(eg);
   actions.emplace_back(eg, [go, g_matrix, g_rows, &global]() {
+    check_writable(go->json);
     const bool cross_gpu = !go->source.empty() || !go->target.empty();
     if (cross_gpu) {
       refuse_in_this_mode({g_rows}, kWithCross);
@@ -235,6 +237,7 @@ void add_eval_commands(CLI::App& app, const GlobalOptions& global,
       em->add_flag("--matrix", mo->matrix, "live run: also print the source x target error matrix");
   mo->guard.add_to(em);
   actions.emplace_back(em, [mo, m_matrix, &global]() {
+    check_writable(mo->json);
     const bool live_run = !mo->source.empty() || !mo->target.empty();
     if (!live_run) mo->guard.refuse_without_cross(m_matrix);
     Predictor predictor = Predictor::from_directory(global.profiles);

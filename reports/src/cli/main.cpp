@@ -3,6 +3,11 @@
 #include <fmt/core.h>
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/commands.h"
@@ -15,6 +20,23 @@ void write_text_file(const std::string& file, const std::string& text) {
   if (!out) throw std::runtime_error(file + ": cannot be written");
   out << text;
   if (!out) throw std::runtime_error(file + ": write failed");
+}
+
+void check_writable(const std::string& file) {
+  namespace fs = std::filesystem;
+  if (file.empty()) return;
+  const fs::path path(file);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::runtime_error(file + ": is a directory, not a file");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec))
+    throw std::runtime_error(file + ": cannot be written (no directory " + dir.string() + ")");
+  const bool exists = fs::exists(path, ec);
+  if (::access(exists ? path.c_str() : dir.c_str(), W_OK) != 0) {
+    throw std::runtime_error(file + ": cannot be written (" +
+                             (exists ? "the file" : "the directory " + dir.string()) + ": " +
+                             std::strerror(errno) + ")");
+  }
 }
 
 }  // namespace pm2lat::cli

@@ -85,6 +85,8 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
   cmd->add_flag("--quiet", o->quiet, "print only the overview line per trace");
   cmd->add_flag("--progress", o->progress, "show progress even when stderr is not a terminal");
   actions.emplace_back(cmd, [o, &global]() {
+    // Refused before the replay, not after it: the traces may take minutes.
+    check_writable(o->json);
     Predictor predictor = Predictor::from_directory(global.profiles);
     reports::ReplayOptions opt;
     opt.targets = split_list(o->targets);

@@ -99,6 +99,17 @@ TEST_F(Cli, ATraceThatCannotBeReadIsSaidAndTheOthersAreStillReplayed) {
   EXPECT_NE(j["failed"][0]["error"].get<std::string>().find("invalid JSON"), std::string::npos);
 }
 
+TEST_F(Cli, AJsonFileThatCannotBeWrittenIsRefusedBeforeTheReplay) {
+  // Said at once, before the traces are replayed (which may take minutes), not after.
+  const auto missing = run({"replay", trace.string(), "--json", (dir / "no" / "r.json").string()});
+  expect_one_error(missing, "cannot be written (no directory");
+  EXPECT_EQ(missing.out.find("trace "), std::string::npos) << "replayed first:\n" << missing.out;
+  expect_one_error(run({"replay", trace.string(), "--json", dir.string()}), "is a directory");
+  expect_one_error(
+      run({"eval", "models", "--data", dir.string(), "--json", (dir / "no" / "m.json").string()}),
+      "cannot be written");
+}
+
 TEST_F(Cli, AnEvalOptionTheChosenModeDoesNotReadIsRefusedNotIgnored) {
   const auto runs = test::write_toy_model_runs("cli_models");
   expect_one_error(run({"eval", "models", "--data", runs.string(), "--matrix"}),
