@@ -41,8 +41,8 @@ void add_report_commands(CLI::App& app, const GlobalOptions& global,
     reports::ReportHeading h;
     h.title = "records " +
               (o->inputs.size() == 1 ? o->inputs.front() : std::to_string(files.size()) + " files");
-    if (!run.table.ranks().empty() && !run.table.ranks().front().gpu.empty())
-      h.facts.emplace_back("GPU", run.table.ranks().front().gpu);
+    if (const std::string gpus = reports::rank_gpus(run.table); !gpus.empty())
+      h.facts.emplace_back("GPU", gpus);
     h.notes = run.notes;
     reports::print_run_summary(std::cout, summary, h);
     if (summary.per_rank.size() > 1) reports::print_rank_table(std::cout, summary);

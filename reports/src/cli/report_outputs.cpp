@@ -37,7 +37,8 @@ std::vector<std::string> write_run_reports(const reports::RunTable& table,
   heading.title = title.empty() ? base : title;
   if (!table.ranks().empty()) {
     const auto& r0 = table.ranks().front();
-    if (!r0.gpu.empty()) heading.facts.emplace_back("GPU", r0.gpu);
+    if (const std::string gpus = reports::rank_gpus(table); !gpus.empty())
+      heading.facts.emplace_back("GPU", gpus);
     if (!r0.command.empty()) heading.facts.emplace_back("command", r0.command);
     if (table.ranks().size() > 1)
       heading.facts.emplace_back("ranks", std::to_string(table.ranks().size()));

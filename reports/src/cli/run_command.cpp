@@ -37,7 +37,8 @@ void summarise_run(const std::filesystem::path& out_dir) {
     if (!run.table.ranks().empty()) {
       const auto& r0 = run.table.ranks().front();
       if (!r0.command.empty()) h.facts.emplace_back("command", r0.command);
-      if (!r0.gpu.empty()) h.facts.emplace_back("GPU", r0.gpu);
+      if (const std::string gpus = reports::rank_gpus(run.table); !gpus.empty())
+        h.facts.emplace_back("GPU", gpus);
     }
     h.notes = run.notes;
     std::cerr.flush();

@@ -138,6 +138,7 @@ TEST(RecordsFile, RecordsOfAnotherGpuThanTheHeadersAreARankOfTheirOwn) {
   EXPECT_EQ(in.table.kernels()[2].rank_index, 0);
   EXPECT_EQ(in.table.own_target(0), 0u);
   EXPECT_EQ(in.table.own_target(1), 1u) << "the A100's kernel is compared with the A100";
+  EXPECT_EQ(rank_gpus(in.table), "H100-SXM, A100-SXM") << "what a report's heading names";
 
   // A process that ran only on its second device: one rank, its GPU's.
   const auto second = test::scratch_dir("records");
@@ -145,6 +146,7 @@ TEST(RecordsFile, RecordsOfAnotherGpuThanTheHeadersAreARankOfTheirOwn) {
   const RunInput only = read_run(find_records_files({second.string()}));
   ASSERT_EQ(only.table.ranks().size(), 1u);
   EXPECT_EQ(only.table.ranks()[0].gpu, "A100-SXM");
+  EXPECT_EQ(rank_gpus(only.table), "A100-SXM");
 }
 
 }  // namespace
