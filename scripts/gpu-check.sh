@@ -181,6 +181,51 @@ sys.exit(0 if names else 1)
 PY
 fi
 
+# A program on the second GPU (cuda:1): every record must say device 1 and be scored against
+# that device's GPU, not device 0's (the fake stack's FAKE_CUDA_DEVICE=H100,A100 machine shows
+# it; shim/README.md, "Known limits"). CUDA_DEVICE_ORDER=PCI_BUS_ID numbers the devices as
+# nvidia-smi lists them.
+gpu_names="$(nvidia-smi --query-gpu=name --format=csv,noheader)"
+if [[ $(wc -l <<<"$gpu_names") -ge 2 ]] &&
+   python3 -c "import torch; assert torch.cuda.device_count() >= 2" 2>/dev/null; then
+  cat > "$out/second_device.py" <<'PY'
+import torch
+torch.cuda.set_device(1)
+x = torch.randn(2048, 2048, device="cuda:1")
+for _ in range(20):
+    y = torch.relu(x @ x)
+torch.cuda.synchronize()
+PY
+  dir="$out/second-device"; mkdir -p "$dir"
+  CUDA_DEVICE_ORDER=PCI_BUS_ID LD_PRELOAD="$lib" PM2LAT_OUT="$dir/" \
+    PM2LAT_SUMMARY="$dir/summary.json" python3 "$out/second_device.py"
+  check_summary second-device "$dir/summary.json"
+  python3 - "$dir" "$(sed -n 1p <<<"$gpu_names")" "$(sed -n 2p <<<"$gpu_names")" <<'PY' \
+    || failures=$((failures + 1))
+import glob, json, sys
+d, name0, name1 = sys.argv[1:4]
+devices, gpus, device0_gpu = set(), set(), None
+for path in glob.glob(d + "/records.*.jsonl"):
+    with open(path) as f:
+        device0_gpu = json.loads(next(f)).get("gpu")
+        for line in f:
+            r = json.loads(line)
+            devices.add(r["device"])
+            gpus.add(r["gpu"])
+print(f"second-device: records on devices {sorted(devices)}, scored on {sorted(gpus)}; "
+      f"device 0 ({name0}) is {device0_gpu}, device 1 is {name1}")
+ok = devices == {1} and len(gpus) == 1 and "" not in gpus
+if ok and name0 != name1 and gpus == {device0_gpu}:
+    print(f"FAIL: second-device: {name1}'s kernels scored on device 0's GPU")
+    ok = False
+elif not ok:
+    print("FAIL: second-device: records not all on device 1 with one known GPU")
+sys.exit(0 if ok else 1)
+PY
+else
+  note "fewer than two GPUs (or no PyTorch): the second-device check skipped"
+fi
+
 if [[ -x "$build/shim/pm2lat_launch_path_bench" ]]; then
   note "launch-path overhead (hook + record, no I/O):"
   "$build/shim/pm2lat_launch_path_bench" --benchmark_counters_tabular=true 2>/dev/null | tail -4
