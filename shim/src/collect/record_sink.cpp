@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "collect/run_contained.h"
 #include "diagnostics.h"
@@ -31,7 +32,9 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }
 
 // What a prediction depends on: the kernel, its geometry, its library call, its arguments.
-std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id) {
+// `gpu`: the GPU the record ran on (its predictions' source), so that devices of one model
+// share their predictions and devices of two models do not.
+std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id, std::string_view gpu) {
   std::uint64_t h = mix(kFnvOffsetBasis, name_id);
   for (auto d : {r.launch.grid, r.launch.block, r.launch.cluster}) {
     h = mix(h, d.x);
@@ -49,8 +52,7 @@ std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id) {
               offsetof(ConvShape, dtype) + sizeof(r.op.conv.dtype), h);
   }
   for (std::int64_t a : r.launch.int_args) h = mix(h, static_cast<std::uint64_t>(a));
-  // The same launch on a device of another model is predicted from that GPU.
-  return mix(h, static_cast<std::uint64_t>(r.device));
+  return fnv1a(gpu, h);
 }
 
 // The GPUs of a run's devices, each once, in ordinal order: "H100-SXM", or "H100-SXM, A100-SXM"
@@ -165,7 +167,7 @@ const RecordSink::Predicted& RecordSink::predict(const BuiltRecord& b) {
   static const Predicted kNone;
   if (predictor_ == nullptr || !predictor_->available()) return kNone;
   // Training loops repeat the same launches: predict each distinct one once.
-  const std::uint64_t key = prediction_key(b.pr.record, b.name_id);
+  const std::uint64_t key = prediction_key(b.pr.record, b.name_id, b.pr.gpu);
   auto it = predictions_.find(key);
   if (it != predictions_.end()) return it->second;
   if (predictions_.size() >= kMaxPredictionMemo) predictions_.clear();
