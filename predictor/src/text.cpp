@@ -26,4 +26,13 @@ std::vector<std::string> split_list(std::string_view text, char separator) {
   return items;
 }
 
+std::string join_list(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const auto& item : items) {
+    if (&item != &items.front()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
 }  // namespace pm2lat

@@ -18,6 +18,14 @@ TEST(SplitList, TrimsBlanksAndDropsEmptyItems) {
   EXPECT_EQ(split_list("single"), (std::vector<std::string>{"single"}));
 }
 
+TEST(JoinList, PutsTheSeparatorBetweenItemsOnly) {
+  EXPECT_EQ(join_list({"H100-SXM", "A100-SXM"}), "H100-SXM, A100-SXM");
+  EXPECT_EQ(join_list({"only"}), "only");
+  EXPECT_EQ(join_list({}), "");
+  EXPECT_EQ(join_list({"a", "", "b"}, ";"), "a;;b");
+  EXPECT_EQ(split_list(join_list({"H100", "A100"})), (std::vector<std::string>{"H100", "A100"}));
+}
+
 TEST(AsciiLower, ChangesOnlyAsciiCapitals) {
   EXPECT_EQ(ascii_lower("NVIDIA H100 80GB_Hbm3-x"), "nvidia h100 80gb_hbm3-x");
   EXPECT_EQ(ascii_lower("\xC3\x84"), "\xC3\x84");  // UTF-8 bytes stay as they are

@@ -41,8 +41,8 @@ void add_report_commands(CLI::App& app, const GlobalOptions& global,
     reports::ReportHeading h;
     h.title = "records " +
               (o->inputs.size() == 1 ? o->inputs.front() : std::to_string(files.size()) + " files");
-    if (const std::string gpus = reports::rank_gpus(run.table); !gpus.empty())
-      h.facts.emplace_back("GPU", gpus);
+    if (const auto gpus = reports::rank_gpus(summary); !gpus.empty())
+      h.facts.emplace_back("GPU", join_list(gpus));
     h.notes = run.notes;
     reports::print_run_summary(std::cout, summary, h);
     if (summary.per_rank.size() > 1) reports::print_rank_table(std::cout, summary);

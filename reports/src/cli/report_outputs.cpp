@@ -9,6 +9,7 @@
 #include "pm2lat/reports/perfetto_reporter.h"
 #include "pm2lat/reports/run_summary.h"
 #include "pm2lat/reports/run_table.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::cli {
 namespace {
@@ -37,8 +38,8 @@ std::vector<std::string> write_run_reports(const reports::RunTable& table,
   heading.title = title.empty() ? base : title;
   if (!table.ranks().empty()) {
     const auto& r0 = table.ranks().front();
-    if (const std::string gpus = reports::rank_gpus(table); !gpus.empty())
-      heading.facts.emplace_back("GPU", gpus);
+    if (const auto gpus = reports::rank_gpus(summary); !gpus.empty())
+      heading.facts.emplace_back("GPU", join_list(gpus));
     if (!r0.command.empty()) heading.facts.emplace_back("command", r0.command);
     if (table.ranks().size() > 1)
       heading.facts.emplace_back("ranks", std::to_string(table.ranks().size()));

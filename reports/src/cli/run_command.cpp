@@ -37,8 +37,8 @@ void summarise_run(const std::filesystem::path& out_dir) {
     if (!run.table.ranks().empty()) {
       const auto& r0 = run.table.ranks().front();
       if (!r0.command.empty()) h.facts.emplace_back("command", r0.command);
-      if (const std::string gpus = reports::rank_gpus(run.table); !gpus.empty())
-        h.facts.emplace_back("GPU", gpus);
+      if (const auto gpus = reports::rank_gpus(summary); !gpus.empty())
+        h.facts.emplace_back("GPU", join_list(gpus));
     }
     h.notes = run.notes;
     std::cerr.flush();

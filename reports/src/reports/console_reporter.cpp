@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "pm2lat/reports/replay/trace_replay.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::reports {
 namespace {
@@ -143,17 +144,9 @@ void print_run_summary(std::ostream& os, const RunSummary& s, const ReportHeadin
   if (s.accuracy.available) {
     // Ranks on GPUs of several models: each kernel is compared with its own GPU's forecast
     // (the err% column sits under the first of them).
-    std::vector<std::string> own_gpus;
-    for (const auto& r : s.per_rank) {
-      if (!r.gpu.empty() && std::ranges::find(own_gpus, r.gpu) == own_gpus.end())
-        own_gpus.push_back(r.gpu);
-    }
+    const std::vector<std::string> own_gpus = rank_gpus(s);
     std::string on = own < s.targets.size() ? s.targets[own] : "own GPU";
-    if (own_gpus.size() > 1) {
-      on = "each kernel's own GPU (";
-      for (std::size_t i = 0; i < own_gpus.size(); ++i) on += (i > 0 ? ", " : "") + own_gpus[i];
-      on += ")";
-    }
+    if (own_gpus.size() > 1) on = "each kernel's own GPU (" + join_list(own_gpus) + ")";
     fmt::print(os,
                "accuracy on {}: {} kernels, measured {} ms, predicted {} ms, error {}%; per kernel "
                "MAPE {}%, "

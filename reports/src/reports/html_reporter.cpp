@@ -12,6 +12,7 @@
 
 #include "pm2lat/classifier.h"
 #include "pm2lat/reports/console_reporter.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::reports {
 namespace {
@@ -165,8 +166,9 @@ void step_time_chart(std::ostream& os, const RunSummary& s) {
   };
   std::vector<Row> rows;
   if (s.measured_kernels > 0) {
-    std::string gpu =
-        s.per_rank.empty() || s.per_rank.front().gpu.empty() ? "own GPU" : s.per_rank.front().gpu;
+    // Ranks on GPUs of several models (or a process that drove two): all of them.
+    const std::vector<std::string> gpus = rank_gpus(s);
+    const std::string gpu = gpus.empty() ? "own GPU" : join_list(gpus);
     rows.push_back({"measured (" + gpu + ")", s.measured_span_us, s.measured_us, true});
   }
   for (const auto& t : s.per_target)

@@ -195,4 +195,13 @@ RunSummary summarize(const RunTable& table) {
   return s;
 }
 
+std::vector<std::string> rank_gpus(const RunSummary& s) {
+  std::vector<std::string> gpus;
+  for (const auto& r : s.per_rank) {
+    if (!r.gpu.empty() && std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end())
+      gpus.push_back(r.gpu);
+  }
+  return gpus;
+}
+
 }  // namespace pm2lat::reports

@@ -1,7 +1,5 @@
 #include "pm2lat/reports/run_table.h"
 
-#include <algorithm>
-#include <cstddef>
 #include <stdexcept>
 
 namespace pm2lat::reports {
@@ -107,20 +105,6 @@ ModelKind RunTable::model(std::size_t row, std::size_t target) const {
 
 std::size_t RunTable::own_target(std::size_t row) const {
   return rank_own_target_[static_cast<std::size_t>(kernels_[row].rank_index)];
-}
-
-std::string rank_gpus(const RunTable& table) {
-  std::string out;
-  const auto& ranks = table.ranks();
-  for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const std::string& gpu = ranks[r].gpu;
-    const auto earlier = ranks.begin() + static_cast<std::ptrdiff_t>(r);
-    if (gpu.empty() || std::find_if(ranks.begin(), earlier,
-                                    [&](const RankInfo& e) { return e.gpu == gpu; }) != earlier)
-      continue;
-    out += (out.empty() ? "" : ", ") + gpu;
-  }
-  return out;
 }
 
 }  // namespace pm2lat::reports

@@ -21,6 +21,7 @@
 #include "launch_path/thread_state.h"
 #include "pm2lat/hash.h"
 #include "pm2lat/measured_guard.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::shim {
 
@@ -59,13 +60,10 @@ std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id, std::
 // for a process driving two models (what the summary names as the GPU it ran on).
 std::string distinct_names(const std::vector<std::string>& gpus) {
   std::vector<std::string> seen;
-  std::string out;
   for (const auto& g : gpus) {
-    if (g.empty() || std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
-    seen.push_back(g);
-    out += (out.empty() ? "" : ", ") + g;
+    if (!g.empty() && std::find(seen.begin(), seen.end(), g) == seen.end()) seen.push_back(g);
   }
-  return out;
+  return join_list(seen);
 }
 
 }  // namespace

@@ -112,6 +112,11 @@ struct RunSummary {
 // `family_filter`: only kernels of this family count (kUnknown with filter=false: all).
 RunSummary summarize(const RunTable& table);
 
+// The GPUs the run's ranks ran on, each once, in rank order: one for a run on one GPU model,
+// several for ranks on different models or a process that drove two. What a report names as
+// the run's GPU, and what its accuracy line compares each kernel with.
+std::vector<std::string> rank_gpus(const RunSummary& s);
+
 // Whether a row counts as communication (collective family or flagged by the predictor).
 bool is_communication(const RunTable& table, std::size_t row);
 

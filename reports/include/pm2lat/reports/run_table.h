@@ -97,9 +97,4 @@ class RunTable {
   std::vector<Cell> cells_;
 };
 
-// The GPUs the run's ranks ran on, each once in rank order and comma-separated ("H100-SXM", or
-// "H100-SXM, A100-SXM" for a process that drove two models); "" when none is known. What a
-// report's heading names as the run's GPU.
-std::string rank_gpus(const RunTable& table);
-
 }  // namespace pm2lat::reports
