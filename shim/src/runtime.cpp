@@ -57,8 +57,8 @@ std::string host_name() {
   return buf;
 }
 
-// Enough for any machine (NVLink domains hold 8-72 GPUs a host sees at most a few of); a
-// device past it is described as unknown and its kernels go unscored.
+// More devices than any host has (8 on an HGX board, 16 in a DGX-2); a device past it is
+// described as unknown and its kernels go unscored.
 constexpr int kMaxDescribedDevices = 64;
 
 // Every device as the driver names and describes it, by ordinal, into the sink's setup, so

@@ -57,7 +57,7 @@ std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id, std::
 }
 
 // The GPUs of a run's devices, each once, in ordinal order: "H100-SXM", or "H100-SXM, A100-SXM"
-// for a process driving two models (what the summary names as the GPU it ran on).
+// on a machine with two models (what the summary names until records say where they ran).
 std::string distinct_names(const std::vector<std::string>& gpus) {
   std::vector<std::string> seen;
   for (const auto& g : gpus) {

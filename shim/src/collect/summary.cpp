@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pm2lat/prediction_error.h"
+#include "pm2lat/text.h"
 
 namespace pm2lat::shim {
 
@@ -20,6 +21,8 @@ void Summary::add(const PredictedRecord& r, std::uint64_t measured_ns) {
     f.measured_ms += *r.record.measured_us / 1000.0;
   }
   for (const auto& [target, p] : r.predictions) f.predicted_ms[target] += p.us / 1000.0;
+  if (!r.gpu.empty() && std::find(ran_on_.begin(), ran_on_.end(), r.gpu) == ran_on_.end())
+    ran_on_.push_back(r.gpu);
   // Each kernel against the GPU it ran on (the record's own: a process may drive two models).
   if (measured && !r.gpu.empty() && *r.record.measured_us > 0) {
     if (const Prediction* p = r.prediction_for(r.gpu)) {
@@ -46,7 +49,7 @@ std::string Summary::to_json(const std::string& mode, const std::vector<std::str
   json j = {{"schema", "pm2lat.summary"},
             {"version", 1},
             {"mode", mode},
-            {"gpu", source_},
+            {"gpu", ran_on_.empty() ? source_ : join_list(ran_on_)},
             {"targets", targets},
             {"counters",
              {{"launches", c.launches},

@@ -35,8 +35,9 @@ struct ShimCounters {
 
 class Summary {
  public:
-  // `source` names the GPU the program ran on ("" when unknown; several, comma-separated, for
-  // a process driving GPUs of several models); each record is compared with its own `gpu`.
+  // `source` names the GPUs of the run's devices ("" when unknown), what the summary says until
+  // a record names the GPU it ran on; each record is compared with its own `gpu`, and the
+  // summary then names the GPUs the records ran on (several for a process driving two models).
   explicit Summary(std::string source = {}) : source_(std::move(source)) {}
   void set_source(std::string source) { source_ = std::move(source); }
 
@@ -75,6 +76,7 @@ class Summary {
 
  private:
   std::string source_;
+  std::vector<std::string> ran_on_;  // the records' GPUs, each once (one per device model)
   ShimCounters counters_;
   std::map<std::string, FamilyTotals> families_;
   std::unordered_map<std::string, KernelTotals> kernels_;
