@@ -27,15 +27,18 @@ constexpr std::size_t kCachedPairs = std::size_t{1} << 12;
 struct PredictorAdapter::Impl {
   std::optional<Predictor> predictor;
   std::optional<TargetSet> targets;
-  // By device ordinal: the catalogue GPU it is predicted and scored as (null: unknown).
-  std::vector<const DeviceSpec*> device_specs;
-
-  const DeviceSpec* spec_of(std::int32_t device) const noexcept {
-    return device >= 0 && static_cast<std::size_t>(device) < device_specs.size()
-               ? device_specs[static_cast<std::size_t>(device)]
-               : nullptr;
-  }
 };
+
+std::size_t PredictorAdapter::target_of(std::int32_t device) const noexcept {
+  return device >= 0 && static_cast<std::size_t>(device) < device_targets_.size()
+             ? device_targets_[static_cast<std::size_t>(device)]
+             : kNoTarget;
+}
+
+const DeviceSpec* PredictorAdapter::spec_of(std::int32_t device) const noexcept {
+  const std::size_t t = target_of(device);
+  return t == kNoTarget ? nullptr : &impl_->targets->spec(t);
+}
 
 PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
                                    const std::vector<RunDevice>& devices,
@@ -67,8 +70,7 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
       problems->push_back("target GPU '" + t + "': " + e.what());
     }
   }
-  impl_->device_specs.assign(devices.size(), nullptr);
-  device_gpus_.assign(devices.size(), std::string());
+  device_targets_.assign(devices.size(), kNoTarget);
   for (std::size_t d = 0; d < devices.size(); ++d) {
     const RunDevice& device = devices[d];
     if (device.name.empty()) continue;
@@ -77,9 +79,7 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
         devices.begin(), devices.begin() + std::ptrdiff_t(d),
         [&](const RunDevice& e) { return e.name == device.name && e.hardware == device.hardware; });
     if (earlier != devices.begin() + std::ptrdiff_t(d)) {
-      const auto e = static_cast<std::size_t>(earlier - devices.begin());
-      impl_->device_specs[d] = impl_->device_specs[e];
-      device_gpus_[d] = device_gpus_[e];
+      device_targets_[d] = device_targets_[static_cast<std::size_t>(earlier - devices.begin())];
       continue;
     }
     const StandIn stand_in = impl_->predictor->catalogue().stand_in(device.name, device.hardware);
@@ -87,8 +87,7 @@ PredictorAdapter::PredictorAdapter(const std::vector<std::string>& targets,
       problems->push_back(std::move(note));
     if (stand_in.spec == nullptr) continue;
     try {
-      device_gpus_[d] = set.names()[set.add(*stand_in.spec)];
-      impl_->device_specs[d] = stand_in.spec;
+      device_targets_[d] = set.add(*stand_in.spec);
     } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch)
       // Predictions for the other targets still go ahead; this device's kernels go unscored.
     }
@@ -100,9 +99,17 @@ PredictorAdapter::~PredictorAdapter() = default;
 
 const std::string& PredictorAdapter::device_gpu(std::int32_t device) const noexcept {
   static const std::string kUnknown;
-  return device >= 0 && static_cast<std::size_t>(device) < device_gpus_.size()
-             ? device_gpus_[static_cast<std::size_t>(device)]
-             : kUnknown;
+  const std::size_t t = target_of(device);
+  return t == kNoTarget ? kUnknown : names_[t];
+}
+
+std::vector<std::string> PredictorAdapter::device_models() const {
+  std::vector<std::string> models;
+  for (const std::size_t t : device_targets_) {
+    if (t != kNoTarget && std::find(models.begin(), models.end(), names_[t]) == models.end())
+      models.push_back(names_[t]);
+  }
+  return models;
 }
 
 bool PredictorAdapter::available() const noexcept {
@@ -119,7 +126,7 @@ void PredictorAdapter::predict(const KernelRecord& record, const KernelClass& cl
   if (!impl_->targets) return;
   PredictOptions options;
   options.basis = TimeBasis::kKernel;
-  options.source_spec = impl_->spec_of(record.device);
+  options.source_spec = spec_of(record.device);
   try {
     const auto predictions = impl_->targets->predict(record, cls, options);
     for (std::size_t i = 0; i < predictions.size(); ++i)
@@ -136,7 +143,7 @@ namespace pm2lat::shim {
 
 double PredictorAdapter::source_lower_bound_us(const KernelRecord& record,
                                                const KernelClass& cls) const noexcept {
-  const DeviceSpec* ran_on = impl_->spec_of(record.device);
+  const DeviceSpec* ran_on = spec_of(record.device);
   if (ran_on == nullptr) return 0;
   return pm2lat::source_lower_bound_us(record, cls, *ran_on, TimeBasis::kKernel);
 }
@@ -146,7 +153,7 @@ GpuTimeRatioRange PredictorAdapter::time_ratio_range(std::string_view name,
   if (!impl_->targets) return {};
   for (std::size_t i = 0; i < names_.size(); ++i) {
     if (names_[i] == name)
-      return pm2lat::time_ratio_range(impl_->spec_of(device), &impl_->targets->spec(i));
+      return pm2lat::time_ratio_range(spec_of(device), &impl_->targets->spec(i));
   }
   return {};
 }

@@ -46,8 +46,8 @@ class PredictorAdapter {
   // Canonical catalogue name of the GPU of device `device`; "" when unknown (not described,
   // or no catalogue GPU stands in for it).
   const std::string& device_gpu(std::int32_t device) const noexcept;
-  // All of them, by ordinal.
-  const std::vector<std::string>& device_gpus() const noexcept { return device_gpus_; }
+  // The GPUs of the run's devices, each once, in ordinal order (one on the usual machine).
+  std::vector<std::string> device_models() const;
 
   static KernelClass classify(std::string_view kernel_name) noexcept;
 
@@ -66,10 +66,16 @@ class PredictorAdapter {
   GpuTimeRatioRange time_ratio_range(std::string_view name, std::int32_t device) const noexcept;
 
  private:
+  static constexpr std::size_t kNoTarget = static_cast<std::size_t>(-1);
+  // The target a device's GPU is (kNoTarget: none), and that target's spec (null: none).
+  std::size_t target_of(std::int32_t device) const noexcept;
+  const DeviceSpec* spec_of(std::int32_t device) const noexcept;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::string> names_;
-  std::vector<std::string> device_gpus_;  // by ordinal: the canonical name, "" when unknown
+  // By device ordinal: the index in names_ of the GPU it is predicted and scored as.
+  std::vector<std::size_t> device_targets_;
 };
 
 }  // namespace pm2lat::shim

@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -54,16 +53,6 @@ std::uint64_t prediction_key(const KernelRecord& r, std::uint32_t name_id, std::
   }
   for (std::int64_t a : r.launch.int_args) h = mix(h, static_cast<std::uint64_t>(a));
   return fnv1a(gpu, h);
-}
-
-// The GPUs of a run's devices, each once, in ordinal order: "H100-SXM", or "H100-SXM, A100-SXM"
-// on a machine with two models (what the summary names until records say where they ran).
-std::string distinct_names(const std::vector<std::string>& gpus) {
-  std::vector<std::string> seen;
-  for (const auto& g : gpus) {
-    if (!g.empty() && std::find(seen.begin(), seen.end(), g) == seen.end()) seen.push_back(g);
-  }
-  return join_list(seen);
 }
 
 }  // namespace
@@ -132,7 +121,7 @@ void RecordSink::adopt_profiles() {
   if (loader_.joinable()) loader_.join();
   predictor_.reset(p);
   for (const auto& msg : load_problems_) Diagnostics::instance().warn_once(msg, msg);
-  summary_.set_source(distinct_names(predictor_->device_gpus()));
+  summary_.set_source(join_list(predictor_->device_models()));
   open_records_file();
 }
 
