@@ -45,6 +45,38 @@ TEST(OwnGpu, AModelTheCatalogueDoesNotListIsScoredAsTheNearestGpuOfItsArchitectu
   EXPECT_EQ(said, 1u) << summary.at("warnings").dump();
 }
 
+// A process on a MIG partition (a shared A100's smallest): its device is named after the whole
+// GPU and the profile, with the partition's SMs. Scored as the whole A100 its kernels would be
+// judged against forecasts up to 7x too fast.
+TEST(OwnGpu, AMigPartitionIsScoredAsItsShareOfTheWholeGpu) {
+  RunOptions o;
+  o.argv = {PM2LAT_EXAMPLE_BERT_STEP, "1"};
+  o.env["FAKE_CUDA_DEVICE"] = "A100MIG";
+  const RunResult r = run(o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string partition = "NVIDIA A100-SXM4-80GB MIG 1g.10gb";
+  const Records records = read_records(r.dir + "/records.jsonl");
+  ASSERT_FALSE(records.kernels.empty());
+  EXPECT_EQ(records.header.at("gpu"), partition);
+  EXPECT_EQ(records.header.at("targets"), (nlohmann::json{"A100-SXM", partition}));
+  double on_partition = 0, on_whole = 0;
+  for (const auto& k : records.kernels) {
+    ASSERT_TRUE(k.at("predicted_us").contains(partition)) << k.dump();
+    EXPECT_EQ(k.at("gpu"), partition);
+    on_partition += k.at("predicted_us").at(partition).get<double>();
+    on_whole += k.at("predicted_us").at("A100-SXM").get<double>();
+  }
+  // A step of small kernels: launch floors, then 1/8 of the bandwidth and 14 of 108 SMs.
+  EXPECT_GT(on_partition, 2 * on_whole);
+
+  const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
+  EXPECT_NE(summary.at("warnings")
+                .dump()
+                .find("is a MIG partition of A100-SXM: predicted and scored as 14 of its 108 SMs"),
+            std::string::npos)
+      << summary.at("warnings").dump();
+}
+
 // A workstation with an H100 (device 0) and an A100 (device 1).
 RunOptions two_models(const char* which) {
   RunOptions o;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -51,18 +52,25 @@ struct StandIn {
     kNamed,             // the name is the catalogue's own (or an alias)
     kSameModel,         // closest_relative(): a variant of a model the catalogue lists
     kSameArchitecture,  // closest_by_hardware(): a model it does not list
+    kMigPartition,      // a MIG partition of a GPU it lists (mig_partition.h)
     kNone,              // nothing stands in: no accuracy on the run's own GPU
   };
   const DeviceSpec* spec = nullptr;
   Found found = Found::kNone;
+  const DeviceSpec* whole = nullptr;  // kMigPartition: the GPU it is a partition of
   // One line saying what stands in for `name` and why; "" when the name is the catalogue's.
   std::string note(std::string_view name, GpuHardware hw) const;
 };
 
 class DeviceCatalogue {
  public:
-  DeviceCatalogue() = default;
+  DeviceCatalogue();
   explicit DeviceCatalogue(std::vector<DeviceSpec> specs);
+  DeviceCatalogue(const DeviceCatalogue& other);
+  DeviceCatalogue& operator=(const DeviceCatalogue& other);
+  DeviceCatalogue(DeviceCatalogue&&) noexcept;
+  DeviceCatalogue& operator=(DeviceCatalogue&&) noexcept;
+  ~DeviceCatalogue();
 
   // Reads a catalogue JSON file ({"schema": "pm2lat.devices", "version": 1, "devices": [...]}).
   // Throws ProfileError naming the file and field on malformed input.
@@ -88,13 +96,24 @@ class DeviceCatalogue {
   const DeviceSpec* closest_by_hardware(GpuHardware hw) const noexcept;
   // The GPU a run on `name` is predicted and scored as: find(), else closest_relative(), else
   // closest_by_hardware() — the one rule the replay, the bounds check and the runtime follow.
+  // A MIG partition's name ("NVIDIA A100-SXM4-40GB MIG 1g.5gb") stands for its share of the
+  // whole GPU (found as above): a spec the catalogue derives once per name and SM count and
+  // keeps for its lifetime, as it keeps its own (a copy of the catalogue derives its own).
   StandIn stand_in(std::string_view name, GpuHardware hardware) const noexcept;
 
   const std::vector<DeviceSpec>& devices() const noexcept { return specs_; }
   void add(DeviceSpec spec);
 
  private:
+  // The entry that stands for `name` (not a MIG partition's name), and how it was found.
+  StandIn whole_gpu(std::string_view name, GpuHardware hardware) const noexcept;
+
   std::vector<DeviceSpec> specs_;
+  // The MIG partitions stood in for so far: derived on first use, never moved (targets and
+  // predictions keep pointers to them). Entries added after one is derived would move the
+  // entries partitions point at: add() is for building a catalogue, before any use.
+  struct Partitions;
+  std::shared_ptr<Partitions> partitions_;
 };
 
 }  // namespace pm2lat

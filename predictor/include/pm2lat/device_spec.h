@@ -37,6 +37,9 @@ struct DeviceSpec {
   // The CPU packaged with the GPU in a superchip ("Grace" for GH200, GB200, GB300); empty for
   // boards in a separate (x86) host. It runs the host side of every eager framework call.
   std::string host_cpu;
+  // A MIG partition (mig_partition.h): the whole GPU it is a share of, an entry of the same
+  // catalogue. Its calibrations are the partition's: the same SMs, fewer of them.
+  const DeviceSpec* partition_of = nullptr;
 
   // Peak throughput for GEMMs whose math runs in `compute` (TFLOP/s). Falls back to the
   // closest available path (e.g. bf16 on a GPU without bf16 tensor cores -> fp32 SIMT).

@@ -47,8 +47,8 @@ std::vector<std::size_t> rank_donors(const DeviceSpec& target,
   std::vector<double> distance(candidates.size());
   std::vector<bool> own(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    distance[i] = donor_distance(target, candidates[i], weights);
-    own[i] = weights.own_first && candidates[i].spec->name == target.name;
+    distance[i] = donor_distance(donor_reference(target), candidates[i], weights);
+    own[i] = ranks_as_own(target, *candidates[i].spec, weights);
   }
   std::vector<std::size_t> order(candidates.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

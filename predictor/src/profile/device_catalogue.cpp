@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <mutex>
+#include <optional>
 
+#include <fmt/format.h>
+
+#include "pm2lat/mig_partition.h"
 #include "pm2lat/text.h"
 #include "profile/json_fields.h"
 
@@ -94,7 +100,26 @@ double DeviceSpec::peak_tflops(DType compute) const noexcept {
   }
 }
 
-DeviceCatalogue::DeviceCatalogue(std::vector<DeviceSpec> specs) : specs_(std::move(specs)) {}
+DeviceCatalogue::DeviceCatalogue() : partitions_(std::make_shared<Partitions>()) {}
+
+DeviceCatalogue::DeviceCatalogue(std::vector<DeviceSpec> specs)
+    : specs_(std::move(specs)), partitions_(std::make_shared<Partitions>()) {}
+
+// A copy derives its own partitions: theirs point at the copy's entries.
+DeviceCatalogue::DeviceCatalogue(const DeviceCatalogue& other)
+    : specs_(other.specs_), partitions_(std::make_shared<Partitions>()) {}
+
+DeviceCatalogue& DeviceCatalogue::operator=(const DeviceCatalogue& other) {
+  if (this != &other) {
+    specs_ = other.specs_;
+    partitions_ = std::make_shared<Partitions>();
+  }
+  return *this;
+}
+
+DeviceCatalogue::DeviceCatalogue(DeviceCatalogue&&) noexcept = default;
+DeviceCatalogue& DeviceCatalogue::operator=(DeviceCatalogue&&) noexcept = default;
+DeviceCatalogue::~DeviceCatalogue() = default;
 
 void DeviceCatalogue::add(DeviceSpec spec) { specs_.push_back(std::move(spec)); }
 
@@ -241,7 +266,33 @@ const DeviceSpec* DeviceCatalogue::closest_by_hardware(GpuHardware hw) const noe
   return best;
 }
 
+struct DeviceCatalogue::Partitions {
+  std::mutex mutex;
+  std::deque<DeviceSpec> specs;
+};
+
 StandIn DeviceCatalogue::stand_in(std::string_view name, GpuHardware hardware) const noexcept {
+  const std::optional<MigDeviceName> mig = parse_mig_device_name(name);
+  if (!mig || find(name) != nullptr) return whole_gpu(name, hardware);
+  // The whole GPU by its name only: the hardware reported is the partition's.
+  const StandIn whole = whole_gpu(mig->gpu, GpuHardware{});
+  if (whole.spec == nullptr || mig->profile.gpu_slices > mig_compute_slices(*whole.spec))
+    return whole_gpu(name, hardware);
+  try {
+    const int sms = hardware.sm_count;
+    std::scoped_lock lock(partitions_->mutex);
+    for (const DeviceSpec& p : partitions_->specs) {
+      if (p.name == name && (sms <= 0 || p.sm_count == sms))
+        return {&p, StandIn::Found::kMigPartition, whole.spec};
+    }
+    partitions_->specs.push_back(mig_partition_spec(*whole.spec, mig->profile, name, sms));
+    return {&partitions_->specs.back(), StandIn::Found::kMigPartition, whole.spec};
+  } catch (...) {  // out of memory: the whole GPU, said as such
+    return whole;
+  }
+}
+
+StandIn DeviceCatalogue::whole_gpu(std::string_view name, GpuHardware hardware) const noexcept {
   if (const DeviceSpec* s = find(name)) return {s, StandIn::Found::kNamed};
   if (const DeviceSpec* s = closest_relative(name)) return {s, StandIn::Found::kSameModel};
   if (const DeviceSpec* s = closest_by_hardware(hardware))
@@ -260,6 +311,13 @@ std::string StandIn::note(std::string_view name, GpuHardware hw) const {
              std::to_string(hw.cc_major) + "." + std::to_string(hw.cc_minor) +
              ") and nearest in SMs (" + std::to_string(spec->sm_count) + " against its " +
              std::to_string(hw.sm_count) + ")";
+    case Found::kMigPartition:
+      return fmt::format(
+          "GPU '{}' is a MIG partition of {}: predicted and scored as {} of its {} SMs{}, "
+          "{:.0f} of its {:.0f} GB/s and {:.1f} of its {:.1f} MB of L2",
+          name, whole->name, spec->sm_count, whole->sm_count,
+          hw.sm_count > 0 ? "" : " (not reported: its whole compute slices)", spec->mem_bw_gbps,
+          whole->mem_bw_gbps, spec->l2_mb, whole->l2_mb);
     case Found::kNamed:
     case Found::kNone: break;
   }

@@ -50,10 +50,13 @@ struct DeviceModel {
 
 // The model one FAKE_CUDA_DEVICE entry names: A100 an A100; RTX4070L a GeForce RTX 4070 Laptop
 // GPU (a part no catalogue lists, named like a desktop card it is not: 36 SMs of compute
-// capability 8.9, 2175 MHz boost, 99 KB of shared memory per block); anything else an H100.
+// capability 8.9, 2175 MHz boost, 99 KB of shared memory per block); A100MIG the smallest MIG
+// partition of an 80 GB A100 as its driver names it (its 14 SMs, NVIDIA's MIG user guide);
+// anything else an H100.
 inline DeviceModel named_device_model(std::string_view v) {
   if (v == "A100") return {"NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, 166912};
   if (v == "RTX4070L") return {"NVIDIA GeForce RTX 4070 Laptop GPU", 8, 9, 36, 2175000, 101376};
+  if (v == "A100MIG") return {"NVIDIA A100-SXM4-80GB MIG 1g.10gb", 8, 0, 14, 1410000, 166912};
   return {"NVIDIA H100 80GB HBM3", 9, 0, 132, 1980000, 232448};
 }
 

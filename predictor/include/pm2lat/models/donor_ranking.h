@@ -82,6 +82,21 @@ std::vector<DonorCandidate> donor_candidates(const Devices& devices) {
 double donor_distance(const DeviceSpec& target, const DonorCandidate& donor,
                       const DonorWeights& weights) noexcept;
 
+// The GPU donors are ranked against for `target`: the target, or for a MIG partition its whole
+// GPU. A partition runs that GPU's SMs, kernels and libraries, so it borrows as that GPU does
+// (its own calibrations first, whatever the weights), carried to the partition's SMs and
+// bandwidth by spec ratios; ranked as itself, a 14-SM A100 slice would borrow an L4's.
+inline const DeviceSpec& donor_reference(const DeviceSpec& target) noexcept {
+  return target.partition_of != nullptr ? *target.partition_of : target;
+}
+
+// Whether `donor` is the target's own GPU, which `weights` (or a partition) ranks first.
+inline bool ranks_as_own(const DeviceSpec& target, const DeviceSpec& donor,
+                         const DonorWeights& weights) noexcept {
+  const DeviceSpec& like = donor_reference(target);
+  return (weights.own_first || &like != &target) && donor.name == like.name;
+}
+
 // Indices of `candidates`, most similar to `target` first; equal distances keep the
 // candidates' order.
 std::vector<std::size_t> rank_donors(const DeviceSpec& target,
@@ -105,8 +120,8 @@ std::size_t rank_donors_into(const DeviceSpec& target, const Devices& devices,
   std::size_t n = 0;
   for (const auto& d : devices) {
     const std::size_t i = n++;
-    distance[i] = donor_distance(target, {d.spec, d.profile->basis}, weights);
-    own[i] = weights.own_first && d.spec->name == target.name;
+    distance[i] = donor_distance(donor_reference(target), {d.spec, d.profile->basis}, weights);
+    own[i] = ranks_as_own(target, *d.spec, weights);
     // After every device that ranks before it or with it: rank_donors' stable order.
     std::size_t at = i;
     for (; at > 0; --at) {
