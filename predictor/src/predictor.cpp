@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <span>
 #include <system_error>
+#include <utility>
 
 #include "pm2lat/models/attention_kernel.h"
 #include "pm2lat/models/attention_predictor.h"
@@ -345,9 +346,12 @@ TargetId Predictor::add_target(const DeviceSpec& spec) {
   for (std::size_t i = 0; i < m.targets.size(); ++i) {
     if (m.targets[i].name == spec.name) return i;
   }
+  const TargetId whole =
+      spec.partition_of != nullptr ? add_target(*spec.partition_of) : Target::kNoWhole;
   Target t;
   t.name = spec.name;
   t.spec = &spec;
+  t.whole = whole;
   for (const Profile& p : m.profiles) {
     if (p.device == spec.name) t.profiles.push_back(&p);
   }
@@ -414,12 +418,16 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   if (applied.stated_work_rejected || record.op.source == kRejectedWorkSource)
     p.flags |= prediction_flags::kShapeRejected;
   p = within_bounds(p, applied.bounds);
+  // A MIG partition runs on a share of its whole GPU's SMs and memory: never faster than it
+  // (the partition and the whole may take different routes: a kernel observed on one of them
+  // runs as itself there). Within the partition's bounds: the whole's upper bound is lower.
+  if (t.whole != Target::kNoWhole) p.us = std::max(p.us, predict(record, cls, t.whole, options).us);
   // The band after the bounds: a clamped answer belongs to the clamped flag group.
   p.band_pct = impl_->bands.band_pct(cls.family, p, impl_->observed_on_target(t, options));
   return p;
 }
 
-void Predictor::set_error_bands(ErrorBandTable bands) { impl_->bands = bands; }
+void Predictor::set_error_bands(ErrorBandTable bands) { impl_->bands = std::move(bands); }
 const ErrorBandTable& Predictor::error_bands() const noexcept { return impl_->bands; }
 
 }  // namespace pm2lat

@@ -15,6 +15,8 @@
 
 namespace pm2lat {
 
+struct MigDeviceName;  // mig_partition.h
+
 class UnknownDeviceError : public std::runtime_error {
  public:
   // `why`, when given, says why the name has no entry (a laptop part).
@@ -81,7 +83,8 @@ class DeviceCatalogue {
   // variant of a family comes first).
   const DeviceSpec* find(std::string_view name) const noexcept;
   // Like find() but throws UnknownDeviceError with the closest names (none for a laptop part,
-  // whose error says why its desktop namesake is not it).
+  // whose error says why its desktop namesake is not it). A MIG partition of a GPU find()
+  // knows ("H100 MIG 3g.40gb") resolves to its share of it, as stand_in() derives one.
   const DeviceSpec& resolve(std::string_view name) const;
   // For a name find() does not know (a new memory size, a regional variant, a profiler's own
   // spelling): the first catalogue GPU of the same model ("NVIDIA H100 80GB HBM2e" -> H100-SXM,
@@ -107,6 +110,9 @@ class DeviceCatalogue {
  private:
   // The entry that stands for `name` (not a MIG partition's name), and how it was found.
   StandIn whole_gpu(std::string_view name, GpuHardware hardware) const noexcept;
+  // The partition `mig` names of `whole`, derived on first use.
+  const DeviceSpec& partition(const DeviceSpec& whole, const MigDeviceName& mig,
+                              int reported_sm_count) const;
 
   std::vector<DeviceSpec> specs_;
   // The MIG partitions stood in for so far: derived on first use, never moved (targets and

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "pm2lat/device_spec.h"
@@ -25,7 +26,8 @@ struct MigProfile {
 };
 
 struct MigDeviceName {
-  std::string_view gpu;  // the whole GPU's name, as the device name spells it
+  std::string_view gpu;           // the whole GPU's name, as the device name spells it
+  std::string_view profile_name;  // "1g.5gb", "1c.3g.20gb+me", as spelt
   MigProfile profile;
 };
 
@@ -35,6 +37,10 @@ std::optional<MigDeviceName> parse_mig_device_name(std::string_view name);
 // Compute slices of a whole GPU of `whole`'s kind: 7 on every MIG-capable GPU but the A30,
 // whose 56 SMs make 4 (the user guide's profile tables).
 int mig_compute_slices(const DeviceSpec& whole) noexcept;
+
+// The catalogue's name for a partition of `whole`: "A100-SXM4-40GB MIG 1g.5gb" (the profile
+// lower-cased, as NVIDIA writes it).
+std::string mig_partition_name(const DeviceSpec& whole, std::string_view profile_name);
 
 // The partition `profile` of `whole`, named `name`: the SMs its driver reports (a trace's or
 // the runtime's device properties) or, when none are reported, the whole GPU's SMs per compute

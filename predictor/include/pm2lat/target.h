@@ -21,6 +21,10 @@ struct Target {
   std::vector<const Profile*> profiles;
   const DeviceSpec* profile_spec = nullptr;  // the GPU the profiles were calibrated on
   bool spec_scaled = false;                  // profiles belong to another GPU
+  // A MIG partition (DeviceSpec::partition_of): the target of its whole GPU, added with it. A
+  // share of a GPU is never faster than the GPU: its forecasts are at least the whole's.
+  static constexpr std::size_t kNoWhole = static_cast<std::size_t>(-1);
+  std::size_t whole = kNoWhole;
 };
 
 // A target's number in the predictor that added it (and in every model of that predictor).

@@ -188,6 +188,12 @@ bool names_laptop_part(const std::vector<std::string>& stems) {
 
 const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
   if (const DeviceSpec* s = find(name)) return *s;
+  // A target named as a MIG partition of a listed GPU ("H100 MIG 3g.40gb"): its share of it.
+  if (const std::optional<MigDeviceName> mig = parse_mig_device_name(name)) {
+    const DeviceSpec* whole = find(mig->gpu);
+    if (whole != nullptr && mig->profile.gpu_slices <= mig_compute_slices(*whole))
+      return partition(*whole, *mig, 0);
+  }
   if (names_laptop_part(word_stems(name))) {
     throw UnknownDeviceError(std::string(name), {},
                              "a laptop part, another chip than the desktop card of its number; a "
@@ -271,6 +277,17 @@ struct DeviceCatalogue::Partitions {
   std::deque<DeviceSpec> specs;
 };
 
+const DeviceSpec& DeviceCatalogue::partition(const DeviceSpec& whole, const MigDeviceName& mig,
+                                             int reported_sm_count) const {
+  const std::string name = mig_partition_name(whole, mig.profile_name);
+  std::scoped_lock lock(partitions_->mutex);
+  for (const DeviceSpec& p : partitions_->specs) {
+    if (p.name == name && (reported_sm_count <= 0 || p.sm_count == reported_sm_count)) return p;
+  }
+  return partitions_->specs.emplace_back(
+      mig_partition_spec(whole, mig.profile, name, reported_sm_count));
+}
+
 StandIn DeviceCatalogue::stand_in(std::string_view name, GpuHardware hardware) const noexcept {
   const std::optional<MigDeviceName> mig = parse_mig_device_name(name);
   if (!mig || find(name) != nullptr) return whole_gpu(name, hardware);
@@ -279,14 +296,8 @@ StandIn DeviceCatalogue::stand_in(std::string_view name, GpuHardware hardware) c
   if (whole.spec == nullptr || mig->profile.gpu_slices > mig_compute_slices(*whole.spec))
     return whole_gpu(name, hardware);
   try {
-    const int sms = hardware.sm_count;
-    std::scoped_lock lock(partitions_->mutex);
-    for (const DeviceSpec& p : partitions_->specs) {
-      if (p.name == name && (sms <= 0 || p.sm_count == sms))
-        return {&p, StandIn::Found::kMigPartition, whole.spec};
-    }
-    partitions_->specs.push_back(mig_partition_spec(*whole.spec, mig->profile, name, sms));
-    return {&partitions_->specs.back(), StandIn::Found::kMigPartition, whole.spec};
+    return {&partition(*whole.spec, *mig, hardware.sm_count), StandIn::Found::kMigPartition,
+            whole.spec};
   } catch (...) {  // out of memory: the whole GPU, said as such
     return whole;
   }

@@ -62,9 +62,13 @@ std::optional<MigDeviceName> parse_mig_device_name(std::string_view name) {
     std::string_view gpu = name.substr(0, at);
     while (!gpu.empty() && gpu.back() == ' ') gpu.remove_suffix(1);
     if (!profile || gpu.empty()) return std::nullopt;
-    return MigDeviceName{gpu, *profile};
+    return MigDeviceName{gpu, rest, *profile};
   }
   return std::nullopt;
+}
+
+std::string mig_partition_name(const DeviceSpec& whole, std::string_view profile_name) {
+  return whole.name + " MIG " + ascii_lower(profile_name);
 }
 
 int mig_compute_slices(const DeviceSpec& whole) noexcept {
