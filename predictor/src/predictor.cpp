@@ -417,11 +417,11 @@ Prediction Predictor::predict(const KernelRecord& record, const KernelClass& cls
   // Rejected here or by whoever built the record (its work dropped or the launch geometry's).
   if (applied.stated_work_rejected || record.op.source == kRejectedWorkSource)
     p.flags |= prediction_flags::kShapeRejected;
-  p = within_bounds(p, applied.bounds);
   // A MIG partition runs on a share of its whole GPU's SMs and memory: never faster than it
   // (the partition and the whole may take different routes: a kernel observed on one of them
-  // runs as itself there). Within the partition's bounds: the whole's upper bound is lower.
+  // runs as itself there).
   if (t.whole != Target::kNoWhole) p.us = std::max(p.us, predict(record, cls, t.whole, options).us);
+  p = within_bounds(p, applied.bounds);
   // The band after the bounds: a clamped answer belongs to the clamped flag group.
   p.band_pct = impl_->bands.band_pct(cls.family, p, impl_->observed_on_target(t, options));
   return p;
