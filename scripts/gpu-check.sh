@@ -226,6 +226,39 @@ else
   note "fewer than two GPUs (or no PyTorch): the second-device check skipped"
 fi
 
+# A program on a MIG partition: its records must name the partition (the driver's device name
+# reads "<GPU> MIG <profile>"; the fake's FAKE_CUDA_DEVICE=A100MIG is such a device), scored as
+# its share of the whole GPU, said once in the warnings.
+mig_uuid="$(nvidia-smi -L 2>/dev/null | grep -oE 'UUID: MIG-[^)]+' | head -1 | cut -d' ' -f2 || true)"
+if [[ -n "$mig_uuid" ]] && python3 -c "import torch" 2>/dev/null; then
+  dir="$out/mig"; mkdir -p "$dir"
+  CUDA_VISIBLE_DEVICES="$mig_uuid" LD_PRELOAD="$lib" PM2LAT_OUT="$dir/" \
+    PM2LAT_SUMMARY="$dir/summary.json" python3 -c "
+import torch
+x = torch.randn(2048, 2048, device='cuda')
+for _ in range(20):
+    y = torch.relu(x @ x)
+torch.cuda.synchronize()"
+  check_summary mig "$dir/summary.json"
+  python3 - "$dir" <<'PY' || failures=$((failures + 1))
+import glob, json, sys
+d = sys.argv[1]
+gpus = set()
+for path in glob.glob(d + "/records.*.jsonl"):
+    with open(path) as f:
+        gpus.add(json.loads(next(f)).get("gpu"))
+warnings = json.load(open(d + "/summary.json")).get("warnings", [])
+said = [w for w in warnings if "is a MIG partition of" in w]
+print(f"mig: records name {sorted(gpus)}; {said[0] if said else 'no partition warning'}")
+ok = len(gpus) == 1 and " MIG " in next(iter(gpus)) and len(said) == 1
+if not ok:
+    print("FAIL: mig: the partition is not what its kernels were scored as")
+sys.exit(0 if ok else 1)
+PY
+else
+  note "no MIG partition (or no PyTorch): the MIG check skipped"
+fi
+
 if [[ -x "$build/shim/pm2lat_launch_path_bench" ]]; then
   note "launch-path overhead (hook + record, no I/O):"
   "$build/shim/pm2lat_launch_path_bench" --benchmark_counters_tabular=true 2>/dev/null | tail -4
