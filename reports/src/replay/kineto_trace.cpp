@@ -161,10 +161,12 @@ CollectiveArgs collective_args(const json& args) {
   return c;
 }
 
-enum class EventKind { kOther, kKernel, kOp, kAnnotation, kLaunch };
+enum class EventKind { kOther, kKernel, kOp, kAnnotation, kLaunch, kCopy, kFill };
 
 EventKind kind_of(const std::string& cat_lower) {
   if (cat_lower == "kernel") return EventKind::kKernel;
+  if (cat_lower == "gpu_memcpy") return EventKind::kCopy;
+  if (cat_lower == "gpu_memset") return EventKind::kFill;
   if (cat_lower == "cpu_op" || cat_lower == "operator") return EventKind::kOp;
   if (cat_lower == "user_annotation") return EventKind::kAnnotation;
   if (cat_lower == "cuda_runtime" || cat_lower == "runtime" || cat_lower == "cuda_driver")
@@ -194,6 +196,16 @@ class TraceBuilder {
                   kind == EventKind::kKernel ? std::numeric_limits<double>::quiet_NaN() : 0.0);
     if (!std::isfinite(ts) || !std::isfinite(dur) || dur < 0) {
       if (kind == EventKind::kKernel) ++t_.skipped_kernels;
+      return;
+    }
+    if (kind == EventKind::kCopy) {
+      ++t_.transfers.copies;
+      t_.transfers.copy_us += dur;
+      return;
+    }
+    if (kind == EventKind::kFill) {
+      ++t_.transfers.fills;
+      t_.transfers.fill_us += dur;
       return;
     }
     const std::string name = string_or(field(e, {"name"}));
@@ -239,6 +251,8 @@ class TraceBuilder {
         t_.launches[corr] = l;
         break;
       }
+      case EventKind::kCopy:
+      case EventKind::kFill:
       case EventKind::kOther: break;
     }
   }

@@ -3,6 +3,8 @@
 // predictor: checks the plumbing and the invariants, not the models' accuracy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "pm2lat/reports/input_file.h"
@@ -221,6 +223,27 @@ TEST(TraceReplay, GpuOverrideAndUnknownGpus) {
   ASSERT_FALSE(skipped.notes.empty());
   EXPECT_NE(skipped.notes.front().find("1 kernel event(s) not replayed"), std::string::npos)
       << skipped.notes.front();
+
+  // The GPU's memory copies and memsets are not kernels: not forecast, and said so with the
+  // share of the GPU time they took, not lost silently.
+  const std::filesystem::path transfers = test::scratch_dir("replay") / "transfers.json";
+  text = test::transformer_layer_trace();
+  const std::size_t events = text.find(R"("traceEvents":[)");
+  ASSERT_NE(events, std::string::npos);
+  text.insert(events + 15,
+              R"json({"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)",)json"
+              R"json("ts":10,"dur":1500,"args":{"device":0,"stream":7,"bytes":8388608}},)json"
+              R"json({"ph":"X","cat":"gpu_memset","name":"Memset (Device)","ts":20,"dur":2,)json"
+              R"json("args":{"device":0,"stream":7,"bytes":1024}},)json");
+  test::write_text(transfers, text);
+  const TraceReplay with_transfers = replay_trace(transfers, predictor, opt);
+  EXPECT_EQ(with_transfers.table.size(), r.table.size()) << "no kernel added or lost";
+  const auto said =
+      std::find_if(with_transfers.notes.begin(), with_transfers.notes.end(),
+                   [](const std::string& n) { return n.starts_with("not forecast"); });
+  ASSERT_NE(said, with_transfers.notes.end());
+  EXPECT_NE(said->find("memory copies (1, 1.500 ms) and memsets (1, 0.002 ms)"), std::string::npos)
+      << *said;
 
   opt.targets = {"H1OO-typo"};
   EXPECT_THROW(replay_trace(trace, predictor, opt), UnknownDeviceError);

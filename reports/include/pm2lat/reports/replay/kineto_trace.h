@@ -105,6 +105,16 @@ struct TraceKernel {
   bool graph_launch = false;
 };
 
+// The GPU's memory copies and fills (gpu_memcpy and gpu_memset events, Memcpy HtoD, DtoD,
+// Memset): GPU time that is not a kernel's, which the replay does not forecast; counted so
+// that it says how much of the trace's GPU time they are.
+struct TraceTransfers {
+  std::size_t copies = 0;
+  double copy_us = 0;
+  std::size_t fills = 0;
+  double fill_us = 0;
+};
+
 struct KinetoTrace {
   std::string source;  // file name, for messages
   StringTable strings;
@@ -118,6 +128,7 @@ struct KinetoTrace {
   // Kernel events with no start time or no usable duration (missing, negative or not finite):
   // not replayed, and counted so that the replay says so instead of losing them silently.
   std::size_t skipped_kernels = 0;
+  TraceTransfers transfers;
 
   // The device a kernel ran on (by id), nullptr if deviceProperties did not list it.
   const TraceDevice* device(std::int32_t id) const noexcept;
