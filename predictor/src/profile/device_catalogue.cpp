@@ -279,6 +279,8 @@ struct DeviceCatalogue::Partitions {
 
 const DeviceSpec& DeviceCatalogue::partition(const DeviceSpec& whole, const MigDeviceName& mig,
                                              int reported_sm_count) const {
+  if (partitions_ == nullptr)  // moved from
+    throw std::logic_error("a moved-from device catalogue derives no MIG partition");
   const std::string name = mig_partition_name(whole, mig.profile_name);
   std::scoped_lock lock(partitions_->mutex);
   for (const DeviceSpec& p : partitions_->specs) {

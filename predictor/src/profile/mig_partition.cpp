@@ -83,11 +83,13 @@ DeviceSpec mig_partition_spec(const DeviceSpec& whole, const MigProfile& profile
   p.name = std::string(name);
   p.aliases.clear();
   const int slices = mig_compute_slices(whole);
-  // Without a reported count: whole slices of SMs (an A100's 108 SMs make 7 slices of 14, the
-  // 98 its 7g profile has).
+  // Without a reported count, an estimate: the whole GPU's SMs shared out in whole slices (an
+  // A100's 108 make 15 a slice, where its 7g profile has 98, 14 a slice: 7 % high). A reported
+  // count is the partition's own (never more than the whole GPU's).
   const int per_slice = std::max(1, whole.sm_count / slices);
   p.sm_count = reported_sm_count > 0 ? reported_sm_count
                                      : per_slice * std::min(profile.compute_slices, slices);
+  if (whole.sm_count > 0) p.sm_count = std::min(p.sm_count, whole.sm_count);
   const double compute =
       whole.sm_count > 0 ? static_cast<double>(p.sm_count) / whole.sm_count : 1.0;
   for (double* rate : {&p.fp32_tflops, &p.fp64_tflops, &p.tf32_tflops, &p.fp16_tflops,
