@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
+#include <string>
 
 #include "pm2lat/classifier.h"
 #include "pm2lat/device_catalogue.h"
@@ -116,6 +121,11 @@ TEST_F(MigPartition, IsWhatTheCatalogueStandsInForItsNameWithANote) {
   EXPECT_EQ(&c.resolve("A100-SXM4-40GB MIG 3g.20gb"), &target);
   EXPECT_THROW((void)c.resolve("A100-SXM4-40GB MIG 8g.40gb"), UnknownDeviceError);
   EXPECT_THROW((void)c.resolve("Z900 MIG 1g.5gb"), UnknownDeviceError);
+  // A GPU without MIG has no partitions: such a name is any unlisted one.
+  EXPECT_NE(c.stand_in("NVIDIA L40S MIG 1g.12gb", {}).found, StandIn::Found::kMigPartition);
+  EXPECT_THROW((void)c.resolve("L40S MIG 1g.12gb"), UnknownDeviceError);
+  // Four slices on the RTX PRO 6000 Blackwell: a quarter of its 188 SMs.
+  EXPECT_EQ(c.resolve("RTX-PRO-6000-Server MIG 1g.24gb").sm_count, 47);
   // A copy derives its own: its partitions point at its own entries.
   const DeviceCatalogue copy = c;  // NOLINT(performance-unnecessary-copy-initialization)
   const StandIn in_copy = copy.stand_in(name, GpuHardware{8, 0, 14});
@@ -180,6 +190,22 @@ TEST_F(MigPartition, IsNeverForecastFasterThanItsWholeGpu) {
   EXPECT_GE(on_part.us, on_whole.us);
   // The rule holds the forecast within the partition's own bounds.
   EXPECT_TRUE(physical_bounds(r, cls, slice, o.source_spec, o.basis).contains(on_part.us));
+}
+
+TEST(MigCatalogue, ACountOfSlicesThatIsNotPositiveIsRefusedNamingTheField) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("pm2lat_mig_catalogue_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << R"({"schema":"pm2lat.devices","version":1,"devices":[{"name":"X1",)"
+                         R"("compute_capability":"8.0","sm_count":10,"boost_clock_mhz":1000,)"
+                         R"("mem_bw_gbps":100,"fp32_tflops":1,"mig_compute_slices":0}]})";
+  try {
+    (void)DeviceCatalogue::load(file);
+    ADD_FAILURE() << "a catalogue with mig_compute_slices 0 was accepted";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find("mig_compute_slices"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(file);
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ struct DeviceSpec {
   // The CPU packaged with the GPU in a superchip ("Grace" for GH200, GB200, GB300); empty for
   // boards in a separate (x86) host. It runs the host side of every eager framework call.
   std::string host_cpu;
+  // The compute slices Multi-Instance GPU divides it into (mig_partition.h); 0 = no MIG.
+  int mig_compute_slices = 0;
   // A MIG partition (mig_partition.h): the whole GPU it is a share of, an entry of the same
   // catalogue. Its calibrations are the partition's: the same SMs, fewer of them.
   const DeviceSpec* partition_of = nullptr;

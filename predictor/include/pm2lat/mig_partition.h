@@ -34,18 +34,15 @@ struct MigDeviceName {
 // The whole GPU and the profile a MIG device name states; nullopt for any other name.
 std::optional<MigDeviceName> parse_mig_device_name(std::string_view name);
 
-// Compute slices of a whole GPU of `whole`'s kind: 7 on every MIG-capable GPU but the A30,
-// whose 56 SMs make 4 (the user guide's profile tables).
-int mig_compute_slices(const DeviceSpec& whole) noexcept;
-
 // The catalogue's name for a partition of `whole`: "A100-SXM4-40GB MIG 1g.5gb" (the profile
 // lower-cased, as NVIDIA writes it).
 std::string mig_partition_name(const DeviceSpec& whole, std::string_view profile_name);
 
-// The partition `profile` of `whole`, named `name`: the SMs its driver reports (a trace's or
-// the runtime's device properties) or, when none are reported, the whole GPU's SMs per compute
-// slice times its slices; throughput in the SMs' share, memory bandwidth and L2 in the memory's
-// share (at most all of it); no NVLink (a MIG partition has no peer access).
+// The partition `profile` of `whole` (a GPU with MIG: DeviceSpec::mig_compute_slices), named
+// `name`: the SMs its driver reports (a trace's or the runtime's device properties) or, when
+// none are reported, the whole GPU's SMs per compute slice times its slices; throughput in the SMs'
+// share, memory bandwidth and L2 in the memory's share (at most all of it); no NVLink (a MIG
+// partition has no peer access).
 DeviceSpec mig_partition_spec(const DeviceSpec& whole, const MigProfile& profile,
                               std::string_view name, int reported_sm_count);
 

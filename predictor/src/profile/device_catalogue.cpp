@@ -191,7 +191,7 @@ const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
   // A target named as a MIG partition of a listed GPU ("H100 MIG 3g.40gb"): its share of it.
   if (const std::optional<MigDeviceName> mig = parse_mig_device_name(name)) {
     const DeviceSpec* whole = find(mig->gpu);
-    if (whole != nullptr && mig->profile.gpu_slices <= mig_compute_slices(*whole))
+    if (whole != nullptr && mig->profile.gpu_slices <= whole->mig_compute_slices)
       return partition(*whole, *mig, 0);
   }
   if (names_laptop_part(word_stems(name))) {
@@ -295,7 +295,7 @@ StandIn DeviceCatalogue::stand_in(std::string_view name, GpuHardware hardware) c
   if (!mig || find(name) != nullptr) return whole_gpu(name, hardware);
   // The whole GPU by its name only: the hardware reported is the partition's.
   const StandIn whole = whole_gpu(mig->gpu, GpuHardware{});
-  if (whole.spec == nullptr || mig->profile.gpu_slices > mig_compute_slices(*whole.spec))
+  if (whole.spec == nullptr || mig->profile.gpu_slices > whole.spec->mig_compute_slices)
     return whole_gpu(name, hardware);
   try {
     return {&partition(*whole.spec, *mig, hardware.sm_count), StandIn::Found::kMigPartition,
@@ -382,6 +382,10 @@ DeviceCatalogue DeviceCatalogue::load(const std::filesystem::path& file) {
     s.nvlink_gbps = d.number("nvlink_gbps", 0);
     s.pcie_gbps = d.number("pcie_gbps", 0);
     s.host_cpu = d.string("host_cpu", "");
+    if (d.has("mig_compute_slices")) {
+      s.mig_compute_slices = static_cast<int>(d.child("mig_compute_slices").integer());
+      if (s.mig_compute_slices <= 0) d.child("mig_compute_slices").fail("must be positive");
+    }
     specs.push_back(std::move(s));
   }
   return DeviceCatalogue(std::move(specs));

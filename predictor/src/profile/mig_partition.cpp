@@ -71,18 +71,12 @@ std::string mig_partition_name(const DeviceSpec& whole, std::string_view profile
   return whole.name + " MIG " + ascii_lower(profile_name);
 }
 
-int mig_compute_slices(const DeviceSpec& whole) noexcept {
-  // The A30 (GA100 with 56 SMs): 4 compute slices of 14 SMs; every other MIG-capable GPU 7.
-  constexpr int kA30Sms = 56;
-  return whole.cc_major == 8 && whole.cc_minor == 0 && whole.sm_count == kA30Sms ? 4 : 7;
-}
-
 DeviceSpec mig_partition_spec(const DeviceSpec& whole, const MigProfile& profile,
                               std::string_view name, int reported_sm_count) {
   DeviceSpec p = whole;
   p.name = std::string(name);
   p.aliases.clear();
-  const int slices = mig_compute_slices(whole);
+  const int slices = std::max(1, whole.mig_compute_slices);
   // Without a reported count, an estimate: the whole GPU's SMs shared out in whole slices (an
   // A100's 108 make 15 a slice, where its 7g profile has 98, 14 a slice: 7 % high). A reported
   // count is the partition's own (never more than the whole GPU's).
