@@ -84,6 +84,7 @@ TEST_F(MigPartition, HasItsShareOfTheSmsTheBandwidthAndTheL2) {
   EXPECT_DOUBLE_EQ(reported.mem_gb, 5);
   EXPECT_EQ(reported.nvlink_gbps, 0);
   EXPECT_EQ(reported.partition_of, &a100);
+  EXPECT_EQ(reported.mig_compute_slices, 0) << "a partition is not partitioned again";
   EXPECT_EQ(reported.cc_major, 8);
   EXPECT_DOUBLE_EQ(reported.boost_clock_mhz, a100.boost_clock_mhz);
   // Not reported: whole slices of the 108 SMs (15 each), up to the GPU's 7.

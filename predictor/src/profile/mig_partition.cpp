@@ -95,6 +95,7 @@ DeviceSpec mig_partition_spec(const DeviceSpec& whole, const MigProfile& profile
   p.l2_mb *= memory;
   p.mem_gb = whole.mem_gb > 0 ? std::min(profile.memory_gb, whole.mem_gb) : profile.memory_gb;
   p.nvlink_gbps = 0;
+  p.mig_compute_slices = 0;  // a partition is not partitioned again
   p.partition_of = &whole;
   return p;
 }

@@ -72,6 +72,8 @@ std::vector<DeviceListing> list_named_devices(Predictor& predictor,
     DeviceListing d = listing_of(predictor, *stand_in.spec);
     d.asked_as = name;
     d.closest_relative = stand_in.found == StandIn::Found::kSameModel;
+    if (stand_in.found == StandIn::Found::kMigPartition)
+      d.partition_note = stand_in.note(name, GpuHardware{});
     out.push_back(std::move(d));
   }
   return out;
@@ -84,7 +86,9 @@ void print_device_list(std::ostream& out, const std::vector<DeviceListing>& devi
                      "cc", "SMs", "GB/s", "FP32", "TF32", "BF16", "FP8", "profile");
   for (const DeviceListing& d : devices) {
     const DeviceSpec& s = *d.spec;
-    if (!d.asked_as.empty()) {
+    if (!d.partition_note.empty()) {
+      out << d.partition_note << "\n";
+    } else if (!d.asked_as.empty()) {
       out << fmt::format("'{}': {}\n", d.asked_as,
                          d.closest_relative
                              ? "not in the catalogue; priced as its closest relative, " + s.name
@@ -102,6 +106,10 @@ void print_device_list(std::ostream& out, const std::vector<DeviceListing>& devi
       std::string names;
       for (const auto& a : s.aliases) names += (names.empty() ? "" : ", ") + a;
       out << fmt::format("{:<20} also: {}\n", "", names);
+    }
+    if (s.mig_compute_slices > 0) {
+      out << fmt::format("{:<20} MIG: {} compute slices; a partition: '{} MIG <g>g.<GB>gb'\n", "",
+                         s.mig_compute_slices, s.name);
     }
   }
 }

@@ -144,6 +144,9 @@ TEST_F(Cli, DevicesListsTheCatalogueAndWhereEachGpusPredictionsComeFrom) {
   EXPECT_NE(line_of("H100-SXM").find("attention"), std::string::npos) << r.out;
   EXPECT_NE(line_of("A10").find("none: spec-scaled from "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("also: H100"), std::string::npos) << r.out;  // the forgiving names
+  EXPECT_NE(r.out.find("MIG: 4 compute slices; a partition: 'A30 MIG <g>g.<GB>gb'"),
+            std::string::npos)
+      << r.out;
   // Without profiles every GPU is listed, each predicted by the roofline alone.
   r = run({"devices"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -162,6 +165,15 @@ TEST_F(Cli, DevicesResolvesTheNamesATraceOrDriverGives) {
       << r.out;
   EXPECT_EQ(r.out.find("\nT4 "), std::string::npos) << r.out;
   expect_one_error(run({"devices", "H100", "Z9000"}), "unknown GPU 'Z9000'");
+  // A MIG partition's name: what share of which GPU it is priced as.
+  r = test::run_process({kPm2lat, "devices", "--profiles", PM2LAT_SHIPPED_PROFILES,
+                         "NVIDIA A100-SXM4-40GB MIG 3g.20gb"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU 'NVIDIA A100-SXM4-40GB MIG 3g.20gb' is a MIG partition of "
+                       "A100-SXM4-40GB: predicted and scored as 45 of its 108 SMs"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nA100-SXM4-40GB MIG 3g.20gb "), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, BadRecordsGiveOneClearError) {

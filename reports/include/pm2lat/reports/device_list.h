@@ -23,6 +23,9 @@ struct DeviceListing {
   // own but a variant the catalogue does not list, priced as its closest relative.
   std::string asked_as;
   bool closest_relative = false;
+  // What the asked name stands for when it is not a catalogue GPU's own: a MIG partition's
+  // share of its GPU (DeviceCatalogue::stand_in's note); empty otherwise.
+  std::string partition_note;
 };
 
 // Every catalogue GPU, in catalogue order. Adds each as a target of `predictor`.
