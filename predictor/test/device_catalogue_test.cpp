@@ -69,7 +69,9 @@ TEST(DeviceCatalogue, SpecsAreComplete) {
 TEST(DeviceCatalogue, EveryDataCentreAndWorkstationGpuOfRecentGenerationsResolves) {
   const auto c = shipped();
   // As nvidia-smi and profiler traces name them.
-  for (const char* n : {"Tesla V100-DGXS-32GB",
+  for (const char* n : {"Tesla P40",
+                        "NVIDIA TITAN V",
+                        "Tesla V100-DGXS-32GB",
                         "Tesla V100-PCIE-16GB",
                         "Tesla V100S-PCIE-32GB",
                         "Quadro GV100",
