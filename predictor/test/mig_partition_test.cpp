@@ -103,8 +103,10 @@ TEST_F(MigPartition, IsWhatTheCatalogueStandsInForItsNameWithANote) {
   ASSERT_EQ(s.found, StandIn::Found::kMigPartition);
   EXPECT_EQ(s.spec->name, "A100-SXM4-40GB MIG 1g.5gb") << "named as the catalogue names GPUs";
   EXPECT_EQ(s.spec->sm_count, 14);
-  EXPECT_EQ(s.whole->name, "A100-SXM4-40GB") << "the 40 GB SXM4 entry, not the A100's default";
-  EXPECT_EQ(s.spec->partition_of, s.whole);
+  ASSERT_NE(s.spec->partition_of, nullptr);
+  EXPECT_EQ(s.spec->partition_of->name, "A100-SXM4-40GB")
+      << "the 40 GB SXM4 entry, not the A100's default";
+  EXPECT_EQ(s.spec->partition_of, c.find("A100-SXM4-40GB"));
   EXPECT_EQ(s.note(name, GpuHardware{8, 0, 14}),
             "GPU 'NVIDIA A100-SXM4-40GB MIG 1g.5gb' is a MIG partition of A100-SXM4-40GB: "
             "predicted and scored as 14 of its 108 SMs, 194 of its 1555 GB/s and 5.0 of its "
@@ -118,7 +120,7 @@ TEST_F(MigPartition, IsWhatTheCatalogueStandsInForItsNameWithANote) {
   const DeviceSpec& target = c.resolve("a100-sxm4-40gb mig 3g.20GB");
   EXPECT_EQ(target.name, "A100-SXM4-40GB MIG 3g.20gb");
   EXPECT_EQ(target.sm_count, 45);
-  EXPECT_DOUBLE_EQ(target.mem_bw_gbps, s.whole->mem_bw_gbps / 2);
+  EXPECT_DOUBLE_EQ(target.mem_bw_gbps, s.spec->partition_of->mem_bw_gbps / 2);
   EXPECT_EQ(&c.resolve("A100-SXM4-40GB MIG 3g.20gb"), &target);
   EXPECT_THROW((void)c.resolve("A100-SXM4-40GB MIG 8g.40gb"), UnknownDeviceError);
   EXPECT_THROW((void)c.resolve("Z900 MIG 1g.5gb"), UnknownDeviceError);

@@ -59,7 +59,6 @@ struct StandIn {
   };
   const DeviceSpec* spec = nullptr;
   Found found = Found::kNone;
-  const DeviceSpec* whole = nullptr;  // kMigPartition: the GPU it is a partition of
   // One line saying what stands in for `name` and why; "" when the name is the catalogue's.
   std::string note(std::string_view name, GpuHardware hw) const;
 };

@@ -34,6 +34,9 @@ struct MigDeviceName {
 // The whole GPU and the profile a MIG device name states; nullopt for any other name.
 std::optional<MigDeviceName> parse_mig_device_name(std::string_view name);
 
+// Whether `whole` has MIG partitions of `profile`'s size (DeviceSpec::mig_compute_slices).
+bool mig_profile_fits(const DeviceSpec& whole, const MigProfile& profile) noexcept;
+
 // The catalogue's name for a partition of `whole`: "A100-SXM4-40GB MIG 1g.5gb" (the profile
 // lower-cased, as NVIDIA writes it).
 std::string mig_partition_name(const DeviceSpec& whole, std::string_view profile_name);

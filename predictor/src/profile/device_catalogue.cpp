@@ -191,7 +191,7 @@ const DeviceSpec& DeviceCatalogue::resolve(std::string_view name) const {
   // A target named as a MIG partition of a listed GPU ("H100 MIG 3g.40gb"): its share of it.
   if (const std::optional<MigDeviceName> mig = parse_mig_device_name(name)) {
     const DeviceSpec* whole = find(mig->gpu);
-    if (whole != nullptr && mig->profile.gpu_slices <= whole->mig_compute_slices)
+    if (whole != nullptr && mig_profile_fits(*whole, mig->profile))
       return partition(*whole, *mig, 0);
   }
   if (names_laptop_part(word_stems(name))) {
@@ -295,11 +295,10 @@ StandIn DeviceCatalogue::stand_in(std::string_view name, GpuHardware hardware) c
   if (!mig || find(name) != nullptr) return whole_gpu(name, hardware);
   // The whole GPU by its name only: the hardware reported is the partition's.
   const StandIn whole = whole_gpu(mig->gpu, GpuHardware{});
-  if (whole.spec == nullptr || mig->profile.gpu_slices > whole.spec->mig_compute_slices)
+  if (whole.spec == nullptr || !mig_profile_fits(*whole.spec, mig->profile))
     return whole_gpu(name, hardware);
   try {
-    return {&partition(*whole.spec, *mig, hardware.sm_count), StandIn::Found::kMigPartition,
-            whole.spec};
+    return {&partition(*whole.spec, *mig, hardware.sm_count), StandIn::Found::kMigPartition};
   } catch (...) {  // out of memory: the whole GPU, said as such
     return whole;
   }
@@ -324,13 +323,15 @@ std::string StandIn::note(std::string_view name, GpuHardware hw) const {
              std::to_string(hw.cc_major) + "." + std::to_string(hw.cc_minor) +
              ") and nearest in SMs (" + std::to_string(spec->sm_count) + " against its " +
              std::to_string(hw.sm_count) + ")";
-    case Found::kMigPartition:
+    case Found::kMigPartition: {
+      const DeviceSpec& whole = *spec->partition_of;
       return fmt::format(
           "GPU '{}' is a MIG partition of {}: predicted and scored as {} of its {} SMs{}, "
           "{:.0f} of its {:.0f} GB/s and {:.1f} of its {:.1f} MB of L2",
-          name, whole->name, spec->sm_count, whole->sm_count,
+          name, whole.name, spec->sm_count, whole.sm_count,
           hw.sm_count > 0 ? "" : " (not reported: its whole compute slices)", spec->mem_bw_gbps,
-          whole->mem_bw_gbps, spec->l2_mb, whole->l2_mb);
+          whole.mem_bw_gbps, spec->l2_mb, whole.l2_mb);
+    }
     case Found::kNamed:
     case Found::kNone: break;
   }

@@ -67,6 +67,10 @@ std::optional<MigDeviceName> parse_mig_device_name(std::string_view name) {
   return std::nullopt;
 }
 
+bool mig_profile_fits(const DeviceSpec& whole, const MigProfile& profile) noexcept {
+  return profile.gpu_slices <= whole.mig_compute_slices;
+}
+
 std::string mig_partition_name(const DeviceSpec& whole, std::string_view profile_name) {
   return whole.name + " MIG " + ascii_lower(profile_name);
 }
