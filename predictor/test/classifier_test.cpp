@@ -146,6 +146,29 @@ TEST(Classifier, AtenFamilies) {
             KernelFamily::kReduction);
 }
 
+// A fill writes only its output; masked_fill reads the tensor and its mask too (ATen launches
+// it with three tensors), so it is priced as an elementwise kernel, not as a memset.
+TEST(Classifier, MaskedFillIsElementwiseNotAFill) {
+  EXPECT_EQ(classify_kernel("void at::native::vectorized_elementwise_kernel<4, "
+                            "at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, "
+                            "at::native::FillFunctor<float>, std::array<char*, 1ul>)")
+                .family,
+            KernelFamily::kMemset);
+  EXPECT_EQ(classify_kernel("void at::native::vectorized_elementwise_kernel<4, at::native::"
+                            "(anonymous namespace)::masked_fill_kernel(at::TensorIterator&, "
+                            "c10::Scalar const&)::{lambda()#1}::operator()() const::{lambda()#7}"
+                            "::operator()() const::{lambda(float, bool)#1}, std::array<char*, "
+                            "3ul> >(int, ...)")
+                .family,
+            KernelFamily::kElementwise);
+  EXPECT_EQ(classify_kernel("void at::native::elementwise_kernel<128, 4, at::native::"
+                            "gpu_kernel_impl_nocast<at::native::index_fill_kernel_impl<at::native::"
+                            "OpaqueType<4> >(at::TensorIterator&, long, long, long, long)::"
+                            "{lambda(char*)#1}>(at::TensorIteratorBase&)::{lambda(int)#1}>(int)")
+                .family,
+            KernelFamily::kElementwise);
+}
+
 TEST(Classifier, OtherFamilies) {
   EXPECT_EQ(classify_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, "
                             "ncclWork*)")

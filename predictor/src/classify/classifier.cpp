@@ -220,7 +220,11 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                    "partials_per_segment", "partial_segment", "segment_offsets",
                    "compute_grad_weight", "sum_and_scatter"}))
       return finish(KernelFamily::kEmbedding, std::string(base_name(n)));
-    if (any_of(l, {"memset", "fillfunctor", "fill_kernel", "zero_"}))
+    // A fill writes its output only; masked_fill and index_fill also read the tensor and the
+    // mask or index they fill by (ATen's launcher states three tensors), as elementwise
+    // kernels do.
+    if (any_of(l, {"memset", "fillfunctor", "fill_kernel", "zero_"}) &&
+        !any_of(l, {"masked_fill", "index_fill"}))
       return finish(KernelFamily::kMemset, std::string(base_name(n)));
     if (any_of(l, {"catarraybatchedcopy", "copy_kernel", "direct_copy", "memcpy", "recat_copy",
                    "copy_async", "contiguous", "_to_copy", "copy_device_to_device"}))
