@@ -39,6 +39,13 @@ inline std::uint64_t kernel_duration_ns(std::string_view name, std::uint32_t gx,
   return base + fnv1a(name) % 997 + (blocks * threads) / 64;
 }
 
+// Duration of one memory copy or memset: a base cost and the bytes at a link's rate, 25
+// bytes/ns across the host link (a PCIe 4.0 x16 link's achieved rate) and 1000 bytes/ns within
+// the device. Integer nanoseconds.
+inline std::uint64_t transfer_duration_ns(std::uint64_t bytes, bool crosses_host_link) {
+  return base_ns() + bytes / (crosses_host_link ? 25 : 1000);
+}
+
 struct DeviceModel {
   const char* name;
   int cc_major;

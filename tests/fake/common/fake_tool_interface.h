@@ -1,7 +1,7 @@
 // The private channel between the fake driver and the fake CUPTI, standing in for the hooks
 // NVIDIA's CUPTI has inside the real driver. The fake CUPTI resolves
 // `fakecuda_attach_tool` from libcuda.so.1 and receives API enter/exit events, executed
-// kernels (with simulated timestamps) and resource events (graph nodes, modules).
+// kernels and memory copies (with simulated timestamps) and resource events (graph nodes, modules).
 #pragma once
 
 #include <cuda.h>
@@ -27,6 +27,19 @@ struct FakeKernelExecution {
   std::uint64_t graph_node_id;  // 0 unless replayed from a graph
   std::uint32_t graph_id;
   std::uint8_t cooperative;  // 0: regular launch, 1: cooperative, 2: cooperative multi-device
+};
+
+// A memory copy or memset the simulated device ran (CUPTI's MEMCPY and MEMSET records).
+struct FakeTransferExecution {
+  std::uint8_t memset;     // 1: a memset, 0: a copy
+  std::uint8_t copy_kind;  // CUpti_ActivityMemcpyKind of a copy
+  std::uint64_t bytes;
+  std::uint64_t start_ns;
+  std::uint64_t end_ns;
+  std::uint32_t device;
+  std::uint32_t context_id;
+  std::uint32_t stream_id;
+  std::uint32_t correlation_id;
 };
 
 struct FakeApiEvent {
@@ -57,6 +70,7 @@ struct FakeToolCallbacks {
   void (*api)(const FakeApiEvent* event);
   void (*kernel_executed)(const FakeKernelExecution* exec);
   void (*graph_event)(const FakeGraphEvent* event);
+  void (*transfer_executed)(const FakeTransferExecution* exec);
 };
 
 // Attaches (or with null, detaches) the tool. Returns 0 on success.

@@ -69,6 +69,10 @@ struct Driver {
   PFN_cuLaunchKernelEx_v11060_ptsz launch_ex_ptsz = nullptr;
   PFN_cuMemAlloc_v3020 mem_alloc = nullptr;
   PFN_cuMemFree_v3020 mem_free = nullptr;
+  PFN_cuMemcpyHtoD_v3020 memcpy_htod = nullptr;
+  PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
+  PFN_cuMemcpyDtoD_v3020 memcpy_dtod = nullptr;
+  PFN_cuMemsetD8_v3020 memset_d8 = nullptr;
   PFN_cuCtxSynchronize_v2000 ctx_sync = nullptr;
   PFN_cuStreamCreate_v2000 stream_create = nullptr;
   PFN_cuStreamSynchronize_v2000 stream_sync = nullptr;
@@ -130,6 +134,10 @@ Driver& driver() {
             CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
     resolve(gpa, "cuMemAlloc", d.mem_alloc);
     resolve(gpa, "cuMemFree", d.mem_free);
+    resolve(gpa, "cuMemcpyHtoD", d.memcpy_htod);
+    resolve(gpa, "cuMemcpyDtoH", d.memcpy_dtoh);
+    resolve(gpa, "cuMemcpyDtoD", d.memcpy_dtod);
+    resolve(gpa, "cuMemsetD8", d.memset_d8);
     resolve(gpa, "cuCtxSynchronize", d.ctx_sync);
     resolve(gpa, "cuStreamCreate", d.stream_create);
     resolve(gpa, "cuStreamSynchronize", d.stream_sync);
@@ -370,9 +378,33 @@ cudaError_t cudaFree(void* devPtr) {
   return from(d.mem_free(reinterpret_cast<CUdeviceptr>(devPtr)));
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind) {
-  std::memcpy(dst, src, count);
-  return cudaSuccess;
+// As NVIDIA's runtime, through the driver's synchronous copies (which the device runs and
+// CUPTI records). The fake cannot tell host from device pointers (host memory stands in for
+// device memory), so cudaMemcpyDefault copies on the host, as between two host buffers.
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  const auto d_dst = reinterpret_cast<CUdeviceptr>(dst);
+  const auto d_src = reinterpret_cast<CUdeviceptr>(src);
+  switch (kind) {
+    case cudaMemcpyHostToHost:
+    case cudaMemcpyDefault: std::memcpy(dst, src, count); return cudaSuccess;
+    case cudaMemcpyHostToDevice:
+    case cudaMemcpyDeviceToHost:
+    case cudaMemcpyDeviceToDevice: break;
+    default: return fail(cudaErrorInvalidMemcpyDirection);
+  }
+  Driver& d = driver();
+  if (!d.ok || d.memcpy_htod == nullptr || d.memcpy_dtoh == nullptr || d.memcpy_dtod == nullptr)
+    return fail(cudaErrorInitializationError);
+  if (kind == cudaMemcpyHostToDevice) return from(d.memcpy_htod(d_dst, src, count));
+  if (kind == cudaMemcpyDeviceToHost) return from(d.memcpy_dtoh(dst, d_src, count));
+  return from(d.memcpy_dtod(d_dst, d_src, count));
+}
+
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  Driver& d = driver();
+  if (!d.ok || d.memset_d8 == nullptr) return fail(cudaErrorInitializationError);
+  return from(
+      d.memset_d8(reinterpret_cast<CUdeviceptr>(devPtr), static_cast<unsigned char>(value), count));
 }
 
 cudaError_t cudaDeviceSynchronize(void) {

@@ -222,7 +222,41 @@ void on_graph_event(const FakeGraphEvent* e) {
   cb(userdata, CUPTI_CB_DOMAIN_RESOURCE, CUpti_CallbackId(e->cbid), &data);
 }
 
-const FakeToolCallbacks kTool{on_api, on_kernel, on_graph_event};
+// A copy or memset the device ran: a MEMCPY or MEMSET record when that kind is enabled, as
+// CUPTI writes them (the current versions of the records).
+void on_transfer(const FakeTransferExecution* e) {
+  State& s = st();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (e->memset != 0) {
+    if (s.kinds.count(CUPTI_ACTIVITY_KIND_MEMSET) == 0) return;
+    CUpti_ActivityMemset4 r{};
+    r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+    r.bytes = e->bytes;
+    r.start = e->start_ns;
+    r.end = e->end_ns;
+    r.deviceId = e->device;
+    r.contextId = e->context_id;
+    r.streamId = e->stream_id;
+    r.correlationId = e->correlation_id;
+    r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    append_locked(s, r);
+    return;
+  }
+  if (s.kinds.count(CUPTI_ACTIVITY_KIND_MEMCPY) == 0) return;
+  CUpti_ActivityMemcpy6 r{};
+  r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  r.copyKind = e->copy_kind;
+  r.bytes = e->bytes;
+  r.start = e->start_ns;
+  r.end = e->end_ns;
+  r.deviceId = e->device;
+  r.contextId = e->context_id;
+  r.streamId = e->stream_id;
+  r.correlationId = e->correlation_id;
+  append_locked(s, r);
+}
+
+const FakeToolCallbacks kTool{on_api, on_kernel, on_graph_event, on_transfer};
 
 using AttachFn = int (*)(const FakeToolCallbacks*);
 using NodeIdFn = std::uint64_t (*)(CUgraphNode);
@@ -412,6 +446,8 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t validBufferSizeBy
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
         size = sizeof(CUpti_ActivityExternalCorrelation);
         break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY: size = sizeof(CUpti_ActivityMemcpy6); break;
+      case CUPTI_ACTIVITY_KIND_MEMSET: size = sizeof(CUpti_ActivityMemset4); break;
       default: return CUPTI_ERROR_INVALID_KIND;
     }
     offset = std::size_t(current - buffer) + (size + 7) / 8 * 8;

@@ -213,6 +213,25 @@ CUresult record_event(CUevent hEvent, CUstream hStream) {
   return CUDA_SUCCESS;
 }
 
+// The synchronous copies and memsets: they run on the legacy default stream after the work
+// queued there, the calling thread waits for them, and during a stream capture they are
+// unsafe calls as synchronisation is (cuda.h: cuMemcpy* "synchronous" API behaviour).
+// `copy_kind` is a CUpti_ActivityMemcpyKind; `memset` a memset instead of a copy.
+template <typename Params, typename Body>
+CUresult synchronous_transfer(int cbid, const char* fname, const Params& params, bool memset,
+                              std::uint8_t copy_kind, std::uint64_t bytes, Body&& body) {
+  if (CUresult r = check_init()) return r;
+  return with_api_callbacks(cbid, fname, &params, nullptr, nullptr, [&](std::uint32_t corr) {
+    {
+      std::lock_guard<std::mutex> lock(state().mu);
+      if (CUresult r = check_capture_safety_locked(state())) return r;
+    }
+    body();
+    wait_until(transfer(nullptr, memset, copy_kind, bytes, corr));
+    return CUDA_SUCCESS;
+  });
+}
+
 }  // namespace
 
 int fake_cuda::current_device() {
@@ -385,13 +404,42 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
-  std::memcpy(reinterpret_cast<void*>(dst), src, n);
-  return CUDA_SUCCESS;
+  const cuMemcpyHtoD_v2_params params{dst, src, n};
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", params,
+                              false, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, n,
+                              [&] { std::memcpy(reinterpret_cast<void*>(dst), src, n); });
 }
 
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
-  std::memcpy(dst, reinterpret_cast<const void*>(src), n);
-  return CUDA_SUCCESS;
+  const cuMemcpyDtoH_v2_params params{dst, src, n};
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", params,
+                              false, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, n,
+                              [&] { std::memcpy(dst, reinterpret_cast<const void*>(src), n); });
+}
+
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  const cuMemcpyDtoD_v2_params params{dst, src, n};
+  return synchronous_transfer(
+      CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", params, false,
+      CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, n,
+      [&] { std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n); });
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n) {
+  const cuMemsetD8_v2_params params{dst, value, n};
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, "cuMemsetD8_v2", params, true,
+                              CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, n,
+                              [&] { std::memset(reinterpret_cast<void*>(dst), value, n); });
+}
+
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t n) {
+  const cuMemsetD32_v2_params params{dst, value, n};
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, "cuMemsetD32_v2", params,
+                              true, CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, n * sizeof(unsigned int),
+                              [&] {
+                                auto* p = reinterpret_cast<unsigned int*>(dst);
+                                for (size_t i = 0; i < n; ++i) p[i] = value;
+                              });
 }
 
 // ---- modules, libraries, functions, kernels ----------------------------------------------

@@ -312,6 +312,38 @@ CUresult launch(const LaunchSpec& spec, std::uint32_t correlation) {
   return CUDA_SUCCESS;
 }
 
+std::uint64_t transfer(CUstream stream_handle, bool memset, std::uint8_t copy_kind,
+                       std::uint64_t bytes, std::uint32_t correlation) {
+  State& s = state();
+  FakeTransferExecution e{};
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    Stream* stream = resolve_stream(stream_handle);
+    // CUpti_ActivityMemcpyKind: only host-to-device (1) and device-to-host (2) copies cross the
+    // host link.
+    const bool host_link = !memset && (copy_kind == 1 || copy_kind == 2);
+    const std::uint64_t dur = fake_sim::transfer_duration_ns(bytes, host_link);
+    std::uint64_t start = now_ns();
+    if (s.device_ready_ns > start) start = s.device_ready_ns;
+    if (stream->ready_ns > start) start = stream->ready_ns;
+    const std::uint64_t end = start + dur;
+    s.device_ready_ns = end;
+    stream->ready_ns = end;
+    e.memset = memset ? 1 : 0;
+    e.copy_kind = copy_kind;
+    e.bytes = bytes;
+    e.start_ns = start;
+    e.end_ns = end;
+    e.device = static_cast<std::uint32_t>(stream->device >= 0 ? stream->device : current_device());
+    e.context_id = 1;
+    e.stream_id = stream->id;
+    e.correlation_id = correlation;
+  }
+  const FakeToolCallbacks* tool = s.tool.load(std::memory_order_acquire);
+  if (tool != nullptr && tool->transfer_executed != nullptr) tool->transfer_executed(&e);
+  return e.end_ns;
+}
+
 CUresult replay(GraphExec* exec, CUstream stream_handle, std::uint32_t correlation) {
   State& s = state();
   std::vector<FakeKernelExecution> done;

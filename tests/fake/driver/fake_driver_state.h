@@ -177,6 +177,12 @@ int current_device();
 
 // Executes or captures one launch (called with the lock not held).
 CUresult launch(const LaunchSpec& spec, std::uint32_t correlation);
+// Runs one memory copy (`memset` false, `copy_kind` a CUpti_ActivityMemcpyKind) or memset of
+// `bytes` on the simulated device after the work queued on `stream`, and tells the tool
+// (called with the lock not held; the caller has checked the stream may take it). Returns
+// the simulated time it ends, which a synchronous copy waits for.
+std::uint64_t transfer(CUstream stream, bool memset, std::uint8_t copy_kind, std::uint64_t bytes,
+                       std::uint32_t correlation);
 // Replays a graph executable on a stream.
 CUresult replay(GraphExec* exec, CUstream stream, std::uint32_t correlation);
 
