@@ -150,6 +150,37 @@ PY
   [[ -n "$under" && "$under" == "$plain" ]] || fail "torch.profiler lost kernels under the runtime"
   check_summary profiler-mid-run "$dir/summary.json" "another CUPTI client"
 
+  # The GPU's copies: CUPTI's MEMCPY records, counted in the summary by kind, and a
+  # profiler's own copy records still handed to it.
+  cat > "$out/copies.py" <<'PY'
+import torch
+from torch.profiler import ProfilerActivity, profile
+host = torch.randn(1 << 20).pin_memory()
+for _ in range(10):
+    d = host.to("cuda", non_blocking=True)
+    back = (d * 2).cpu()
+torch.cuda.synchronize()
+with profile(activities=[ProfilerActivity.CUDA]) as prof:
+    d = host.to("cuda")
+    torch.cuda.synchronize()
+copies = sum(1 for e in prof.events() if "Memcpy" in e.name)
+print(f"profiler_copies {copies}")
+PY
+  dir="$out/copies"; mkdir -p "$dir"
+  seen="$(LD_PRELOAD="$lib" PM2LAT_OUT="$dir/" PM2LAT_SUMMARY="$dir/summary.json" \
+          python3 "$out/copies.py" | sed -n 's/profiler_copies //p')"
+  [[ "${seen:-0}" -ge 1 ]] || fail "torch.profiler saw no memory copy under the runtime"
+  python3 - "$dir/summary.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+t = {x["kind"]: x for x in json.load(open(sys.argv[1])).get("transfers", [])}
+h2d, d2h = t.get("host_to_device", {}), t.get("device_to_host", {})
+print(f"copies: host_to_device {h2d.get('count', 0)} ({h2d.get('bytes', 0)} bytes), "
+      f"device_to_host {d2h.get('count', 0)} ({d2h.get('bytes', 0)} bytes)")
+# 11 copies of 4 MiB in, 10 out (a CUDA context may add copies of its own).
+if h2d.get("count", 0) < 11 or h2d.get("bytes", 0) < 11 * 4 << 20 or d2h.get("count", 0) < 10:
+    print("FAIL: copies: the summary does not count the program's copies"); sys.exit(1)
+PY
+
   dir="$out/graph-capture-events"; mkdir -p "$dir"
   if LD_PRELOAD="$lib" PM2LAT_TIMING=events PM2LAT_OUT="$dir/" PM2LAT_SUMMARY="$dir/summary.json" \
       python3 "$out/graph_capture_events.py" | grep -q "capture ok"; then

@@ -95,4 +95,32 @@ TEST(Summary, EachKernelIsComparedWithTheGpuItRanOn) {
   EXPECT_EQ(j.at("gpu"), "H100-SXM, A100-SXM");
 }
 
+TEST(Summary, CopiesAndMemsetsAreSaidWithTheirShareOfTheGpuTime) {
+  Summary s("H100-SXM");
+  s.add(record("gemm_a", KernelFamily::kGemm, 300.0, 300.0, 600.0), 300000);
+  s.add_transfer("host_to_device", 1 << 20, 400000);
+  s.add_transfer("host_to_device", 1 << 20, 200000);
+  s.add_transfer("device_to_host", 4096, 50000);
+  s.add_transfer("memset", 1024, 50000);
+  const auto& h2d = s.transfers().at("host_to_device");
+  EXPECT_EQ(h2d.count, 2u);
+  EXPECT_EQ(h2d.bytes, 2u << 20);
+  EXPECT_DOUBLE_EQ(h2d.measured_ms, 0.6);
+  const auto j = nlohmann::json::parse(s.to_json("m", {"H100-SXM"}, {}));
+  ASSERT_EQ(j.at("transfers").size(), 3u);
+  EXPECT_EQ(j.at("transfers").at(0).at("kind"), "device_to_host");  // by name
+  EXPECT_EQ(j.at("transfers").at(1).at("count"), 2);
+  // 0.65 ms of copies and 0.05 of memsets beside 0.3 ms of kernels: 70 % of the GPU's time.
+  const std::string text = s.to_text({"H100-SXM"});
+  EXPECT_NE(text.find("not forecast: 3 memory copies (0.650 ms: device_to_host 0.050, "
+                      "host_to_device 0.600) and 1 memsets (0.050 ms), 70.0 % of the GPU time"),
+            std::string::npos)
+      << text;
+  // Without copies or memsets the summary says nothing of them.
+  Summary none("H100-SXM");
+  none.add(record("gemm_a", KernelFamily::kGemm, 300.0, 300.0, 600.0), 300000);
+  EXPECT_EQ(none.to_text({"H100-SXM"}).find("not forecast"), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(none.to_json("m", {}, {})).at("transfers").empty());
+}
+
 }  // namespace pm2lat::shim

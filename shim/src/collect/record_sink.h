@@ -60,6 +60,11 @@ class RecordSink {
   // profiles, writes it without predictions.
   void add(BuiltRecord& record);
 
+  // One memory copy or memset the GPU ran (`kind` as Summary::add_transfer names it).
+  void add_transfer(std::string_view kind, std::uint64_t bytes, std::uint64_t measured_ns) {
+    summary_.add_transfer(kind, bytes, measured_ns);
+  }
+
   // Flushes the records file every flush_ms (`now_ns` monotonic).
   void flush_if_due(std::uint64_t now_ns);
   // Writes the summary and closes the records file.

@@ -41,6 +41,14 @@ void Summary::add(const PredictedRecord& r, std::uint64_t measured_ns) {
   }
 }
 
+void Summary::add_transfer(std::string_view kind, std::uint64_t bytes, std::uint64_t measured_ns) {
+  auto it = transfers_.find(kind);
+  if (it == transfers_.end()) it = transfers_.emplace(std::string(kind), TransferTotals{}).first;
+  ++it->second.count;
+  it->second.bytes += bytes;
+  it->second.measured_ms += static_cast<double>(measured_ns) / 1e6;
+}
+
 std::string Summary::to_json(const std::string& mode, const std::vector<std::string>& targets,
                              const std::vector<std::string>& warnings,
                              std::size_t top_kernels) const {
@@ -105,6 +113,12 @@ std::string Summary::to_json(const std::string& mode, const std::vector<std::str
   }
   j["kernels"] = std::move(kj);
   j["kernels_total"] = kernels_.size();
+  json tj = json::array();
+  for (const auto& [kind, t] : transfers_) {
+    tj.push_back(
+        {{"kind", kind}, {"count", t.count}, {"bytes", t.bytes}, {"measured_ms", t.measured_ms}});
+  }
+  j["transfers"] = std::move(tj);
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -140,7 +154,34 @@ std::string Summary::to_text(const std::vector<std::string>& targets) const {
     }
     out += line + "\n";
   }
+  if (!transfers_.empty()) out += transfers_line();
   return out;
+}
+
+std::string Summary::transfers_line() const {
+  // What the forecasts leave out of the GPU's measured time: its copies and memsets.
+  double copies_ms = 0, memsets_ms = 0, kernels_ms = 0;
+  std::uint64_t copies = 0, memsets = 0;
+  std::string kinds;
+  for (const auto& [kind, t] : transfers_) {
+    if (kind == "memset") {
+      memsets += t.count;
+      memsets_ms += t.measured_ms;
+      continue;
+    }
+    copies += t.count;
+    copies_ms += t.measured_ms;
+    kinds += fmt::format("{}{} {:.3f}", kinds.empty() ? "" : ", ", kind, t.measured_ms);
+  }
+  for (const auto& kv : families_) kernels_ms += kv.second.measured_ms;
+  const double gpu_ms = kernels_ms + copies_ms + memsets_ms;
+  std::string line = fmt::format("pm2lat: not forecast: {} memory copies ({:.3f} ms{}{})", copies,
+                                 copies_ms, kinds.empty() ? "" : ": ", kinds);
+  line += fmt::format(" and {} memsets ({:.3f} ms)", memsets, memsets_ms);
+  if (kernels_ms > 0)
+    line += fmt::format(", {:.1f} % of the GPU time measured",
+                        100.0 * (copies_ms + memsets_ms) / gpu_ms);
+  return line + "\n";
 }
 
 }  // namespace pm2lat::shim

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -64,7 +65,19 @@ class Summary {
     std::uint64_t measured_ns = 0;
   };
 
+  // The GPU's memory copies and memsets (CUPTI's MEMCPY and MEMSET records), by kind
+  // ("host_to_device", ..., "memset"): not forecast, but part of the GPU's time.
+  struct TransferTotals {
+    std::uint64_t count = 0;
+    std::uint64_t bytes = 0;
+    double measured_ms = 0;
+  };
+  void add_transfer(std::string_view kind, std::uint64_t bytes, std::uint64_t measured_ns);
+
   const std::map<std::string, FamilyTotals>& families() const noexcept { return families_; }
+  const std::map<std::string, TransferTotals, std::less<>>& transfers() const noexcept {
+    return transfers_;
+  }
   const std::unordered_map<std::string, KernelTotals>& kernels() const noexcept { return kernels_; }
 
   // The summary as one JSON document ("schema":"pm2lat.summary","version":1).
@@ -75,11 +88,15 @@ class Summary {
   std::string to_text(const std::vector<std::string>& targets) const;
 
  private:
+  // The line of to_text() that says how much of the GPU's time went to copies and memsets.
+  std::string transfers_line() const;
+
   std::string source_;
   std::vector<std::string> ran_on_;  // the records' GPUs, each once (one per device model)
   ShimCounters counters_;
   std::map<std::string, FamilyTotals> families_;
   std::unordered_map<std::string, KernelTotals> kernels_;
+  std::map<std::string, TransferTotals, std::less<>> transfers_;
 };
 
 }  // namespace pm2lat::shim

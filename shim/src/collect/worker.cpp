@@ -195,7 +195,11 @@ void Worker::iteration(bool final) {
               drain_rings(final, kWholeRing);
             joiner_.on_timing(t, pass_ns_, seq_bound);
           },
-          [this](const ExternalCorrelation& e) { joiner_.on_external(e); });
+          [this](const ExternalCorrelation& e) { joiner_.on_external(e); },
+          [this](const TransferTiming& t) {
+            sink_.add_transfer(transfer_kind_name(t.kind), t.bytes,
+                               t.end_ns > t.start_ns ? t.end_ns - t.start_ns : 0);
+          });
     }
     if (!drained_any && buffers_.empty()) break;
   }

@@ -47,6 +47,13 @@ bool CuptiActivity::start(const CuptiApi* api, bool external_correlation,
     api_ = nullptr;
     return false;
   }
+  // The GPU's copies and memsets: not forecast, but the summary says how much of the GPU's
+  // time they took. Kernels are measured without them if a CUPTI refuses them, and a kind it
+  // refused is not ours (another client's enabling of it then goes through to CUPTI).
+  for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+    if (api->activity_enable(kind) == CUPTI_SUCCESS) ours |= bit(kind);
+  }
+  our_kinds_.store(ours);
   if (external_correlation) {
     api->activity_enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     // External correlation records only appear for API records of enabled kinds; enable
@@ -228,8 +235,48 @@ std::uint64_t CuptiActivity::records_dropped() noexcept {
   return dropped;
 }
 
-void CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* t, ExternalCorrelation* c,
-                          int* what) const noexcept {
+const char* transfer_kind_name(TransferTiming::Kind kind) noexcept {
+  switch (kind) {
+    case TransferTiming::Kind::kHostToDevice: return "host_to_device";
+    case TransferTiming::Kind::kDeviceToHost: return "device_to_host";
+    case TransferTiming::Kind::kDeviceToDevice: return "device_to_device";
+    case TransferTiming::Kind::kPeerToPeer: return "peer_to_peer";
+    case TransferTiming::Kind::kOtherCopy: return "other_copy";
+    case TransferTiming::Kind::kMemset: return "memset";
+  }
+  return "other_copy";
+}
+
+CuptiActivity::Visited CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* t,
+                                            ExternalCorrelation* c,
+                                            TransferTiming* x) const noexcept {
+  if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+    // CUpti_ActivityMemcpy6's leading fields are CUpti_ActivityMemcpy's, at the same places.
+    const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+    switch (m->copyKind) {
+      case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: x->kind = TransferTiming::Kind::kHostToDevice; break;
+      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: x->kind = TransferTiming::Kind::kDeviceToHost; break;
+      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: x->kind = TransferTiming::Kind::kDeviceToDevice; break;
+      case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: x->kind = TransferTiming::Kind::kPeerToPeer; break;
+      default: x->kind = TransferTiming::Kind::kOtherCopy; break;
+    }
+    x->bytes = m->bytes;
+    x->start_ns = m->start;
+    x->end_ns = m->end;
+    x->device = m->deviceId;
+    x->stream = m->streamId;
+    return Visited::kTransfer;
+  }
+  if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+    const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+    x->kind = TransferTiming::Kind::kMemset;
+    x->bytes = m->bytes;
+    x->start_ns = m->start;
+    x->end_ns = m->end;
+    x->device = m->deviceId;
+    x->stream = m->streamId;
+    return Visited::kTransfer;
+  }
   if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
       record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
     // Kernel records are append-only across versions; every field read here exists since
@@ -255,14 +302,16 @@ void CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* t, Externa
     t->graph_id = k->graphId;
     t->cooperative = k->launchType != CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
     t->name = k->name;
-    *what = 1;
-  } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+    return Visited::kKernel;
+  }
+  if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
     const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-    if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) return;
+    if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) return Visited::kNone;
     c->correlation_id = e->correlationId;
     c->external_id = e->externalId;
-    *what = 2;
+    return Visited::kExternal;
   }
+  return Visited::kNone;
 }
 
 void CuptiActivity::reset_after_fork() noexcept {

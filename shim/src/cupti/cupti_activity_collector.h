@@ -40,6 +40,29 @@ struct KernelTiming {
   const char* name = nullptr;  // CUPTI's shared string, valid for the session
 };
 
+// One memory copy or memset as CUPTI measured it. Every field read is at the same place in
+// every version of CUPTI's MEMCPY and MEMSET records (CUpti_ActivityMemcpy and
+// CUpti_ActivityMemset onwards: fields are only appended).
+struct TransferTiming {
+  enum class Kind : std::uint8_t {
+    kHostToDevice,
+    kDeviceToHost,
+    kDeviceToDevice,
+    kPeerToPeer,
+    kOtherCopy,  // host to host, or to or from a CUDA array
+    kMemset,
+  };
+  Kind kind = Kind::kOtherCopy;
+  std::uint64_t bytes = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint32_t device = 0;
+  std::uint32_t stream = 0;
+};
+
+// The name a summary gives each kind ("host_to_device", ..., "memset").
+const char* transfer_kind_name(TransferTiming::Kind kind) noexcept;
+
 struct ExternalCorrelation {
   std::uint32_t correlation_id = 0;
   std::uint64_t external_id = 0;
@@ -57,8 +80,8 @@ class CuptiActivity {
 
   static CuptiActivity& instance();
 
-  // Registers the buffer callbacks and enables kernel records (and external correlation
-  // records when `external_correlation`). Returns false with a reason.
+  // Registers the buffer callbacks and enables kernel, memory copy and memset records (and
+  // external correlation records when `external_correlation`). Returns false with a reason.
   bool start(const CuptiApi* api, bool external_correlation, std::uint32_t flush_period_ms,
              std::string* reason);
   bool started() const noexcept { return api_ != nullptr; }
@@ -72,8 +95,9 @@ class CuptiActivity {
   // Worker: the buffers completed so far.
   void take_completed(std::vector<Completed>& out);
   // Worker: parses one buffer, then returns it to the pool.
-  template <typename OnKernel, typename OnExternal>
-  void parse(const Completed& buffer, OnKernel&& on_kernel, OnExternal&& on_external);
+  template <typename OnKernel, typename OnExternal, typename OnTransfer>
+  void parse(const Completed& buffer, OnKernel&& on_kernel, OnExternal&& on_external,
+             OnTransfer&& on_transfer);
 
   std::uint64_t buffers_refused() const noexcept { return refused_; }
   std::uint64_t records_dropped() noexcept;
@@ -102,8 +126,10 @@ class CuptiActivity {
   static std::uint64_t bit(CUpti_ActivityKind kind) noexcept {
     return std::uint64_t{1} << static_cast<unsigned>(kind);
   }
-  void visit(const CUpti_Activity* record, KernelTiming* timing, ExternalCorrelation* corr,
-             int* what) const noexcept;
+  // What a record is: kNone, or the one of `timing`, `corr` and `transfer` it filled in.
+  enum class Visited : std::uint8_t { kNone, kKernel, kExternal, kTransfer };
+  Visited visit(const CUpti_Activity* record, KernelTiming* timing, ExternalCorrelation* corr,
+                TransferTiming* transfer) const noexcept;
 
   const CuptiApi* api_ = nullptr;
   std::mutex mu_;
@@ -124,16 +150,20 @@ class CuptiActivity {
 
 static_assert(CUPTI_ACTIVITY_KIND_COUNT <= 64, "activity kinds are kept as bits of a word");
 
-template <typename OnKernel, typename OnExternal>
-void CuptiActivity::parse(const Completed& buffer, OnKernel&& on_kernel, OnExternal&& on_external) {
+template <typename OnKernel, typename OnExternal, typename OnTransfer>
+void CuptiActivity::parse(const Completed& buffer, OnKernel&& on_kernel, OnExternal&& on_external,
+                          OnTransfer&& on_transfer) {
   CUpti_Activity* record = nullptr;
   while (api_->activity_get_next_record(buffer.data, buffer.valid, &record) == CUPTI_SUCCESS) {
     KernelTiming timing;
     ExternalCorrelation corr;
-    int what = 0;
-    visit(record, &timing, &corr, &what);
-    if (what == 1) on_kernel(timing);
-    if (what == 2) on_external(corr);
+    TransferTiming transfer;
+    switch (visit(record, &timing, &corr, &transfer)) {
+      case Visited::kKernel: on_kernel(timing); break;
+      case Visited::kExternal: on_external(corr); break;
+      case Visited::kTransfer: on_transfer(transfer); break;
+      case Visited::kNone: break;
+    }
   }
   release(buffer.data);
 }
