@@ -1,5 +1,6 @@
 #include "cupti/cupti_activity_collector.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -110,10 +111,7 @@ void CuptiActivity::buffer_requested(std::uint8_t** buffer, std::size_t* size,
 
 bool CuptiActivity::owns(const std::uint8_t* buffer) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const std::uint8_t* b : owned_) {
-    if (b == buffer) return true;
-  }
-  return false;
+  return std::ranges::find(owned_, buffer) != owned_.end();
 }
 
 void CuptiActivity::buffer_completed(CUcontext ctx, std::uint32_t stream, std::uint8_t* buffer,
@@ -247,34 +245,42 @@ const char* transfer_kind_name(TransferTiming::Kind kind) noexcept {
   return "other_copy";
 }
 
-CuptiActivity::Visited CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* t,
-                                            ExternalCorrelation* c,
-                                            TransferTiming* x) const noexcept {
+CuptiActivity::Visited CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* timing,
+                                            ExternalCorrelation* corr,
+                                            TransferTiming* transfer) const noexcept {
   if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
     // CUpti_ActivityMemcpy6's leading fields are CUpti_ActivityMemcpy's, at the same places.
     const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
     switch (m->copyKind) {
-      case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: x->kind = TransferTiming::Kind::kHostToDevice; break;
-      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: x->kind = TransferTiming::Kind::kDeviceToHost; break;
-      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: x->kind = TransferTiming::Kind::kDeviceToDevice; break;
-      case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: x->kind = TransferTiming::Kind::kPeerToPeer; break;
-      default: x->kind = TransferTiming::Kind::kOtherCopy; break;
+      case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+        transfer->kind = TransferTiming::Kind::kHostToDevice;
+        break;
+      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+        transfer->kind = TransferTiming::Kind::kDeviceToHost;
+        break;
+      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+        transfer->kind = TransferTiming::Kind::kDeviceToDevice;
+        break;
+      case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+        transfer->kind = TransferTiming::Kind::kPeerToPeer;
+        break;
+      default: transfer->kind = TransferTiming::Kind::kOtherCopy; break;
     }
-    x->bytes = m->bytes;
-    x->start_ns = m->start;
-    x->end_ns = m->end;
-    x->device = m->deviceId;
-    x->stream = m->streamId;
+    transfer->bytes = m->bytes;
+    transfer->start_ns = m->start;
+    transfer->end_ns = m->end;
+    transfer->device = m->deviceId;
+    transfer->stream = m->streamId;
     return Visited::kTransfer;
   }
   if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
     const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-    x->kind = TransferTiming::Kind::kMemset;
-    x->bytes = m->bytes;
-    x->start_ns = m->start;
-    x->end_ns = m->end;
-    x->device = m->deviceId;
-    x->stream = m->streamId;
+    transfer->kind = TransferTiming::Kind::kMemset;
+    transfer->bytes = m->bytes;
+    transfer->start_ns = m->start;
+    transfer->end_ns = m->end;
+    transfer->device = m->deviceId;
+    transfer->stream = m->streamId;
     return Visited::kTransfer;
   }
   if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||
@@ -282,33 +288,33 @@ CuptiActivity::Visited CuptiActivity::visit(const CUpti_Activity* record, Kernel
     // Kernel records are append-only across versions; every field read here exists since
     // CUpti_ActivityKernel8, the minimum the loader accepts.
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-    t->start_ns = k->start;
-    t->end_ns = k->end;
-    t->correlation_id = k->correlationId;
-    t->device = k->deviceId;
-    t->stream = k->streamId;
-    t->grid[0] = static_cast<std::uint32_t>(k->gridX);
-    t->grid[1] = static_cast<std::uint32_t>(k->gridY);
-    t->grid[2] = static_cast<std::uint32_t>(k->gridZ);
-    t->block[0] = static_cast<std::uint32_t>(k->blockX);
-    t->block[1] = static_cast<std::uint32_t>(k->blockY);
-    t->block[2] = static_cast<std::uint32_t>(k->blockZ);
-    t->cluster[0] = k->clusterX ? k->clusterX : 1;
-    t->cluster[1] = k->clusterY ? k->clusterY : 1;
-    t->cluster[2] = k->clusterZ ? k->clusterZ : 1;
-    t->smem = static_cast<std::uint32_t>(k->staticSharedMemory + k->dynamicSharedMemory);
-    t->registers = k->registersPerThread;
-    t->graph_node_id = k->graphNodeId;
-    t->graph_id = k->graphId;
-    t->cooperative = k->launchType != CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
-    t->name = k->name;
+    timing->start_ns = k->start;
+    timing->end_ns = k->end;
+    timing->correlation_id = k->correlationId;
+    timing->device = k->deviceId;
+    timing->stream = k->streamId;
+    timing->grid[0] = static_cast<std::uint32_t>(k->gridX);
+    timing->grid[1] = static_cast<std::uint32_t>(k->gridY);
+    timing->grid[2] = static_cast<std::uint32_t>(k->gridZ);
+    timing->block[0] = static_cast<std::uint32_t>(k->blockX);
+    timing->block[1] = static_cast<std::uint32_t>(k->blockY);
+    timing->block[2] = static_cast<std::uint32_t>(k->blockZ);
+    timing->cluster[0] = k->clusterX ? k->clusterX : 1;
+    timing->cluster[1] = k->clusterY ? k->clusterY : 1;
+    timing->cluster[2] = k->clusterZ ? k->clusterZ : 1;
+    timing->smem = static_cast<std::uint32_t>(k->staticSharedMemory + k->dynamicSharedMemory);
+    timing->registers = k->registersPerThread;
+    timing->graph_node_id = k->graphNodeId;
+    timing->graph_id = k->graphId;
+    timing->cooperative = k->launchType != CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+    timing->name = k->name;
     return Visited::kKernel;
   }
   if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
     const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
     if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) return Visited::kNone;
-    c->correlation_id = e->correlationId;
-    c->external_id = e->externalId;
+    corr->correlation_id = e->correlationId;
+    corr->external_id = e->externalId;
     return Visited::kExternal;
   }
   return Visited::kNone;

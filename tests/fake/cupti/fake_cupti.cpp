@@ -133,7 +133,7 @@ void on_api(const FakeApiEvent* e) {
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (e->site == 0 && is_launch_cbid(e->cbid) &&
-        s.kinds.count(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != 0) {
+        s.kinds.contains(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
       for (int kind = 0; kind < CUPTI_EXTERNAL_CORRELATION_KIND_SIZE; ++kind) {
         if (t_external[kind].empty()) continue;
         CUpti_ActivityExternalCorrelation r{};
@@ -145,8 +145,8 @@ void on_api(const FakeApiEvent* e) {
       }
     }
     if (s.subscriber != nullptr &&
-        s.subscriber->enabled.count((std::uint64_t(CUPTI_CB_DOMAIN_DRIVER_API) << 32) |
-                                    std::uint32_t(e->cbid)) != 0) {
+        s.subscriber->enabled.contains((std::uint64_t(CUPTI_CB_DOMAIN_DRIVER_API) << 32) |
+                                       std::uint32_t(e->cbid))) {
       cb = s.subscriber->callback;
       userdata = s.subscriber->userdata;
     }
@@ -168,8 +168,8 @@ void on_api(const FakeApiEvent* e) {
 void on_kernel(const FakeKernelExecution* e) {
   State& s = st();
   std::lock_guard<std::mutex> lock(s.mu);
-  const bool concurrent = s.kinds.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != 0;
-  if (!concurrent && s.kinds.count(CUPTI_ACTIVITY_KIND_KERNEL) == 0) return;
+  const bool concurrent = s.kinds.contains(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (!concurrent && !s.kinds.contains(CUPTI_ACTIVITY_KIND_KERNEL)) return;
   CUpti_ActivityKernel10 r{};
   r.kind = concurrent ? CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL : CUPTI_ACTIVITY_KIND_KERNEL;
   r.registersPerThread = e->registers;
@@ -207,8 +207,8 @@ void on_graph_event(const FakeGraphEvent* e) {
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (s.subscriber == nullptr ||
-        s.subscriber->enabled.count((std::uint64_t(CUPTI_CB_DOMAIN_RESOURCE) << 32) |
-                                    std::uint32_t(e->cbid)) == 0) {
+        !s.subscriber->enabled.contains((std::uint64_t(CUPTI_CB_DOMAIN_RESOURCE) << 32) |
+                                        std::uint32_t(e->cbid))) {
       return;
     }
     cb = s.subscriber->callback;
@@ -228,7 +228,7 @@ void on_transfer(const FakeTransferExecution* e) {
   State& s = st();
   std::lock_guard<std::mutex> lock(s.mu);
   if (e->memset != 0) {
-    if (s.kinds.count(CUPTI_ACTIVITY_KIND_MEMSET) == 0) return;
+    if (!s.kinds.contains(CUPTI_ACTIVITY_KIND_MEMSET)) return;
     CUpti_ActivityMemset4 r{};
     r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
     r.bytes = e->bytes;
@@ -242,7 +242,7 @@ void on_transfer(const FakeTransferExecution* e) {
     append_locked(s, r);
     return;
   }
-  if (s.kinds.count(CUPTI_ACTIVITY_KIND_MEMCPY) == 0) return;
+  if (!s.kinds.contains(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
   CUpti_ActivityMemcpy6 r{};
   r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
   r.copyKind = e->copy_kind;

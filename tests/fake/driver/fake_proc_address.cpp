@@ -22,7 +22,7 @@ struct Entry {
   void* per_thread;  // `_ptsz`/`_ptds` variant, or null when there is none
 };
 
-#define FN(x) reinterpret_cast<void*>(&x)
+#define FN(x) (reinterpret_cast<void*>(&(x)))
 
 const Entry kEntries[] = {
     {"cuInit", 2000, FN(cuInit), nullptr},
@@ -109,7 +109,7 @@ struct Trampoline<Fn> {
 };
 
 #define TRAMPOLINE(x) \
-  { reinterpret_cast<void*>(&x), reinterpret_cast<void*>(&Trampoline<&x>::call) }
+  { reinterpret_cast<void*>(&(x)), reinterpret_cast<void*>(&Trampoline<&(x)>::call) }
 
 struct Internal {
   void* exported;
