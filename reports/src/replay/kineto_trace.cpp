@@ -204,8 +204,8 @@ class TraceBuilder {
       return;
     }
     if (kind == EventKind::kFill) {
-      ++t_.transfers.fills;
-      t_.transfers.fill_us += dur;
+      ++t_.transfers.memsets;
+      t_.transfers.memset_us += dur;
       return;
     }
     const std::string name = string_or(field(e, {"name"}));

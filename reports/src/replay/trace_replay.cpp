@@ -1,7 +1,5 @@
 #include "pm2lat/reports/replay/trace_replay.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -10,6 +8,7 @@
 
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/reports/eval/progress_bar.h"
+#include "pm2lat/reports/gpu_transfers.h"
 #include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/replay/gpu_inference.h"
@@ -160,15 +159,11 @@ TraceReplay replay_trace(const std::filesystem::path& file, Predictor& predictor
                         " kernel event(s) not replayed: no start time, or a duration missing, "
                         "negative or not finite");
   }
-  if (const TraceTransfers& x = trace.transfers; x.copies + x.fills > 0) {
+  if (trace.transfers.any()) {
     double kernel_us = 0;
     for (const TraceKernel& k : trace.kernels) kernel_us += k.dur_us;
-    const double busy_us = kernel_us + x.copy_us + x.fill_us;
-    out.notes.push_back(fmt::format(
-        "not forecast: the GPU's memory copies ({}, {:.3f} ms) and memsets ({}, {:.3f} ms) "
-        "besides its kernels, {:.1f} % of the GPU time the trace's events add up to",
-        x.copies, x.copy_us / 1e3, x.fills, x.fill_us / 1e3,
-        100.0 * (x.copy_us + x.fill_us) / busy_us));
+    out.notes.push_back(
+        transfers_note(trace.transfers, kernel_us, "the GPU time the trace's events add up to"));
   }
   out.device = !options.gpu.empty() ? options.gpu : records.gpu;
   if (out.device.empty()) {

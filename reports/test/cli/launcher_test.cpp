@@ -58,6 +58,11 @@ TEST_F(RunFixture, ConfiguresTheProgramAndPassesItsExitCodeOn) {
   EXPECT_NE(seen.find("runtime_loaded=yes"), std::string::npos) << seen;
   // The summary of what the program recorded, and the report files.
   EXPECT_NE(r.out.find("accuracy on H100-SXM: 3 kernels"), std::string::npos) << r.out;
+  // What the runtime's summary says the GPU did besides the kernels (0.1 ms beside 0.03 ms).
+  EXPECT_NE(r.out.find("note: not forecast: the GPU's memory copies (2, 0.090 ms) and memsets "
+                       "(1, 0.010 ms) besides its kernels, 76.9 % of the GPU time measured"),
+            std::string::npos)
+      << r.out;
   EXPECT_TRUE(std::filesystem::exists(out / "pm2lat-report.html"));
   EXPECT_TRUE(std::filesystem::exists(out / "pm2lat-report.trace.json"));
   EXPECT_TRUE(std::filesystem::exists(out / "pm2lat-report.csv"));

@@ -1,6 +1,6 @@
 // A program for the launcher tests, run as `pm2lat run -- fake_program MODE [ARG]`. It writes
-// what it saw of its environment to $PM2LAT_OUT/env.txt, a records file where the runtime
-// would, then ends as MODE says:
+// what it saw of its environment to $PM2LAT_OUT/env.txt, a records file and a summary where
+// the runtime would, then ends as MODE says:
 //   exit N       exit with status N
 //   raise SIG    kill itself with signal SIG
 //   wait         write $PM2LAT_OUT/ready, wait for SIGTERM, record it and exit 42
@@ -59,6 +59,12 @@ void write_outputs(const std::string& out) {
     pr.predictions.emplace_back("A100-SXM", p);
     r << pm2lat::record_to_jsonl(pr) << "\n";
   }
+  // The runtime's summary beside the records: two host-to-device copies and a memset.
+  std::ofstream s(out + "/summary.0.json");
+  s << R"({"schema":"pm2lat.summary","version":1,"transfers":[)"
+    << R"({"kind":"host_to_device","count":2,"bytes":2097152,"measured_ms":0.09},)"
+    << R"({"kind":"memset","count":1,"bytes":1024,"measured_ms":0.01}]})"
+    << "\n";
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "pm2lat/kernel_launch.h"
+#include "pm2lat/reports/gpu_transfers.h"
 
 namespace pm2lat::reports {
 
@@ -105,16 +106,6 @@ struct TraceKernel {
   bool graph_launch = false;
 };
 
-// The GPU's memory copies and fills (gpu_memcpy and gpu_memset events, Memcpy HtoD, DtoD,
-// Memset): GPU time that is not a kernel's, which the replay does not forecast; counted so
-// that it says how much of the trace's GPU time they are.
-struct TraceTransfers {
-  std::size_t copies = 0;
-  double copy_us = 0;
-  std::size_t fills = 0;
-  double fill_us = 0;
-};
-
 struct KinetoTrace {
   std::string source;  // file name, for messages
   StringTable strings;
@@ -128,7 +119,7 @@ struct KinetoTrace {
   // Kernel events with no start time or no usable duration (missing, negative or not finite):
   // not replayed, and counted so that the replay says so instead of losing them silently.
   std::size_t skipped_kernels = 0;
-  TraceTransfers transfers;
+  GpuTransfers transfers;  // gpu_memcpy and gpu_memset events: not kernels
 
   // The device a kernel ran on (by id), nullptr if deviceProperties did not list it.
   const TraceDevice* device(std::int32_t id) const noexcept;

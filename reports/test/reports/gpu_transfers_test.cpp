@@ -1,0 +1,48 @@
+#include "pm2lat/reports/gpu_transfers.h"
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.h"
+
+namespace pm2lat::reports {
+namespace {
+
+TEST(GpuTransfers, TheNoteSaysCountsTimesAndTheirShareOfTheGpuTime) {
+  GpuTransfers t;
+  t.copies = 3;
+  t.copy_us = 1500;
+  t.memsets = 1;
+  t.memset_us = 500;
+  // 2 ms of transfers beside 2 ms of kernels: half the GPU's time.
+  EXPECT_EQ(transfers_note(t, 2000, "the GPU time measured"),
+            "not forecast: the GPU's memory copies (3, 1.500 ms) and memsets (1, 0.500 ms) "
+            "besides its kernels, 50.0 % of the GPU time measured");
+  EXPECT_FALSE(GpuTransfers{}.any());
+  EXPECT_TRUE(t.any());
+}
+
+// Every process of a run writes its summary; a file that is not one (or is cut short) adds
+// nothing and stops nothing.
+TEST(GpuTransfers, SummaryFilesOfEveryProcessAreSummedAndOthersSkipped) {
+  const std::filesystem::path dir = test::scratch_dir("transfers");
+  test::write_text(dir / "summary.0.json",
+                   R"({"schema":"pm2lat.summary","transfers":[)"
+                   R"({"kind":"host_to_device","count":2,"bytes":8,"measured_ms":0.5},)"
+                   R"({"kind":"memset","count":1,"bytes":4,"measured_ms":0.25}]})");
+  test::write_text(dir / "summary.1.json",
+                   R"({"schema":"pm2lat.summary","transfers":[)"
+                   R"({"kind":"device_to_host","count":1,"bytes":8,"measured_ms":1.0}]})");
+  test::write_text(dir / "summary.2.json", R"({"schema":"pm2lat.summary","trans)");
+  test::write_text(dir / "summary.3.json", R"({"schema":"something.else","transfers":[)"
+                                           R"({"kind":"memset","count":9,"measured_ms":9}]})");
+  test::write_text(dir / "records.0.jsonl", "{}\n");
+  const GpuTransfers t = summary_transfers(dir);
+  EXPECT_EQ(t.copies, 3u);
+  EXPECT_DOUBLE_EQ(t.copy_us, 1500.0);
+  EXPECT_EQ(t.memsets, 1u);
+  EXPECT_DOUBLE_EQ(t.memset_us, 250.0);
+  EXPECT_FALSE(summary_transfers(dir / "missing").any());
+}
+
+}  // namespace
+}  // namespace pm2lat::reports
