@@ -43,7 +43,7 @@ void summarise_run(const std::filesystem::path& out_dir) {
     }
     h.notes = run.notes;
     // The runtime's summaries say what else the GPU did: its copies and memsets.
-    if (const reports::GpuTransfers t = reports::summary_transfers(out_dir); t.any())
+    if (const reports::GpuTransfers t = reports::summary_transfers(files); t.any())
       h.notes.push_back(reports::transfers_note(t, summary.measured_us, "the GPU time measured"));
     std::cerr.flush();
     reports::print_run_summary(std::cout, summary, h);

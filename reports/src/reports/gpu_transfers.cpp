@@ -16,29 +16,53 @@ std::string transfers_note(const GpuTransfers& t, double kernel_us, std::string_
       busy_us > 0 ? 100.0 * (t.copy_us + t.memset_us) / busy_us : 0.0, share_of);
 }
 
-GpuTransfers summary_transfers(const std::filesystem::path& dir) {
-  GpuTransfers sum;
+namespace {
+
+// The summary the runtime wrote beside `records` (runtime.cpp, choose_output_paths).
+std::filesystem::path summary_beside(const std::filesystem::path& records) {
+  std::string name = records.filename().string();
+  if (name.ends_with(".jsonl")) name.resize(name.size() - 6);
   std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!name.starts_with("summary") || it->path().extension() != ".json") continue;
+  if (name.starts_with("records.")) {
+    const std::filesystem::path in_run =
+        records.parent_path() / ("summary." + name.substr(8) + ".json");
+    if (std::filesystem::exists(in_run, ec)) return in_run;
+  }
+  return records.parent_path() / (name + ".summary.json");
+}
+
+void add_summary(const std::filesystem::path& path, GpuTransfers& sum) {
+  std::ifstream in(path);
+  if (!in) return;
+  const nlohmann::json s = nlohmann::json::parse(in);
+  if (s.value("schema", "") != "pm2lat.summary" || !s.contains("transfers")) return;
+  GpuTransfers file;
+  for (const nlohmann::json& t : s.at("transfers")) {
+    const auto count = t.at("count").get<std::size_t>();
+    const double us = t.at("measured_ms").get<double>() * 1e3;
+    if (t.at("kind") == "memset") {
+      file.memsets += count;
+      file.memset_us += us;
+    } else {
+      file.copies += count;
+      file.copy_us += us;
+    }
+  }
+  sum.copies += file.copies;
+  sum.copy_us += file.copy_us;
+  sum.memsets += file.memsets;
+  sum.memset_us += file.memset_us;
+}
+
+}  // namespace
+
+GpuTransfers summary_transfers(const std::vector<std::filesystem::path>& records_files) {
+  GpuTransfers sum;
+  for (const std::filesystem::path& records : records_files) {
     try {
-      std::ifstream in(it->path());
-      const nlohmann::json s = nlohmann::json::parse(in);
-      if (s.value("schema", "") != "pm2lat.summary" || !s.contains("transfers")) continue;
-      for (const nlohmann::json& t : s.at("transfers")) {
-        const auto count = t.at("count").get<std::size_t>();
-        const double us = t.at("measured_ms").get<double>() * 1e3;
-        if (t.at("kind") == "memset") {
-          sum.memsets += count;
-          sum.memset_us += us;
-        } else {
-          sum.copies += count;
-          sum.copy_us += us;
-        }
-      }
+      add_summary(summary_beside(records), sum);
     } catch (const std::exception&) {
-      // Not a summary the runtime wrote (or one cut short): it adds nothing.
+      // Not a summary the runtime wrote, or one cut short: it adds nothing.
     }
   }
   return sum;

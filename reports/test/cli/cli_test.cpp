@@ -55,6 +55,17 @@ TEST_F(Cli, ReplayPrintsTheTableAndWritesTheJson) {
                          std::to_string(test::kTransformerLayerTraceKernels) + " kernels"),
             std::string::npos)
       << rep.out;
+  // Beside a runtime's summary (here one written for the replay's records), the report says
+  // the GPU's copies and memsets the summary counted.
+  EXPECT_EQ(rep.out.find("not forecast"), std::string::npos) << rep.out;
+  test::write_text(dir / "out" / "records.layer.summary.json",
+                   R"({"schema":"pm2lat.summary","version":1,"transfers":[)"
+                   R"({"kind":"host_to_device","count":5,"bytes":1,"measured_ms":2.5}]})");
+  const auto with_copies = run({"report", (dir / "out").string(), "--out", (dir / "rep").string()});
+  EXPECT_NE(with_copies.out.find("note: not forecast: the GPU's memory copies (5, 2.500 ms) and "
+                                 "memsets (0, 0.000 ms) besides its kernels"),
+            std::string::npos)
+      << with_copies.out;
   const auto chk = run({"check", (dir / "out").string(), "--max-mape", "100000"});
   EXPECT_EQ(chk.code, 0) << chk.out << chk.err;
   const auto strict = run({"check", (dir / "out").string(), "--max-mape", "0"});

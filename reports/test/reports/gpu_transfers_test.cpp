@@ -21,9 +21,9 @@ TEST(GpuTransfers, TheNoteSaysCountsTimesAndTheirShareOfTheGpuTime) {
   EXPECT_TRUE(t.any());
 }
 
-// Every process of a run writes its summary; a file that is not one (or is cut short) adds
-// nothing and stops nothing.
-TEST(GpuTransfers, SummaryFilesOfEveryProcessAreSummedAndOthersSkipped) {
+// Each process writes its summary beside its records; the summaries of the records read are
+// summed, and a summary that is missing, cut short or not the runtime's adds nothing.
+TEST(GpuTransfers, TheSummariesBesideTheRecordsReadAreSummed) {
   const std::filesystem::path dir = test::scratch_dir("transfers");
   test::write_text(dir / "summary.0.json",
                    R"({"schema":"pm2lat.summary","transfers":[)"
@@ -35,13 +35,23 @@ TEST(GpuTransfers, SummaryFilesOfEveryProcessAreSummedAndOthersSkipped) {
   test::write_text(dir / "summary.2.json", R"({"schema":"pm2lat.summary","trans)");
   test::write_text(dir / "summary.3.json", R"({"schema":"something.else","transfers":[)"
                                            R"({"kind":"memset","count":9,"measured_ms":9}]})");
-  test::write_text(dir / "records.0.jsonl", "{}\n");
-  const GpuTransfers t = summary_transfers(dir);
-  EXPECT_EQ(t.copies, 3u);
-  EXPECT_DOUBLE_EQ(t.copy_us, 1500.0);
+  // A records file named by the user: its summary is <stem>.summary.json.
+  test::write_text(dir / "step.summary.json",
+                   R"({"schema":"pm2lat.summary","transfers":[)"
+                   R"({"kind":"device_to_device","count":4,"bytes":8,"measured_ms":0.5}]})");
+  std::vector<std::filesystem::path> records;
+  for (const char* r : {"records.0.jsonl", "records.1.jsonl", "records.2.jsonl", "records.3.jsonl",
+                        "records.4.jsonl", "step.jsonl"})
+    records.push_back(dir / r);
+  const GpuTransfers t = summary_transfers(records);
+  EXPECT_EQ(t.copies, 7u);
+  EXPECT_DOUBLE_EQ(t.copy_us, 2000.0);
   EXPECT_EQ(t.memsets, 1u);
   EXPECT_DOUBLE_EQ(t.memset_us, 250.0);
-  EXPECT_FALSE(summary_transfers(dir / "missing").any());
+  // Only the records read count: rank 1's summary is not rank 0's.
+  const GpuTransfers rank0 = summary_transfers({dir / "records.0.jsonl"});
+  EXPECT_EQ(rank0.copies, 2u);
+  EXPECT_FALSE(summary_transfers({}).any());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pm2lat::reports {
 
@@ -25,9 +26,10 @@ struct GpuTransfers {
 // P % of <share_of>", P their share of `kernel_us` and their own time together.
 std::string transfers_note(const GpuTransfers& t, double kernel_us, std::string_view share_of);
 
-// The transfers of the runtime's summary files in `dir` (summary*.json, one per process),
-// summed. A file that cannot be read or holds none adds nothing: a report of the kernels
-// does not depend on them.
-GpuTransfers summary_transfers(const std::filesystem::path& dir);
+// The transfers the runtime's summaries of `records_files` hold, summed: each records file's
+// summary is the one the runtime wrote beside it (`summary.<id>.json` for `records.<id>.jsonl`
+// in a run directory, `<stem>.summary.json` for `<stem>.jsonl`). A summary that is missing,
+// cannot be read or holds none adds nothing: a report of the kernels does not depend on them.
+GpuTransfers summary_transfers(const std::vector<std::filesystem::path>& records_files);
 
 }  // namespace pm2lat::reports
