@@ -24,8 +24,7 @@ std::filesystem::path summary_beside(const std::filesystem::path& records) {
   if (name.ends_with(".jsonl")) name.resize(name.size() - 6);
   std::error_code ec;
   if (name.starts_with("records.")) {
-    const std::filesystem::path in_run =
-        records.parent_path() / ("summary." + name.substr(8) + ".json");
+    std::filesystem::path in_run = records.parent_path() / ("summary." + name.substr(8) + ".json");
     if (std::filesystem::exists(in_run, ec)) return in_run;
   }
   return records.parent_path() / (name + ".summary.json");
