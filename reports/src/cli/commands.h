@@ -56,10 +56,12 @@ struct RunSummary;
 namespace pm2lat::cli {
 
 // Writes <dir>/<base>.trace.json (Perfetto), <base>.html and <base>.csv (+ <base>.kernels.csv);
-// creates `dir`. Returns the files written.
+// creates `dir`. The HTML report gives `notes` as the console summary does. Returns the files
+// written.
 std::vector<std::string> write_run_reports(const reports::RunTable& table,
                                            const reports::RunSummary& summary,
                                            const std::string& dir, const std::string& base,
-                                           const std::string& title = "");
+                                           const std::string& title = "",
+                                           const std::vector<std::string>& notes = {});
 
 }  // namespace pm2lat::cli

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "pm2lat/reports/console_reporter.h"
+#include "pm2lat/reports/gpu_transfers.h"
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_summary.h"
 
@@ -31,12 +32,15 @@ void add_merge_commands(CLI::App& app, const GlobalOptions& /*global*/,
     h.title =
         fmt::format("merged run: {} ranks from {} files", run.table.ranks().size(), files.size());
     h.notes = run.notes;
+    if (const reports::GpuTransfers t = reports::summary_transfers(files); t.any())
+      h.notes.push_back(reports::transfers_note(t, summary.measured_us, "the GPU time measured"));
     reports::print_run_summary(std::cout, summary, h);
     reports::print_rank_table(std::cout, summary);
     std::string dir = o->out;
     if (dir.empty())
       dir = std::filesystem::is_directory(o->inputs.front()) ? o->inputs.front() : ".";
-    const auto written = write_run_reports(run.table, summary, dir, "pm2lat-merged", h.title);
+    const auto written =
+        write_run_reports(run.table, summary, dir, "pm2lat-merged", h.title, h.notes);
     fmt::print("\nreports:\n");
     for (const auto& f : written) fmt::print("  {}\n", f);
     return 0;

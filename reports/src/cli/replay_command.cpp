@@ -131,7 +131,7 @@ void add_replay_commands(CLI::App& app, const GlobalOptions& global,
       }
       if (!o->out.empty()) {
         const std::string base = trace_base_name(r.trace);
-        write_run_reports(r.table, r.summary, o->out, base, "trace " + r.trace);
+        write_run_reports(r.table, r.summary, o->out, base, "trace " + r.trace, r.notes);
         reports::write_replay_records(
             r, std::filesystem::path(o->out) / ("records." + base + ".jsonl"));
       }

@@ -52,7 +52,8 @@ void add_report_commands(CLI::App& app, const GlobalOptions& global,
     std::string dir = o->out;
     if (dir.empty())
       dir = std::filesystem::is_directory(o->inputs.front()) ? o->inputs.front() : ".";
-    const auto written = write_run_reports(run.table, summary, dir, "pm2lat-report", h.title);
+    const auto written =
+        write_run_reports(run.table, summary, dir, "pm2lat-report", h.title, h.notes);
     fmt::print("\nreports:\n");
     for (const auto& f : written) fmt::print("  {}\n", f);
     return 0;

@@ -29,13 +29,15 @@ std::string write_file(const std::filesystem::path& path, Writer&& writer) {
 std::vector<std::string> write_run_reports(const reports::RunTable& table,
                                            const reports::RunSummary& summary,
                                            const std::string& dir, const std::string& base,
-                                           const std::string& title) {
+                                           const std::string& title,
+                                           const std::vector<std::string>& notes) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create directory: " + ec.message());
   const std::filesystem::path d(dir);
   reports::ReportHeading heading;
   heading.title = title.empty() ? base : title;
+  heading.notes = notes;
   if (!table.ranks().empty()) {
     const auto& r0 = table.ranks().front();
     if (const auto gpus = reports::rank_gpus(summary); !gpus.empty())

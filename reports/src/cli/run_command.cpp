@@ -49,7 +49,7 @@ void summarise_run(const std::filesystem::path& out_dir) {
     reports::print_run_summary(std::cout, summary, h);
     if (summary.per_rank.size() > 1) reports::print_rank_table(std::cout, summary);
     const auto written =
-        write_run_reports(run.table, summary, out_dir.string(), "pm2lat-report", h.title);
+        write_run_reports(run.table, summary, out_dir.string(), "pm2lat-report", h.title, h.notes);
     fmt::print("\noutputs in {}:\n", out_dir.string());
     for (const auto& f : files) fmt::print("  {}  (kernel records)\n", f.string());
     for (const auto& f : written) fmt::print("  {}\n", f);

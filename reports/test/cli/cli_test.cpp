@@ -66,6 +66,10 @@ TEST_F(Cli, ReplayPrintsTheTableAndWritesTheJson) {
                                  "memsets (0, 0.000 ms) besides its kernels"),
             std::string::npos)
       << with_copies.out;
+  // The HTML report gives the notes the console does.
+  const std::string html = test::read_text(dir / "rep" / "pm2lat-report.html");
+  EXPECT_NE(html.find("note: not forecast: the GPU's memory copies (5, 2.500 ms)"),
+            std::string::npos);
   const auto chk = run({"check", (dir / "out").string(), "--max-mape", "100000"});
   EXPECT_EQ(chk.code, 0) << chk.out << chk.err;
   const auto strict = run({"check", (dir / "out").string(), "--max-mape", "0"});
