@@ -17,6 +17,10 @@ TEST(GpuTransfers, TheNoteSaysCountsTimesAndTheirShareOfTheGpuTime) {
   EXPECT_EQ(transfers_note(t, 2000, "the GPU time measured"),
             "not forecast: the GPU's memory copies (3, 1.500 ms) and memsets (1, 0.500 ms) "
             "besides its kernels, 50.0 % of the GPU time measured");
+  // Kernels not measured (a run that only predicted): no share is claimed.
+  EXPECT_EQ(transfers_note(t, 0, "the GPU time measured"),
+            "not forecast: the GPU's memory copies (3, 1.500 ms) and memsets (1, 0.500 ms) "
+            "besides its kernels");
   EXPECT_FALSE(GpuTransfers{}.any());
   EXPECT_TRUE(t.any());
 }

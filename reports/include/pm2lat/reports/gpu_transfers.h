@@ -23,7 +23,8 @@ struct GpuTransfers {
 };
 
 // "not forecast: the GPU's memory copies (N, X ms) and memsets (M, Y ms) besides its kernels,
-// P % of <share_of>", P their share of `kernel_us` and their own time together.
+// P % of <share_of>", P their share of `kernel_us` and their own time together (no share when
+// the kernels were not measured: `kernel_us` 0).
 std::string transfers_note(const GpuTransfers& t, double kernel_us, std::string_view share_of);
 
 // The transfers the runtime's summaries of `records_files` hold, summed: each records file's
