@@ -245,42 +245,42 @@ const char* transfer_kind_name(TransferTiming::Kind kind) noexcept {
   return "other_copy";
 }
 
+namespace {
+
+// A MEMCPY record's kind of copy, as the summary groups them.
+TransferTiming::Kind copy_kind_of(std::uint8_t copy_kind) noexcept {
+  switch (copy_kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return TransferTiming::Kind::kHostToDevice;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return TransferTiming::Kind::kDeviceToHost;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return TransferTiming::Kind::kDeviceToDevice;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return TransferTiming::Kind::kPeerToPeer;
+    default: return TransferTiming::Kind::kOtherCopy;
+  }
+}
+
+// What a MEMCPY and a MEMSET record both say: every version has these fields at the same
+// places (CUpti_ActivityMemcpy and CUpti_ActivityMemset onwards).
+template <typename Record>
+void read_transfer(const CUpti_Activity* record, TransferTiming* transfer) noexcept {
+  const auto* r = reinterpret_cast<const Record*>(record);
+  transfer->bytes = r->bytes;
+  transfer->start_ns = r->start;
+  transfer->end_ns = r->end;
+}
+
+}  // namespace
+
 CuptiActivity::Visited CuptiActivity::visit(const CUpti_Activity* record, KernelTiming* timing,
                                             ExternalCorrelation* corr,
                                             TransferTiming* transfer) const noexcept {
   if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
-    // CUpti_ActivityMemcpy6's leading fields are CUpti_ActivityMemcpy's, at the same places.
-    const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-    switch (m->copyKind) {
-      case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-        transfer->kind = TransferTiming::Kind::kHostToDevice;
-        break;
-      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-        transfer->kind = TransferTiming::Kind::kDeviceToHost;
-        break;
-      case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
-        transfer->kind = TransferTiming::Kind::kDeviceToDevice;
-        break;
-      case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
-        transfer->kind = TransferTiming::Kind::kPeerToPeer;
-        break;
-      default: transfer->kind = TransferTiming::Kind::kOtherCopy; break;
-    }
-    transfer->bytes = m->bytes;
-    transfer->start_ns = m->start;
-    transfer->end_ns = m->end;
-    transfer->device = m->deviceId;
-    transfer->stream = m->streamId;
+    read_transfer<CUpti_ActivityMemcpy6>(record, transfer);
+    transfer->kind = copy_kind_of(reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)->copyKind);
     return Visited::kTransfer;
   }
   if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
-    const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+    read_transfer<CUpti_ActivityMemset4>(record, transfer);
     transfer->kind = TransferTiming::Kind::kMemset;
-    transfer->bytes = m->bytes;
-    transfer->start_ns = m->start;
-    transfer->end_ns = m->end;
-    transfer->device = m->deviceId;
-    transfer->stream = m->streamId;
     return Visited::kTransfer;
   }
   if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ||

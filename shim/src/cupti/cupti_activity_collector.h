@@ -56,8 +56,6 @@ struct TransferTiming {
   std::uint64_t bytes = 0;
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
-  std::uint32_t device = 0;
-  std::uint32_t stream = 0;
 };
 
 // The name a summary gives each kind ("host_to_device", ..., "memset").

@@ -222,6 +222,19 @@ void on_graph_event(const FakeGraphEvent* e) {
   cb(userdata, CUPTI_CB_DOMAIN_RESOURCE, CUpti_CallbackId(e->cbid), &data);
 }
 
+// The fields a MEMCPY and a MEMSET record share, from the device's execution.
+template <typename Record>
+void fill_transfer(Record& r, CUpti_ActivityKind kind, const FakeTransferExecution& e) {
+  r.kind = kind;
+  r.bytes = e.bytes;
+  r.start = e.start_ns;
+  r.end = e.end_ns;
+  r.deviceId = e.device;
+  r.contextId = e.context_id;
+  r.streamId = e.stream_id;
+  r.correlationId = e.correlation_id;
+}
+
 // A copy or memset the device ran: a MEMCPY or MEMSET record when that kind is enabled, as
 // CUPTI writes them (the current versions of the records).
 void on_transfer(const FakeTransferExecution* e) {
@@ -230,29 +243,15 @@ void on_transfer(const FakeTransferExecution* e) {
   if (e->memset != 0) {
     if (!s.kinds.contains(CUPTI_ACTIVITY_KIND_MEMSET)) return;
     CUpti_ActivityMemset4 r{};
-    r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
-    r.bytes = e->bytes;
-    r.start = e->start_ns;
-    r.end = e->end_ns;
-    r.deviceId = e->device;
-    r.contextId = e->context_id;
-    r.streamId = e->stream_id;
-    r.correlationId = e->correlation_id;
+    fill_transfer(r, CUPTI_ACTIVITY_KIND_MEMSET, *e);
     r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
     append_locked(s, r);
     return;
   }
   if (!s.kinds.contains(CUPTI_ACTIVITY_KIND_MEMCPY)) return;
   CUpti_ActivityMemcpy6 r{};
-  r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  fill_transfer(r, CUPTI_ACTIVITY_KIND_MEMCPY, *e);
   r.copyKind = e->copy_kind;
-  r.bytes = e->bytes;
-  r.start = e->start_ns;
-  r.end = e->end_ns;
-  r.deviceId = e->device;
-  r.contextId = e->context_id;
-  r.streamId = e->stream_id;
-  r.correlationId = e->correlation_id;
   append_locked(s, r);
 }
 
