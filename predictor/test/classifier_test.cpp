@@ -275,6 +275,35 @@ TEST(Classifier, TrainingHelpersOfAtenOperators) {
   }
 }
 
+// Normalisations, pads and im2col's inverse as other libraries and ATen's slower paths name them.
+TEST(Classifier, GroupNormPadsAndCol2im) {
+  for (const char* name :
+       {"void groupNormNHWCSumKernel<__half, 256, 2>(__half const*, float*, int, int, int, int)",
+        "void phi::GroupNormForwardNCHWCUDAKernel<float>(int, int, float const*, float const*, "
+        "float const*, float*)",
+        "void cudnn::ops::instancenorm_fwd_kernel<float>(cudnnTensorStruct, float const*)"}) {
+    EXPECT_EQ(classify_kernel(name).family, KernelFamily::kLayerNorm) << name;
+  }
+  for (const char* name :
+       {"void at::native::(anonymous namespace)::reflection_pad2d_out_kernel<float>(float const*, "
+        "float*, long, long, long, long, long, long, long)",
+        "void at::native::(anonymous namespace)::replication_pad_backward_kernel<float>(at::"
+        "GenericPackedTensorAccessor<float, 4ul, at::DefaultPtrTraits, long>, int, int)"}) {
+    EXPECT_EQ(classify_kernel(name).family, KernelFamily::kCopy) << name;
+  }
+  // col2im scatters the columns back into an image: a convolution's data movement, as im2col
+  // is, not its math (priced by bytes, never by the convolution's FLOPs).
+  for (const char* name :
+       {"void at::native::(anonymous namespace)::col2im_kernel<float, float>(long, float const*, "
+        "long, long, long, long, long, long, long, long, long, long, long, long, long, float*)",
+        "void at::native::(anonymous namespace)::im2col_kernel<float>(long, float const*, long, "
+        "long, long, long, long, long, long, long, long, long, long, long, float*)"}) {
+    const KernelClass c = classify_kernel(name);
+    EXPECT_EQ(c.family, KernelFamily::kConv) << name;
+    EXPECT_TRUE(is_conv_helper_kernel(KernelRecord{}, c)) << name;
+  }
+}
+
 // cuDNN's own pooling, activation, tensor-op and layout kernels, apex's layer-norm backward.
 TEST(Classifier, CudnnAndApexLayerKernels) {
   // "tensorTransform" holds "sort": a layout transform, not a reduction.

@@ -195,7 +195,9 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
       }
       return finish(KernelFamily::kConv, std::string(base_name(n)));
     }
-    if (any_of(l, {"transpose", "permute"}))
+    // ATen's reflection and replication pads copy the input into a larger output (their
+    // backward adds it back): data movement, as a transpose is.
+    if (any_of(l, {"transpose", "permute", "reflection_pad", "replication_pad"}))
       return finish(KernelFamily::kCopy, std::string(base_name(n)));
 
     if (contains(l, "softmax")) {
@@ -206,6 +208,9 @@ KernelClass classify_kernel(std::string_view raw_name) noexcept {
                    "gammabetabackward", "compute_stats", "norm_kernel",
                    // GroupNorm's per-group moments and fused scale/shift (group_norm_kernel.cu)
                    "fusedparams", "internalgradients", "gammabeta1dbackward",
+                   // other libraries' GroupNorm (TensorRT's groupNormNHWCSumKernel, Paddle's
+                   // GroupNormForwardNCHWCUDAKernel) and instance norm: rows of a tensor normalised
+                   "groupnorm", "group_norm", "instancenorm", "instance_norm",
                    // apex's fused layer norm backward (layer_norm_cuda_kernel.cu)
                    "cucomputegradinput", "cucomputepartgradgammabeta", "cucomputegradgammabeta"}))
       return finish(KernelFamily::kLayerNorm, std::string(base_name(n)));

@@ -21,7 +21,7 @@ bool names_conv_helper_kernel(std::string_view config) noexcept {
   if (names_conv_setup_kernel(config)) return true;
   for (std::string_view h :
        {"generateWinogradTiles", "generatewinogradtiles", "computeoffsets", "nchwToNhwc",
-        "nhwcToNchw", "flip_filter", "im2col", "execute_split_k_kernel"}) {
+        "nhwcToNchw", "flip_filter", "im2col", "col2im", "execute_split_k_kernel"}) {
     if (contains(config, h)) return true;
   }
   // Fused Winograd kernels do the math.
