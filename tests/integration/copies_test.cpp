@@ -3,6 +3,8 @@
 // MEMSET records), and the program's data is copied as without the runtime.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
 #include "fake_sim.h"
 #include "run_program.h"
 
@@ -18,8 +20,16 @@ const nlohmann::json* transfer(const nlohmann::json& summary, const std::string&
   return nullptr;
 }
 
-TEST(Copies, TheSummarySaysTheGpuTimeOfCopiesAndMemsetsAndTheirKinds) {
-  const RunResult r = run({{program("copies")}, {}});
+// Through the driver's copies of each direction, and through cuMemcpy, which reads the
+// direction from where each pointer lies (unified addressing), as cudaMemcpyDefault does.
+class CopyEntryPoints : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(Driver, CopyEntryPoints, ::testing::Values("EachDirection", "Unified"),
+                         [](const auto& info) { return std::string(info.param); });
+
+TEST_P(CopyEntryPoints, TheSummarySaysTheGpuTimeOfCopiesAndMemsetsAndTheirKinds) {
+  std::vector<std::string> argv{program("copies")};
+  if (std::string(GetParam()) == "Unified") argv.emplace_back("unified");
+  const RunResult r = run({argv, {}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("copied 1048576"), std::string::npos) << r.out;
   const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
@@ -45,6 +55,16 @@ TEST(Copies, TheSummarySaysTheGpuTimeOfCopiesAndMemsetsAndTheirKinds) {
   // Copies are not kernel records: the three kernels are all there is.
   const Records records = read_records(r.dir + "/records.jsonl");
   EXPECT_EQ(records.kernels.size(), 3u);
+}
+
+// Device memory is the device's: a host read through a device pointer faults, as on a GPU,
+// so a runtime that read the program's device memory from the host would crash here too.
+TEST(FakeDeviceMemory, IsNotTheHosts) {
+  const RunResult r = run({{program("copies"), "touch"}, {}});
+  // (Built with AddressSanitizer, the program reports the fault and exits instead.)
+  EXPECT_TRUE(r.signal == SIGSEGV || r.err.find("SEGV on unknown address") != std::string::npos)
+      << r.signal << " " << r.exit_code << " " << r.err;
+  EXPECT_NE(r.out.find("touching"), std::string::npos) << r.out;
 }
 
 TEST(Copies, TheTerminalSummarySaysTheShareOfGpuTimeNotForecast) {

@@ -51,6 +51,14 @@ TEST_P(RuntimeLaunches, EachLaunchIsRecordedOnceWithItsRuntimeEntryPoint) {
   ASSERT_EQ(by_via["cudaLaunchKernelExC"].size(), 1u);
   EXPECT_EQ(by_via["cudaLaunchKernelExC"][0].at("cluster"), (nlohmann::json{2, 1, 1}));
   EXPECT_EQ(by_via["cudaLaunchKernelExC"][0].at("runtime").at("api"), "cuLaunchKernelEx");
+  // cudaMemcpyDefault's copies, each in the direction its pointers give, as CUPTI records them.
+  const auto summary = nlohmann::json::parse(read_file(r.dir + "/summary.json"));
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t> > copies;
+  for (const auto& t : summary.at("transfers"))
+    copies[t.at("kind")] = {t.at("count").get<std::uint64_t>(), t.at("bytes").get<std::uint64_t>()};
+  EXPECT_EQ(copies,
+            (decltype(copies){{"device_to_host", {1, 4096}}, {"host_to_device", {1, 4096}}}))
+      << summary.dump();
   for (const auto& k : by_via["__cudaLaunchKernel"]) {
     if (GetParam().private_path) {
       EXPECT_TRUE(has_note(k, "runtime_only")) << k.dump();

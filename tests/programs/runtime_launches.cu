@@ -1,6 +1,8 @@
 // A CUDA C++ program built by nvcc with -cudart shared: its <<<>>> launches go through the
 // CUDA 13 launch ABI (__cudaGetKernel + __cudaLaunchKernel), plus explicit cudaLaunchKernel
 // and cudaLaunchKernelExC (with a cluster). Prints "launch <demangled-ish name> <grid.x>".
+// Then a round trip of 4 KiB with cudaMemcpyDefault, which reads each copy's direction from
+// where the pointers lie.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -50,6 +52,15 @@ int main() {
     return 72;
   }
   if (cudaDeviceSynchronize() != cudaSuccess) return 73;
+  static float out[1024], in[1024];
+  for (int i = 0; i < 1024; ++i) out[i] = static_cast<float>(i);
+  if (cudaMemcpy(y, out, sizeof(out), cudaMemcpyDefault) != cudaSuccess ||
+      cudaMemcpy(in, y, sizeof(in), cudaMemcpyDefault) != cudaSuccess) {
+    return 74;
+  }
+  for (int i = 0; i < 1024; ++i) {
+    if (in[i] != out[i]) return 75;
+  }
   std::printf("done\n");
   return 0;
 }

@@ -70,6 +70,7 @@ struct Driver {
   PFN_cuMemAlloc_v3020 mem_alloc = nullptr;
   PFN_cuMemFree_v3020 mem_free = nullptr;
   PFN_cuMemcpyHtoD_v3020 memcpy_htod = nullptr;
+  PFN_cuMemcpy_v4000 memcpy_unified = nullptr;
   PFN_cuMemcpyDtoH_v3020 memcpy_dtoh = nullptr;
   PFN_cuMemcpyDtoD_v3020 memcpy_dtod = nullptr;
   PFN_cuMemsetD8_v3020 memset_d8 = nullptr;
@@ -135,6 +136,7 @@ Driver& driver() {
     resolve(gpa, "cuMemAlloc", d.mem_alloc);
     resolve(gpa, "cuMemFree", d.mem_free);
     resolve(gpa, "cuMemcpyHtoD", d.memcpy_htod);
+    resolve(gpa, "cuMemcpy", d.memcpy_unified);
     resolve(gpa, "cuMemcpyDtoH", d.memcpy_dtoh);
     resolve(gpa, "cuMemcpyDtoD", d.memcpy_dtod);
     resolve(gpa, "cuMemsetD8", d.memset_d8);
@@ -372,29 +374,34 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
   return e;
 }
 
+// cuda_runtime_api.h: "If devPtr is 0, no operation is performed" (the driver's cuMemFree
+// refuses what it did not allocate).
 cudaError_t cudaFree(void* devPtr) {
+  if (devPtr == nullptr) return cudaSuccess;
   Driver& d = driver();
   if (!d.ok || d.mem_free == nullptr) return fail(cudaErrorInitializationError);
   return from(d.mem_free(reinterpret_cast<CUdeviceptr>(devPtr)));
 }
 
 // As NVIDIA's runtime, through the driver's synchronous copies (which the device runs and
-// CUPTI records). The fake cannot tell host from device pointers (host memory stands in for
-// device memory), so cudaMemcpyDefault copies on the host, as between two host buffers.
+// CUPTI records); cudaMemcpyDefault through the driver's unified copy, which tells host from
+// device pointers by where they lie.
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
   const auto d_dst = reinterpret_cast<CUdeviceptr>(dst);
   const auto d_src = reinterpret_cast<CUdeviceptr>(src);
   switch (kind) {
-    case cudaMemcpyHostToHost:
-    case cudaMemcpyDefault: std::memcpy(dst, src, count); return cudaSuccess;
+    case cudaMemcpyHostToHost: std::memcpy(dst, src, count); return cudaSuccess;
+    case cudaMemcpyDefault:
     case cudaMemcpyHostToDevice:
     case cudaMemcpyDeviceToHost:
     case cudaMemcpyDeviceToDevice: break;
     default: return fail(cudaErrorInvalidMemcpyDirection);
   }
   Driver& d = driver();
-  if (!d.ok || d.memcpy_htod == nullptr || d.memcpy_dtoh == nullptr || d.memcpy_dtod == nullptr)
+  if (!d.ok || d.memcpy_htod == nullptr || d.memcpy_dtoh == nullptr || d.memcpy_dtod == nullptr ||
+      d.memcpy_unified == nullptr)
     return fail(cudaErrorInitializationError);
+  if (kind == cudaMemcpyDefault) return from(d.memcpy_unified(d_dst, d_src, count));
   if (kind == cudaMemcpyHostToDevice) return from(d.memcpy_htod(d_dst, src, count));
   if (kind == cudaMemcpyDeviceToHost) return from(d.memcpy_dtoh(dst, d_src, count));
   return from(d.memcpy_dtod(d_dst, d_src, count));

@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "fake_device_memory.h"
 #include "fake_driver_state.h"
 #include "fake_sim.h"
 #include "pm2lat/shim/cuda_exported_variants.h"
@@ -388,58 +389,92 @@ CUresult cuGetErrorName(CUresult error, const char** pStr) {
   return CUDA_SUCCESS;
 }
 
-// ---- memory (host memory stands in for device memory) ------------------------------------
+// ---- memory (fake_device_memory.h: device addresses the host cannot touch) ----------------
 
 CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
   if (CUresult r = check_init()) return r;
-  void* p = std::malloc(bytesize ? bytesize : 1);
-  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
-  *dptr = reinterpret_cast<CUdeviceptr>(p);
+  if (dptr == nullptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;  // cuda.h: cuMemAlloc
+  const CUdeviceptr p = device_alloc(bytesize);
+  if (p == 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  *dptr = p;
   return CUDA_SUCCESS;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
-  std::free(reinterpret_cast<void*>(dptr));
-  return CUDA_SUCCESS;
+  if (CUresult r = check_init()) return r;
+  return device_free(dptr) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
+  if (CUresult r = check_init()) return r;
   const cuMemcpyHtoD_v2_params params{dst, src, n};
+  void* to = device_bytes(dst, n);
+  if (to == nullptr || src == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", params,
                               false, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, n,
-                              [&] { std::memcpy(reinterpret_cast<void*>(dst), src, n); });
+                              [&] { std::memcpy(to, src, n); });
 }
 
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
+  if (CUresult r = check_init()) return r;
   const cuMemcpyDtoH_v2_params params{dst, src, n};
+  const void* from = device_bytes(src, n);
+  if (from == nullptr || dst == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", params,
                               false, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, n,
-                              [&] { std::memcpy(dst, reinterpret_cast<const void*>(src), n); });
+                              [&] { std::memcpy(dst, from, n); });
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  if (CUresult r = check_init()) return r;
   const cuMemcpyDtoD_v2_params params{dst, src, n};
-  return synchronous_transfer(
-      CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", params, false,
-      CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, n,
-      [&] { std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n); });
+  void* to = device_bytes(dst, n);
+  const void* from = device_bytes(src, n);
+  if (to == nullptr || from == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", params,
+                              false, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, n,
+                              [&] { std::memmove(to, from, n); });
+}
+
+// Unified addressing: the direction is where each pointer lies. A copy between two host
+// buffers is the host's own memcpy here: it reaches no device and leaves no record.
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  if (CUresult r = check_init()) return r;
+  const bool device_dst = is_device_pointer(dst), device_src = is_device_pointer(src);
+  if (!device_dst && !device_src) {
+    if (dst == 0 || src == 0) return CUDA_ERROR_INVALID_VALUE;
+    std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
+    return CUDA_SUCCESS;
+  }
+  void* to = device_dst ? device_bytes(dst, n) : reinterpret_cast<void*>(dst);
+  const void* from = device_src ? device_bytes(src, n) : reinterpret_cast<const void*>(src);
+  if (to == nullptr || from == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const std::uint8_t kind = device_dst && device_src ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD
+                            : device_dst             ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
+                                                     : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+  const cuMemcpy_params params{dst, src, n};
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, "cuMemcpy", params, false, kind, n,
+                              [&] { std::memmove(to, from, n); });
 }
 
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n) {
+  if (CUresult r = check_init()) return r;
   const cuMemsetD8_v2_params params{dst, value, n};
+  void* to = device_bytes(dst, n);
+  if (to == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, "cuMemsetD8_v2", params, true,
                               CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, n,
-                              [&] { std::memset(reinterpret_cast<void*>(dst), value, n); });
+                              [&] { std::memset(to, value, n); });
 }
 
 CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t n) {
+  if (CUresult r = check_init()) return r;
   const cuMemsetD32_v2_params params{dst, value, n};
+  auto* to = static_cast<unsigned int*>(device_bytes(dst, n * sizeof(unsigned int)));
+  if (to == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, "cuMemsetD32_v2", params,
                               true, CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, n * sizeof(unsigned int),
-                              [&] {
-                                auto* p = reinterpret_cast<unsigned int*>(dst);
-                                for (size_t i = 0; i < n; ++i) p[i] = value;
-                              });
+                              [&] { std::fill_n(to, n, value); });
 }
 
 // ---- modules, libraries, functions, kernels ----------------------------------------------

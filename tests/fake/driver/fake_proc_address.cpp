@@ -46,6 +46,7 @@ const Entry kEntries[] = {
     {"cuMemcpyHtoD", 3020, FN(cuMemcpyHtoD_v2), nullptr},
     {"cuMemcpyDtoH", 3020, FN(cuMemcpyDtoH_v2), nullptr},
     {"cuMemcpyDtoD", 3020, FN(cuMemcpyDtoD_v2), nullptr},
+    {"cuMemcpy", 4000, FN(cuMemcpy), nullptr},
     {"cuMemsetD8", 3020, FN(cuMemsetD8_v2), nullptr},
     {"cuMemsetD32", 3020, FN(cuMemsetD32_v2), nullptr},
     {"cuModuleLoadData", 2000, FN(cuModuleLoadData), nullptr},
