@@ -217,12 +217,16 @@ CUresult record_event(CUevent hEvent, CUstream hStream) {
 // The synchronous copies and memsets: they run on the legacy default stream after the work
 // queued there, the calling thread waits for them, and during a stream capture they are
 // unsafe calls as synchronisation is (cuda.h: cuMemcpy* "synchronous" API behaviour).
-// `copy_kind` is a CUpti_ActivityMemcpyKind; `memset` a memset instead of a copy.
+// `copy_kind` is a CUpti_ActivityMemcpyKind; `memset` a memset instead of a copy. `valid`:
+// every device range lies inside a live allocation (else the call fails, its API callbacks
+// still made, as the driver's are for a call that returns an error).
 template <typename Params, typename Body>
-CUresult synchronous_transfer(int cbid, const char* fname, const Params& params, bool memset,
-                              std::uint8_t copy_kind, std::uint64_t bytes, Body&& body) {
+CUresult synchronous_transfer(int cbid, const char* fname, const Params& params, bool valid,
+                              bool memset, std::uint8_t copy_kind, std::uint64_t bytes,
+                              Body&& body) {
   if (CUresult r = check_init()) return r;
   return with_api_callbacks(cbid, fname, &params, nullptr, nullptr, [&](std::uint32_t corr) {
+    if (!valid) return CUDA_ERROR_INVALID_VALUE;
     {
       std::lock_guard<std::mutex> lock(state().mu);
       if (CUresult r = check_capture_safety_locked(state())) return r;
@@ -406,33 +410,29 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
-  if (CUresult r = check_init()) return r;
   const cuMemcpyHtoD_v2_params params{dst, src, n};
   void* to = device_bytes(dst, n);
-  if (to == nullptr || src == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", params,
-                              false, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, n,
-                              [&] { std::memcpy(to, src, n); });
+                              to != nullptr && src != nullptr, false,
+                              CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, n, [&] { std::memcpy(to, src, n); });
 }
 
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
-  if (CUresult r = check_init()) return r;
   const cuMemcpyDtoH_v2_params params{dst, src, n};
   const void* from = device_bytes(src, n);
-  if (from == nullptr || dst == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", params,
-                              false, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, n,
+                              from != nullptr && dst != nullptr, false,
+                              CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, n,
                               [&] { std::memcpy(dst, from, n); });
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  if (CUresult r = check_init()) return r;
   const cuMemcpyDtoD_v2_params params{dst, src, n};
   void* to = device_bytes(dst, n);
   const void* from = device_bytes(src, n);
-  if (to == nullptr || from == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", params,
-                              false, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, n,
+                              to != nullptr && from != nullptr, false,
+                              CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, n,
                               [&] { std::memmove(to, from, n); });
 }
 
@@ -448,33 +448,29 @@ CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   }
   void* to = device_dst ? device_bytes(dst, n) : reinterpret_cast<void*>(dst);
   const void* from = device_src ? device_bytes(src, n) : reinterpret_cast<const void*>(src);
-  if (to == nullptr || from == nullptr) return CUDA_ERROR_INVALID_VALUE;
   const std::uint8_t kind = device_dst && device_src ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD
                             : device_dst             ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
                                                      : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
   const cuMemcpy_params params{dst, src, n};
-  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, "cuMemcpy", params, false, kind, n,
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, "cuMemcpy", params,
+                              to != nullptr && from != nullptr, false, kind, n,
                               [&] { std::memmove(to, from, n); });
 }
 
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n) {
-  if (CUresult r = check_init()) return r;
   const cuMemsetD8_v2_params params{dst, value, n};
   void* to = device_bytes(dst, n);
-  if (to == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, "cuMemsetD8_v2", params, true,
-                              CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, n,
+  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, "cuMemsetD8_v2", params,
+                              to != nullptr, true, CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, n,
                               [&] { std::memset(to, value, n); });
 }
 
 CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, size_t n) {
-  if (CUresult r = check_init()) return r;
   const cuMemsetD32_v2_params params{dst, value, n};
   auto* to = static_cast<unsigned int*>(device_bytes(dst, n * sizeof(unsigned int)));
-  if (to == nullptr) return CUDA_ERROR_INVALID_VALUE;
   return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, "cuMemsetD32_v2", params,
-                              true, CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN, n * sizeof(unsigned int),
-                              [&] { std::fill_n(to, n, value); });
+                              to != nullptr, true, CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN,
+                              n * sizeof(unsigned int), [&] { std::fill_n(to, n, value); });
 }
 
 // ---- modules, libraries, functions, kernels ----------------------------------------------
