@@ -182,6 +182,10 @@ TEST(DeviceCatalogue, AnUnknownNameFindsItsClosestRelative) {
   EXPECT_EQ(relative("NVIDIA GeForce RTX 4090 D"), "RTX-4090");
   EXPECT_EQ(relative("NVIDIA A100X"), "A100-SXM") << "suffix letter dropped";
   EXPECT_EQ(relative("Tesla V100-SXM3-32GB"), "V100-SXM2");
+  // A memory size says nothing of the variant: the form factor decides.
+  EXPECT_EQ(relative("NVIDIA H100 NVL 94GB"), "H100-NVL");
+  EXPECT_EQ(relative("NVIDIA H100 SXM5 94GB"), "H100-SXM");
+  EXPECT_EQ(relative("NVIDIA H200 NVL 141GB"), "H200-NVL");
   EXPECT_EQ(relative("AMD Instinct MI300X"), "");
   // A laptop part is another chip under the desktop model's number (the RTX 4090 Laptop GPU an
   // AD103 of 76 SMs): no relative by name; its hardware decides.

@@ -222,9 +222,16 @@ const DeviceSpec* DeviceCatalogue::closest_relative(std::string_view name) const
     if (model.empty()) return nullptr;
     const std::vector<std::string> stems = word_stems(name);
     if (names_laptop_part(stems)) return nullptr;
+    // Words every variant's names may carry say nothing of which variant: the vendor and brand,
+    // and a memory size's unit ("94GB" would otherwise tie "H100 NVL 94GB" with every entry
+    // listing a size, and the default variant wins the tie over the NVL it names).
+    auto says_variant = [](const std::string& w) {
+      return w != "nvidia" && w != "tesla" && w != "geforce" && w != "gb";
+    };
     auto shared = [&](std::string_view other) {
       std::size_t n = 0;
-      for (const auto& w : word_stems(other)) n += std::count(stems.begin(), stems.end(), w);
+      for (const auto& w : word_stems(other))
+        if (says_variant(w)) n += std::count(stems.begin(), stems.end(), w);
       return n;
     };
     // Among the entries of the same model, the one sharing most words with the name (form
