@@ -202,6 +202,9 @@ CUresult record_event(CUevent hEvent, CUstream hStream) {
   auto* ev = reinterpret_cast<Event*>(hEvent);
   if (ev == nullptr) return CUDA_ERROR_INVALID_HANDLE;
   Stream* st = resolve_stream(hStream);
+  // An event and a stream of different contexts (a default stream is the current context's).
+  if (ev->device != (st->device >= 0 ? st->device : fake_cuda::current_device()))
+    return CUDA_ERROR_INVALID_HANDLE;
   if (st->capturing) {
     // Recording into a capturing stream would add a node to the user's graph; the fake
     // refuses so that a tool doing it by mistake is caught by the tests.
@@ -919,7 +922,9 @@ CUresult cuStreamSynchronize(CUstream hStream) {
 
 CUresult cuEventCreate(CUevent* phEvent, unsigned int) {
   if (CUresult r = check_init()) return r;
-  *phEvent = reinterpret_cast<CUevent>(new Event());
+  auto* ev = new Event();
+  ev->device = fake_cuda::current_device();
+  *phEvent = reinterpret_cast<CUevent>(ev);
   state().events_created.fetch_add(1, std::memory_order_relaxed);
   return CUDA_SUCCESS;
 }

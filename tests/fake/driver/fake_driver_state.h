@@ -95,6 +95,9 @@ struct Stream {
 struct Event {
   std::uint64_t time_ns = 0;
   bool recorded = false;
+  // The device of the context current at its creation: it may be recorded only on that
+  // context's streams (cuda.h, cuEventRecord: CUDA_ERROR_INVALID_HANDLE otherwise).
+  int device = 0;
 };
 
 struct KernelStats {
