@@ -41,6 +41,7 @@ DriverApi* build(PFN_cuGetProcAddress_v12000 gpa) {
   resolve(gpa, v, "cuDeviceGetName", 2000, api->device_get_name);
   resolve(gpa, v, "cuDeviceGetAttribute", 2000, api->device_get_attribute);
   resolve(gpa, v, "cuCtxGetDevice", 2000, api->ctx_get_device);
+  resolve(gpa, v, "cuCtxGetCurrent", 4000, api->ctx_get_current);
   resolve(gpa, v, "cuFuncGetName", 12030, api->func_get_name);
   resolve(gpa, v, "cuKernelGetName", 12030, api->kernel_get_name);
   resolve(gpa, v, "cuFuncGetAttribute", 2020, api->func_get_attribute);
@@ -105,7 +106,8 @@ std::string missing_capabilities(const DriverApi& api) {
   lacks(api.stream_get_capture_info == nullptr && api.stream_get_capture_info_v2 == nullptr,
         "cuStreamGetCaptureInfo", "captured launches are not followed into their graphs");
   lacks(api.event_elapsed_time == nullptr || api.event_record == nullptr ||
-            api.event_query == nullptr || api.event_create == nullptr,
+            api.event_query == nullptr || api.event_create == nullptr ||
+            api.ctx_get_current == nullptr || api.ctx_get_device == nullptr,
         "the event API", "no timing without CUPTI");
   if (missing.empty()) return missing;
   const std::string version = api.version > 0 ? std::to_string(api.version / 1000) + "." +

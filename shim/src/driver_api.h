@@ -23,6 +23,7 @@ struct DriverApi {
   PFN_cuDeviceGetName_v2000 device_get_name = nullptr;
   PFN_cuDeviceGetAttribute_v2000 device_get_attribute = nullptr;
   PFN_cuCtxGetDevice_v2000 ctx_get_device = nullptr;
+  PFN_cuCtxGetCurrent_v4000 ctx_get_current = nullptr;
   PFN_cuFuncGetName_v12030 func_get_name = nullptr;
   PFN_cuKernelGetName_v12030 kernel_get_name = nullptr;
   PFN_cuFuncGetAttribute_v2020 func_get_attribute = nullptr;

@@ -86,8 +86,17 @@ RunOptions two_models(const char* which) {
   return o;
 }
 
-TEST(OwnGpu, EachKernelIsScoredAgainstTheGpuOfTheDeviceItRanOn) {
-  const RunResult r = run(two_models("both"));
+// Measured by CUPTI, whose records say the device, and without CUPTI by CUDA events, which
+// must be created in the context of the stream they time (an event of device 0's context
+// cannot time a launch on device 1's stream).
+class OwnGpuTiming : public ::testing::TestWithParam<const char*> {};
+INSTANTIATE_TEST_SUITE_P(OwnGpu, OwnGpuTiming, ::testing::Values("Cupti", "Events"),
+                         [](const auto& info) { return std::string(info.param); });
+
+TEST_P(OwnGpuTiming, EachKernelIsScoredAgainstTheGpuOfTheDeviceItRanOn) {
+  RunOptions o = two_models("both");
+  if (std::string(GetParam()) == "Events") o.env["PM2LAT_CUPTI"] = "off";
+  const RunResult r = run(o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Records records = read_records(r.dir + "/records.jsonl");
   ASSERT_EQ(records.kernels.size(), 6u) << r.err;

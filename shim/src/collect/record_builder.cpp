@@ -103,7 +103,9 @@ void RecordBuilder::build(const JoinedKernel& k, BuiltRecord& b) {
               ? s->seq
               : launch_path_state().next_seq.fetch_add(1, std::memory_order_relaxed);
   r.ts_ns = t ? t->start_ns : s->host_ts_ns;
-  r.device = t ? static_cast<std::int32_t>(t->device) : 0;
+  // CUPTI's record says the device; a launch timed with events, its slot (the events'
+  // context's device).
+  r.device = t ? static_cast<std::int32_t>(t->device) : (s != nullptr ? s->device : 0);
   r.stream = t ? t->stream : s->stream;
   r.graph_id = 0;
   r.graph_node_id = 0;

@@ -1,7 +1,10 @@
 // The timing fallback when CUPTI is unavailable: a pair of CUDA events around each hooked
-// launch. Each launching thread has its own pool of event pairs, created as its launches need
-// them (a thread with a few launches in flight has a few pairs) and bounded per thread and per
-// process; a launch finding none free is not timed. The launch path takes a pair from its
+// launch. Each launching thread has its own pool of event pairs per CUDA context it launches
+// in (an event can time only launches on its own context's streams, cuda.h cuEventRecord; a
+// thread that switches devices needs one pool per device), created as its launches need them
+// (a thread with a few launches in flight has a few pairs) and bounded per thread and per
+// process; a launch finding none free is not timed. A pool knows its context's device, which
+// the launch's slot carries to its record. The launch path takes a pair from its
 // thread's free list and records it; the worker reads the elapsed time and hands the pair
 // back through a single-producer/single-consumer queue. Never used inside stream capture (an
 // event record would become a node of the user's graph).
@@ -18,8 +21,11 @@
 namespace pm2lat::shim {
 
 struct EventPairs {
-  // Pairs a thread may have: launches in flight beyond it are not timed.
+  // Pairs a thread may have per context: launches in flight beyond it are not timed.
   static constexpr std::uint16_t kMaxPerThread = 1024;
+
+  CUcontext context = nullptr;  // the context its events were created in
+  std::uint8_t device = 0;      // that context's device ordinal
 
   CUevent start[kMaxPerThread] = {};
   CUevent end[kMaxPerThread] = {};

@@ -159,6 +159,7 @@ void fill_common(ThreadRing* ring, LaunchSlot* s, SlotKind kind) noexcept {
   s->runtime_api = LaunchApi::kUnknown;
   s->n_args = 0;
   s->arg_is_8byte = 0;
+  s->device = 0;
   s->call_id = 0;
 }
 

@@ -156,11 +156,13 @@ struct LaunchSlot {
   std::uint32_t cluster[3];
   std::uint32_t smem;        // dynamic + static
   std::uint16_t regs;        // registers per thread (at most 255)
-  std::uint16_t event_pair;  // the CUDA event pair timing it (kEventsTimed)
+  std::uint16_t event_pair;  // the CUDA event pair timing it (kEventsTimed): pool, pair
   LaunchApi runtime_api;
   std::uint8_t n_args;
   std::uint8_t arg_is_8byte;  // bit i: args[i] came from an 8-byte parameter
-  std::uint8_t padding;
+  // The device ordinal of the context it was launched in, when the launch path knows it (a
+  // launch timed with events: the events' context); else 0 (CUPTI's record says it).
+  std::uint8_t device;
   union {
     std::int64_t args[kMaxSlotArgs];  // kKernel
     std::uint64_t graph_exec;         // CUgraphExec (or the clone's node id for kGraphNodeCloned)

@@ -67,7 +67,10 @@ class ThreadRing {
   ThreadRing* next = nullptr;        // registry link
   std::uint32_t epoch = 0;           // process generation it belongs to (see fork)
   pid_t tid = 0;
-  EventPairs* events = nullptr;  // owned by the event timer
+  // Event pools, one per CUDA context the thread launched in (an event times only launches
+  // on its own context's streams); owned by the event timer.
+  static constexpr std::size_t kEventContexts = 8;
+  EventPairs* events[kEventContexts] = {};
 
  private:
   // At most this many segments a ring (a bit each in a word while choosing a free one).
