@@ -20,8 +20,6 @@
 namespace pm2lat::reports {
 namespace {
 
-Predictor shipped() { return Predictor::from_directory(PM2LAT_SHIPPED_PROFILES); }
-
 // The shipped catalogue without a profile: every GPU forecast from its spec alone, for tests of
 // how an evaluation groups rows (not of what it forecasts), without loading the profiles.
 Predictor catalogue_only() {
@@ -119,7 +117,7 @@ TEST(ModelEval, ScoresRunsFromIndexAndOperatorFiles) {
          "1,fc,linear,gemm,2,8x512x1024,8x512x4096,fp32,1,4096,1024,4096,,900\n"
          "2,act,gelu,elementwise,2,8x512x4096,8x512x4096,fp32,4096,,,,4096,200\n"
          "3,v,view,view,2,8x512x4096;1,8x512x64x64,fp32,,,,,,15\n";
-  Predictor p = shipped();
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   calibrate::ModelRunsReadStats stats;
   const auto runs = calibrate::load_model_runs(dir, &stats);
   EXPECT_EQ(stats.with_ops, 1u);
@@ -151,7 +149,7 @@ TEST(GemmEval, GroupsBySystemAndDtypeAndFlagsUncalibratedSystems) {
       "t.csv");
   const auto calls = calibrate::read_aiconfigurator_gemm(table);
   ASSERT_EQ(calls.size(), 3u);
-  Predictor p = shipped();
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   const auto r = eval_gemm(p, calls);
   ASSERT_EQ(r.groups.size(), 2u);
   ASSERT_EQ(r.devices.size(), 2u);
@@ -175,7 +173,7 @@ TEST(CrossEval, PairsEveryShapeMeasuredOnBothGpus) {
       "V100-PCIE-32GB,bmm,volta_sgemm_64x64_nn,16,16,8,64,1,1,8,1024,512,1024,,1000\n",
       "t.csv");
   const auto calls = calibrate::read_neusight_kernels(table);
-  Predictor p = shipped();
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   const auto all = eval_kernels_cross(p, calls, "all", "all");
   ASSERT_EQ(all.totals.size(), 2u);  // T4 -> V100 and V100 -> T4, the shared shape only
   for (const auto& g : all.totals) EXPECT_EQ(g.error.n, 1u);
@@ -246,7 +244,7 @@ TEST(AccuracyFloor, NeusightModelRuns) {
   const char* const relative = "neusight/models/index.csv";
   const auto index = test::measurement_file(relative);
   if (!index) GTEST_SKIP() << test::missing_measurements(relative);
-  Predictor p = shipped();
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   const auto runs = calibrate::load_model_runs(index->parent_path());
   const auto r = eval_models(p, runs);
   EXPECT_GE(r.runs.size(), 30u);

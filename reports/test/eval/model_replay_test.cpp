@@ -18,8 +18,6 @@ using calibrate::ModelOpRow;
 using calibrate::ModelRun;
 using calibrate::TensorDims;
 
-Predictor shipped() { return Predictor::from_directory(PM2LAT_SHIPPED_PROFILES); }
-
 ModelOpRow vec_row(const char* kind, const char* cls, TensorDims shape) {
   ModelOpRow r;
   r.op_kind = kind;
@@ -43,7 +41,7 @@ OperatorForecast fixed_kernels(double us) {
 }
 
 TEST(StepReplay, AHostThatReadsACountWaitsForTheGpu) {
-  Predictor p = shipped();
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   const TargetId t = p.add_target("V100-PCIE-32GB");
   const StepReplay replay(p, t);
   ModelRun run;
@@ -64,7 +62,7 @@ TEST(StepReplay, AHostThatReadsACountWaitsForTheGpu) {
 }
 
 TEST(StepReplay, TrainingTimesTheForwardAndTheBackwardEachFromAnIdleGpu) {
-  Predictor p = shipped();
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   const TargetId t = p.add_target("V100-PCIE-32GB");
   const StepReplay replay(p, t);
   ModelRun run;
@@ -139,7 +137,7 @@ TEST(HostDispatch, TakesWhatATableMeasuredAndTheTypicalHostElse) {
 
 TEST(ModelEval, ComparesEachOperatorGroupWithTheFilesLabels) {
   const auto dir = test::write_toy_model_runs("model_truth");
-  Predictor p = shipped();
+  Predictor p = Predictor::from_directory(PM2LAT_SHIPPED_PROFILES);
   const auto runs = calibrate::load_model_runs(dir);
   const auto r = eval_models(p, runs);
   ASSERT_EQ(r.runs.size(), 1u);
