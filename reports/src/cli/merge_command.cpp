@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "pm2lat/reports/console_reporter.h"
-#include "pm2lat/reports/gpu_transfers.h"
+#include "pm2lat/reports/runtime_summaries.h"
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_summary.h"
 
@@ -32,8 +32,9 @@ void add_merge_commands(CLI::App& app, const GlobalOptions& /*global*/,
     h.title =
         fmt::format("merged run: {} ranks from {} files", run.table.ranks().size(), files.size());
     h.notes = run.notes;
-    if (const reports::GpuTransfers t = reports::summary_transfers(files); t.any())
-      h.notes.push_back(reports::transfers_note(t, summary.measured_us, "the GPU time measured"));
+    for (std::string& n : reports::runtime_summary_notes(reports::read_runtime_summaries(files),
+                                                          summary.measured_us))
+      h.notes.push_back(std::move(n));
     reports::print_run_summary(std::cout, summary, h);
     reports::print_rank_table(std::cout, summary);
     std::string dir = o->out;

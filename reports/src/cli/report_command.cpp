@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "pm2lat/reports/console_reporter.h"
-#include "pm2lat/reports/gpu_transfers.h"
+#include "pm2lat/reports/runtime_summaries.h"
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_predictor.h"
 #include "pm2lat/reports/run_summary.h"
@@ -45,8 +45,9 @@ void add_report_commands(CLI::App& app, const GlobalOptions& global,
     if (const auto gpus = reports::rank_gpus(summary); !gpus.empty())
       h.facts.emplace_back("GPU", join_list(gpus));
     h.notes = run.notes;
-    if (const reports::GpuTransfers t = reports::summary_transfers(files); t.any())
-      h.notes.push_back(reports::transfers_note(t, summary.measured_us, "the GPU time measured"));
+    for (std::string& n : reports::runtime_summary_notes(reports::read_runtime_summaries(files),
+                                                          summary.measured_us))
+      h.notes.push_back(std::move(n));
     reports::print_run_summary(std::cout, summary, h);
     if (summary.per_rank.size() > 1) reports::print_rank_table(std::cout, summary);
     std::string dir = o->out;

@@ -9,7 +9,7 @@
 #include "pm2lat/device_catalogue.h"
 #include "pm2lat/reports/cli/launcher.h"
 #include "pm2lat/reports/console_reporter.h"
-#include "pm2lat/reports/gpu_transfers.h"
+#include "pm2lat/reports/runtime_summaries.h"
 #include "pm2lat/reports/input_file.h"
 #include "pm2lat/reports/records_file.h"
 #include "pm2lat/reports/run_summary.h"
@@ -42,9 +42,11 @@ void summarise_run(const std::filesystem::path& out_dir) {
         h.facts.emplace_back("GPU", join_list(gpus));
     }
     h.notes = run.notes;
-    // The runtime's summaries say what else the GPU did: its copies and memsets.
-    if (const reports::GpuTransfers t = reports::summary_transfers(files); t.any())
-      h.notes.push_back(reports::transfers_note(t, summary.measured_us, "the GPU time measured"));
+    // The runtime's summaries say what else the GPU did (its copies and memsets) and what
+    // the records lack (launches lost).
+    for (std::string& n : reports::runtime_summary_notes(reports::read_runtime_summaries(files),
+                                                          summary.measured_us))
+      h.notes.push_back(std::move(n));
     std::cerr.flush();
     reports::print_run_summary(std::cout, summary, h);
     if (summary.per_rank.size() > 1) reports::print_rank_table(std::cout, summary);

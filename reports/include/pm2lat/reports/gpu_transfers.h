@@ -1,15 +1,13 @@
 // The GPU's memory copies and memsets beside its kernels: GPU time a forecast of the kernels
 // leaves out. A trace has them as gpu_memcpy and gpu_memset events (Memcpy HtoD, DtoD,
 // Memset); the runtime counts them, from CUPTI's MEMCPY and MEMSET records, in the
-// `transfers` of its summary files. Neither is forecast: a report says how much of the GPU's
-// time they are.
+// `transfers` of its summary files (runtime_summaries.h). Neither is forecast: a report says how
+// much of the GPU's time they are.
 #pragma once
 
 #include <cstddef>
-#include <filesystem>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace pm2lat::reports {
 
@@ -26,11 +24,5 @@ struct GpuTransfers {
 // P % of <share_of>", P their share of `kernel_us` and their own time together (no share when
 // the kernels were not measured: `kernel_us` 0).
 std::string transfers_note(const GpuTransfers& t, double kernel_us, std::string_view share_of);
-
-// The transfers the runtime's summaries of `records_files` hold, summed: each records file's
-// summary is the one the runtime wrote beside it (`summary.<id>.json` for `records.<id>.jsonl`
-// in a run directory, `<stem>.summary.json` for `<stem>.jsonl`). A summary that is missing,
-// cannot be read or holds none adds nothing: a report of the kernels does not depend on them.
-GpuTransfers summary_transfers(const std::vector<std::filesystem::path>& records_files);
 
 }  // namespace pm2lat::reports
