@@ -86,9 +86,11 @@ std::vector<std::string> child_environment(const LaunchConfig& c, const char* co
         "LD_PRELOAD=", "PM2LAT_TARGETS=", "PM2LAT_OUT=", "PM2LAT_MEASURE=", "PM2LAT_PROFILES="};
     return std::ranges::any_of(kOurs, [kv](std::string_view k) { return kv.starts_with(k); });
   };
+  bool summary_asked = false;
   for (const char* const* e = parent_env; e != nullptr && *e != nullptr; ++e) {
     const std::string_view kv(*e);
     if (kv.rfind("LD_PRELOAD=", 0) == 0) preload = std::string(kv.substr(11));
+    summary_asked |= kv.starts_with("PM2LAT_SUMMARY=");
     if (!ours(kv)) env.emplace_back(kv);
   }
   // ld.so takes spaces or colons between preloads; ours goes first so it sees every library
@@ -102,6 +104,10 @@ std::vector<std::string> child_environment(const LaunchConfig& c, const char* co
   env.push_back("PM2LAT_OUT=" + c.out_dir.string());
   if (!c.measure) env.push_back("PM2LAT_MEASURE=0");
   if (!c.profiles.empty()) env.push_back("PM2LAT_PROFILES=" + c.profiles);
+  // The run's summary, printed once the program exits, says what the runtime's own table on
+  // stderr would (from the same records and the summary file the runtime writes beside them
+  // in any case): one summary, unless the user asked the runtime for its own.
+  if (!summary_asked) env.emplace_back("PM2LAT_SUMMARY=none");
   return env;
 }
 

@@ -163,6 +163,12 @@ TEST(Launcher, ChildEnvironmentPrependsThePreload) {
   EXPECT_TRUE(has("PM2LAT_OUT=/runs/x"));
   EXPECT_TRUE(has("PM2LAT_MEASURE=0"));
   EXPECT_FALSE(has("PM2LAT_OUT=/old"));
+  // One summary, the run's, unless the user asked the runtime for its own.
+  EXPECT_TRUE(has("PM2LAT_SUMMARY=none"));
+  const char* asking[] = {"PM2LAT_SUMMARY=stderr", nullptr};
+  const auto asked = child_environment(c, asking);
+  EXPECT_NE(std::find(asked.begin(), asked.end(), "PM2LAT_SUMMARY=stderr"), asked.end());
+  EXPECT_EQ(std::find(asked.begin(), asked.end(), "PM2LAT_SUMMARY=none"), asked.end());
 }
 
 TEST(Launcher, FindsTheLibraryFromTheEnvironmentOrNextToTheExecutable) {
