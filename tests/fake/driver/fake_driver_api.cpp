@@ -240,6 +240,15 @@ CUresult synchronous_transfer(int cbid, const char* fname, const Params& params,
   });
 }
 
+// A copy between two host-visible views (a device range's from device_bytes, which is null
+// when the range lies outside every allocation): refused when either is null.
+template <typename Params>
+CUresult copy_transfer(int cbid, const char* fname, const Params& params, void* to,
+                       const void* from, std::uint8_t copy_kind, std::size_t n) {
+  return synchronous_transfer(cbid, fname, params, to != nullptr && from != nullptr, false,
+                              copy_kind, n, [&] { std::memmove(to, from, n); });
+}
+
 }  // namespace
 
 int fake_cuda::current_device() {
@@ -414,29 +423,21 @@ CUresult cuMemFree_v2(CUdeviceptr dptr) {
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
   const cuMemcpyHtoD_v2_params params{dst, src, n};
-  void* to = device_bytes(dst, n);
-  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", params,
-                              to != nullptr && src != nullptr, false,
-                              CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, n, [&] { std::memcpy(to, src, n); });
+  return copy_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2", params,
+                       device_bytes(dst, n), src, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, n);
 }
 
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
   const cuMemcpyDtoH_v2_params params{dst, src, n};
-  const void* from = device_bytes(src, n);
-  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", params,
-                              from != nullptr && dst != nullptr, false,
-                              CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, n,
-                              [&] { std::memcpy(dst, from, n); });
+  return copy_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2", params, dst,
+                       device_bytes(src, n), CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, n);
 }
 
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
   const cuMemcpyDtoD_v2_params params{dst, src, n};
-  void* to = device_bytes(dst, n);
-  const void* from = device_bytes(src, n);
-  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", params,
-                              to != nullptr && from != nullptr, false,
-                              CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, n,
-                              [&] { std::memmove(to, from, n); });
+  return copy_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, "cuMemcpyDtoD_v2", params,
+                       device_bytes(dst, n), device_bytes(src, n), CUPTI_ACTIVITY_MEMCPY_KIND_DTOD,
+                       n);
 }
 
 // Unified addressing: the direction is where each pointer lies. A copy between two host
@@ -455,9 +456,7 @@ CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
                             : device_dst             ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD
                                                      : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
   const cuMemcpy_params params{dst, src, n};
-  return synchronous_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, "cuMemcpy", params,
-                              to != nullptr && from != nullptr, false, kind, n,
-                              [&] { std::memmove(to, from, n); });
+  return copy_transfer(CUPTI_DRIVER_TRACE_CBID_cuMemcpy, "cuMemcpy", params, to, from, kind, n);
 }
 
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n) {
